@@ -1,0 +1,2 @@
+//! The basel binary.
+fn main() {}

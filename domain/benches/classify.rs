@@ -1,0 +1,2 @@
+//! Classifier benchmark (being built).
+fn main() {}

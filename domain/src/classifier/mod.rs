@@ -1,0 +1,1 @@
+//! The waste classifier (being built).
