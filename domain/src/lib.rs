@@ -7,8 +7,22 @@
 //! tokio (CI checks it with `cargo tree`).
 //!
 //! Layout:
+//! - [`aggregate`]: the decide/apply shape every aggregate has;
+//! - [`authority`], [`api_key`], [`steward`]: the three aggregates;
+//! - [`metadata`]: who, when and which request, stored with every event;
 //! - [`values`]: validated value types (country code, e-mail, phone, slug);
+//! - [`seed`]: the bundled dataset of Basel Parties and their sourced records;
 //! - [`classifier`]: the Basel waste classifier and its knowledge base.
 
+pub mod aggregate;
+pub mod api_key;
+pub mod authority;
 pub mod classifier;
+pub mod metadata;
+pub mod seed;
+pub mod steward;
+#[cfg(test)]
+mod testing;
 pub mod values;
+
+pub use aggregate::{Aggregate, DomainEvent};

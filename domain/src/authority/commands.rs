@@ -1,0 +1,103 @@
+//! What may be asked of an [`Authority`](super::Authority).
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use super::contact::{ContactField, ContactInput};
+use crate::values::{CountryCode, Slug};
+
+/// A command for the `Authority` aggregate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AuthorityCommand {
+    /// Add a country's competent authority to the directory.
+    Register(RegisterAuthority),
+    /// Record that a steward checked the record, with any corrections.
+    SubmitVerification(SubmitVerificationUpdate),
+}
+
+/// Registers a country's authority with what is known of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegisterAuthority {
+    /// The country (also the aggregate id).
+    pub country: CountryCode,
+    /// The country's name in English.
+    pub country_name: String,
+    /// Contact details known at registration; any may be missing.
+    pub contact: ContactInput,
+    /// Whether the details are verified from the start (needs the required fields and `last_checked`).
+    pub verified: bool,
+    /// When the details were last checked against their source.
+    pub last_checked: Option<NaiveDate>,
+    /// Where the details come from.
+    pub source: Option<String>,
+    /// Today's date by the caller's clock, to refuse checks in the future.
+    pub today: NaiveDate,
+}
+
+/// How a steward checked a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationMethod {
+    /// Confirmed by e-mail with the authority.
+    Email,
+    /// Confirmed by phone.
+    Phone,
+    /// Read on the authority's or the Secretariat's website.
+    Website,
+    /// An official notification (e.g. from the Basel Secretariat).
+    OfficialNotification,
+    /// Anything else; say what in `source` or `note`.
+    Other,
+}
+
+impl VerificationMethod {
+    /// Parses the client-facing name (`email`, `phone`, `website`, `official_notification`, `other`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "email" => Some(Self::Email),
+            "phone" => Some(Self::Phone),
+            "website" => Some(Self::Website),
+            "official_notification" => Some(Self::OfficialNotification),
+            "other" => Some(Self::Other),
+            _ => None,
+        }
+    }
+
+    /// The client-facing name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Phone => "phone",
+            Self::Website => "website",
+            Self::OfficialNotification => "official_notification",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// Field corrections: a field mapped to its new text, or to `None` to clear it.
+/// Fields not named keep their value.
+pub type ContactPatch = BTreeMap<ContactField, Option<String>>;
+
+/// A steward's check of a record. A check that confirms unchanged data is
+/// still recorded: auditors need "verified unchanged on date X".
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubmitVerificationUpdate {
+    /// Whether the record is verified after this check.
+    pub verified: bool,
+    /// The day the check was made.
+    pub checked_on: NaiveDate,
+    /// How it was checked.
+    pub method: VerificationMethod,
+    /// What it was checked against (a URL, a letter's reference…).
+    pub source: String,
+    /// The steward's note.
+    pub note: Option<String>,
+    /// Corrections to the contact details.
+    pub changes: ContactPatch,
+    /// The steward who checked it.
+    pub steward: Option<Slug>,
+    /// Today's date by the caller's clock.
+    pub today: NaiveDate,
+}

@@ -1,0 +1,214 @@
+//! A competent authority's contact details and the rules for each field.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::values::{Email, Phone};
+
+/// The contact details of a competent authority. Every field may be unknown
+/// (`None`): the directory never invents contact data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    /// The authority's name.
+    pub ca_name: Option<String>,
+    /// Its e-mail address.
+    pub email: Option<Email>,
+    /// Its phone number in international format.
+    pub phone: Option<Phone>,
+    /// Its postal address.
+    pub address: Option<String>,
+    /// Free notes shown with the record (e.g. where the data came from).
+    pub notes: Option<String>,
+}
+
+/// One field of [`Contact`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactField {
+    /// `ca_name`
+    CaName,
+    /// `email`
+    Email,
+    /// `phone`
+    Phone,
+    /// `address`
+    Address,
+    /// `notes`
+    Notes,
+}
+
+impl ContactField {
+    /// Every field, in display order.
+    pub const ALL: [Self; 5] = [
+        Self::CaName,
+        Self::Email,
+        Self::Phone,
+        Self::Address,
+        Self::Notes,
+    ];
+
+    /// The field's name as clients see it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CaName => "ca_name",
+            Self::Email => "email",
+            Self::Phone => "phone",
+            Self::Address => "address",
+            Self::Notes => "notes",
+        }
+    }
+
+    /// The longest text the field takes, in characters.
+    fn max_chars(self) -> usize {
+        match self {
+            Self::CaName => 300,
+            Self::Email => 254,
+            Self::Phone => 40,
+            Self::Address => 1000,
+            Self::Notes => 4000,
+        }
+    }
+
+    /// Fields that must be filled before a record may be marked verified.
+    pub const REQUIRED_FOR_VERIFIED: [Self; 3] = [Self::CaName, Self::Email, Self::Phone];
+}
+
+impl fmt::Display for ContactField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A field that broke a rule, with the rule in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldProblem {
+    /// The field's client-facing name, e.g. `phone` or `checked_on`.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl FieldProblem {
+    /// A problem with `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl Contact {
+    /// The stored text of one field.
+    pub fn get(&self, field: ContactField) -> Option<String> {
+        match field {
+            ContactField::CaName => self.ca_name.clone(),
+            ContactField::Email => self.email.as_ref().map(|e| e.as_str().to_owned()),
+            ContactField::Phone => self.phone.as_ref().map(|p| p.as_str().to_owned()),
+            ContactField::Address => self.address.clone(),
+            ContactField::Notes => self.notes.clone(),
+        }
+    }
+
+    /// Sets one field from text that [`parse_field`] has already accepted.
+    /// Text that does not parse leaves the field empty; `apply` cannot fail.
+    pub fn set(&mut self, field: ContactField, value: Option<String>) {
+        match field {
+            ContactField::CaName => self.ca_name = value,
+            ContactField::Email => self.email = value.and_then(|v| Email::parse(&v).ok()),
+            ContactField::Phone => self.phone = value.and_then(|v| Phone::parse(&v).ok()),
+            ContactField::Address => self.address = value,
+            ContactField::Notes => self.notes = value,
+        }
+    }
+
+    /// The required fields that are empty.
+    pub fn missing_for_verified(&self) -> Vec<ContactField> {
+        ContactField::REQUIRED_FOR_VERIFIED
+            .into_iter()
+            .filter(|f| self.get(*f).is_none())
+            .collect()
+    }
+}
+
+/// Checks one field's text and returns it in stored form: trimmed, empty text
+/// meaning unknown, e-mail and phone normalised by their value types.
+///
+/// # Errors
+/// A [`FieldProblem`] naming the field when the text breaks its rule.
+pub fn parse_field(field: ContactField, raw: Option<&str>) -> Result<Option<String>, FieldProblem> {
+    let Some(text) = raw.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    let problem = |message: String| FieldProblem::new(field.name(), message);
+    if text.chars().count() > field.max_chars() {
+        return Err(problem(format!(
+            "must be at most {} characters",
+            field.max_chars()
+        )));
+    }
+    let multiline = matches!(field, ContactField::Address | ContactField::Notes);
+    if text
+        .chars()
+        .any(|c| c.is_control() && !(multiline && c == '\n'))
+    {
+        return Err(problem("must not contain control characters".into()));
+    }
+    match field {
+        ContactField::Email => Email::parse(text)
+            .map(|e| Some(e.into()))
+            .map_err(|e| problem(e.to_string())),
+        ContactField::Phone => Phone::parse(text)
+            .map(|p| Some(p.into()))
+            .map_err(|e| problem(e.to_string())),
+        _ => Ok(Some(text.to_owned())),
+    }
+}
+
+/// Contact details as text, before validation (what a form, a JSON body or an
+/// import row carries).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactInput {
+    /// `ca_name`
+    pub ca_name: Option<String>,
+    /// `email`
+    pub email: Option<String>,
+    /// `phone`
+    pub phone: Option<String>,
+    /// `address`
+    pub address: Option<String>,
+    /// `notes`
+    pub notes: Option<String>,
+}
+
+impl ContactInput {
+    fn raw(&self, field: ContactField) -> Option<&str> {
+        match field {
+            ContactField::CaName => self.ca_name.as_deref(),
+            ContactField::Email => self.email.as_deref(),
+            ContactField::Phone => self.phone.as_deref(),
+            ContactField::Address => self.address.as_deref(),
+            ContactField::Notes => self.notes.as_deref(),
+        }
+    }
+
+    /// Validates every field, collecting every problem rather than the first.
+    ///
+    /// # Errors
+    /// The list of problems when any field is invalid.
+    pub fn validate(&self) -> Result<Contact, Vec<FieldProblem>> {
+        let mut contact = Contact::default();
+        let mut problems = Vec::new();
+        for field in ContactField::ALL {
+            match parse_field(field, self.raw(field)) {
+                Ok(value) => contact.set(field, value),
+                Err(problem) => problems.push(problem),
+            }
+        }
+        if problems.is_empty() {
+            Ok(contact)
+        } else {
+            Err(problems)
+        }
+    }
+}

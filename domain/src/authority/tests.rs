@@ -1,0 +1,306 @@
+use chrono::NaiveDate;
+
+use super::*;
+use crate::testing::given;
+use crate::values::{CountryCode, Email, Phone, Slug};
+
+fn day(text: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").expect("test date")
+}
+
+fn de() -> CountryCode {
+    CountryCode::parse("DE").expect("code")
+}
+
+fn full_contact() -> ContactInput {
+    ContactInput {
+        ca_name: Some("Umweltbundesamt".into()),
+        email: Some("basel@uba.de".into()),
+        phone: Some("+49-340-2103-0".into()),
+        address: Some("Wörlitzer Platz 1, Dessau".into()),
+        notes: None,
+    }
+}
+
+fn register(verified: bool, contact: ContactInput) -> RegisterAuthority {
+    RegisterAuthority {
+        country: de(),
+        country_name: "Germany".into(),
+        contact,
+        verified,
+        last_checked: Some(day("2026-01-10")),
+        source: Some("official notification".into()),
+        today: day("2026-11-21"),
+    }
+}
+
+fn registered() -> AuthorityEvent {
+    AuthorityEvent::AuthorityRegistered(AuthorityRegistered {
+        country: de(),
+        country_name: "Germany".into(),
+        contact: full_contact().validate().expect("valid contact"),
+        verified: false,
+        last_checked: Some(day("2026-01-10")),
+        source: Some("official notification".into()),
+    })
+}
+
+fn update(changes: ContactPatch) -> SubmitVerificationUpdate {
+    SubmitVerificationUpdate {
+        verified: true,
+        checked_on: day("2026-11-20"),
+        method: VerificationMethod::Email,
+        source: "reply from basel@uba.de".into(),
+        note: None,
+        changes,
+        steward: Some(Slug::parse("ana").expect("slug")),
+        today: day("2026-11-21"),
+    }
+}
+
+fn recorded(verified: bool, checked_on: &str) -> AuthorityEvent {
+    AuthorityEvent::VerificationRecorded(VerificationRecorded {
+        verified,
+        checked_on: day(checked_on),
+        method: VerificationMethod::Email,
+        source: "reply from basel@uba.de".into(),
+        steward: Some(Slug::parse("ana").expect("slug")),
+        note: None,
+    })
+}
+
+fn problems_of(result: Result<Vec<AuthorityEvent>, AuthorityError>) -> Vec<String> {
+    match result {
+        Err(AuthorityError::Invalid(problems)) => problems.into_iter().map(|p| p.field).collect(),
+        other => panic!("expected invalid fields, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_new_country_is_registered_with_its_details() {
+    given::<Authority>(vec![])
+        .when(AuthorityCommand::Register(register(false, full_contact())))
+        .then_expect(vec![registered()]);
+}
+
+#[test]
+fn a_country_is_registered_only_once() {
+    given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::Register(register(false, full_contact())))
+        .then_refused(AuthorityError::AlreadyRegistered(de()));
+}
+
+#[test]
+fn registration_with_unknown_contact_fields_is_allowed_when_not_verified() {
+    let result = given::<Authority>(vec![])
+        .when(AuthorityCommand::Register(register(
+            false,
+            ContactInput::default(),
+        )))
+        .result();
+    assert!(result.is_ok());
+}
+
+#[test]
+fn a_record_cannot_be_registered_verified_with_empty_required_fields() {
+    let contact = ContactInput {
+        email: None,
+        phone: None,
+        ..full_contact()
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![])
+            .when(AuthorityCommand::Register(register(true, contact)))
+            .result(),
+    );
+    assert_eq!(fields, vec!["email", "phone"]);
+}
+
+#[test]
+fn invalid_email_and_phone_are_refused_together() {
+    let contact = ContactInput {
+        email: Some("not-an-address".into()),
+        phone: Some("0340 2103".into()),
+        ..full_contact()
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![])
+            .when(AuthorityCommand::Register(register(false, contact)))
+            .result(),
+    );
+    assert_eq!(fields, vec!["email", "phone"]);
+}
+
+#[test]
+fn registration_needs_a_country_name() {
+    let command = RegisterAuthority {
+        country_name: "  ".into(),
+        ..register(false, full_contact())
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![])
+            .when(AuthorityCommand::Register(command))
+            .result(),
+    );
+    assert_eq!(fields, vec!["country_name"]);
+}
+
+#[test]
+fn a_verification_confirming_unchanged_data_is_still_recorded() {
+    given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerification(update(
+            ContactPatch::new(),
+        )))
+        .then_expect(vec![recorded(true, "2026-11-20")]);
+}
+
+#[test]
+fn a_verification_with_changes_records_only_the_changed_fields() {
+    let changes = ContactPatch::from([
+        (ContactField::Email, Some("  basel@UBA.de ".into())),
+        (ContactField::Phone, Some("+49-340-2103-2000".into())),
+        (ContactField::CaName, Some("Umweltbundesamt".into())),
+    ]);
+    given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerification(update(changes)))
+        .then_expect(vec![
+            AuthorityEvent::ContactDetailsChanged(ContactDetailsChanged {
+                changes: vec![FieldChange {
+                    field: ContactField::Phone,
+                    old: Some("+49-340-2103-0".into()),
+                    new: Some("+49-340-2103-2000".into()),
+                }],
+            }),
+            recorded(true, "2026-11-20"),
+        ]);
+}
+
+#[test]
+fn a_verification_in_the_future_is_refused() {
+    let command = SubmitVerificationUpdate {
+        checked_on: day("2026-11-22"),
+        ..update(ContactPatch::new())
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![registered()])
+            .when(AuthorityCommand::SubmitVerification(command))
+            .result(),
+    );
+    assert_eq!(fields, vec!["checked_on"]);
+}
+
+#[test]
+fn a_verification_before_the_previous_check_is_refused() {
+    let command = SubmitVerificationUpdate {
+        checked_on: day("2026-01-09"),
+        ..update(ContactPatch::new())
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![registered()])
+            .when(AuthorityCommand::SubmitVerification(command))
+            .result(),
+    );
+    assert_eq!(fields, vec!["checked_on"]);
+}
+
+#[test]
+fn a_check_on_the_same_day_as_the_previous_one_is_accepted() {
+    let command = SubmitVerificationUpdate {
+        checked_on: day("2026-01-10"),
+        ..update(ContactPatch::new())
+    };
+    given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerification(command))
+        .then_expect(vec![recorded(true, "2026-01-10")]);
+}
+
+#[test]
+fn clearing_a_required_field_while_marking_verified_is_refused() {
+    let changes = ContactPatch::from([(ContactField::Email, None)]);
+    let fields = problems_of(
+        given::<Authority>(vec![registered()])
+            .when(AuthorityCommand::SubmitVerification(update(changes)))
+            .result(),
+    );
+    assert_eq!(fields, vec!["email"]);
+}
+
+#[test]
+fn clearing_a_field_is_allowed_when_marking_unverified() {
+    let changes = ContactPatch::from([(ContactField::Email, None)]);
+    let command = SubmitVerificationUpdate {
+        verified: false,
+        ..update(changes)
+    };
+    let events = given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerification(command))
+        .result()
+        .expect("accepted");
+    assert_eq!(events.len(), 2);
+}
+
+#[test]
+fn invalid_changes_name_the_field_under_changes() {
+    let changes = ContactPatch::from([(ContactField::Phone, Some("12345".into()))]);
+    let fields = problems_of(
+        given::<Authority>(vec![registered()])
+            .when(AuthorityCommand::SubmitVerification(update(changes)))
+            .result(),
+    );
+    assert_eq!(fields, vec!["changes.phone"]);
+}
+
+#[test]
+fn a_verification_needs_a_source() {
+    let command = SubmitVerificationUpdate {
+        source: "   ".into(),
+        ..update(ContactPatch::new())
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![registered()])
+            .when(AuthorityCommand::SubmitVerification(command))
+            .result(),
+    );
+    assert_eq!(fields, vec!["source"]);
+}
+
+#[test]
+fn an_unregistered_country_cannot_be_verified() {
+    given::<Authority>(vec![])
+        .when(AuthorityCommand::SubmitVerification(update(
+            ContactPatch::new(),
+        )))
+        .then_refused(AuthorityError::NotRegistered);
+}
+
+#[test]
+fn applying_events_rebuilds_the_record() {
+    let mut state = Authority::default();
+    let changed = AuthorityEvent::ContactDetailsChanged(ContactDetailsChanged {
+        changes: vec![FieldChange {
+            field: ContactField::Phone,
+            old: None,
+            new: Some("+49-340-1".into()),
+        }],
+    });
+    for event in [registered(), changed, recorded(true, "2026-11-20")] {
+        state.apply(event);
+    }
+    assert_eq!(state.contact.phone, Phone::parse("+49-340-1").ok());
+    assert_eq!(state.contact.email, Email::parse("basel@uba.de").ok());
+    assert!(state.verified);
+    assert_eq!(state.last_checked, Some(day("2026-11-20")));
+}
+
+#[test]
+fn events_keep_their_published_names() {
+    use crate::aggregate::DomainEvent;
+    let names: Vec<_> = [registered(), recorded(true, "2026-11-20")]
+        .iter()
+        .map(|e| e.event_type())
+        .collect();
+    assert_eq!(names, vec!["AuthorityRegistered", "VerificationRecorded"]);
+    let json = serde_json::to_value(recorded(false, "2026-11-20")).expect("json");
+    assert_eq!(json["VerificationRecorded"]["method"], "email");
+    assert_eq!(json["VerificationRecorded"]["checked_on"], "2026-11-20");
+}

@@ -1,0 +1,276 @@
+//! The bundled seed dataset: one record per Basel Party (the EU is a Party but
+//! not a country record), with contact details only where a traceable public
+//! source exists (`data/ca_records_found.json`, see `data/CA_SOURCES.md`).
+//!
+//! Per country the most recent dated source record is used; undated records
+//! (government pages that name the authority but give no contacts) are used
+//! only when no dated one exists. Values are copied as the source states them;
+//! the only transformation is regrouping a fact-sheet phone number into the
+//! `+CC-...` format ([`Phone::from_fact_sheet`]), and the number as printed is
+//! kept in the note. A field the source lacks, or whose text does not pass the
+//! directory's rules, stays empty. Nothing is invented. Every seeded record is
+//! unverified.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use crate::authority::ContactInput;
+use crate::values::{CountryCode, Email, Phone};
+
+const PARTIES_JSON: &str = include_str!("../data/basel_parties.json");
+const RECORDS_JSON: &str = include_str!("../data/ca_records_found.json");
+
+/// One country's seed record, ready to be registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedRecord {
+    /// The country.
+    pub country: CountryCode,
+    /// Its name (ISO short name).
+    pub country_name: String,
+    /// Contact details from the source, or none.
+    pub contact: ContactInput,
+    /// The source's date, where it gives a full date.
+    pub last_checked: Option<NaiveDate>,
+    /// The source's address (URL or repository path), where there is one.
+    pub source: Option<String>,
+}
+
+/// The bundled data could not be read (a build defect, caught by tests).
+#[derive(Debug, thiserror::Error)]
+#[error("bundled seed data is malformed: {0}")]
+pub struct SeedError(String);
+
+#[derive(Deserialize)]
+struct Parties {
+    parties: Vec<Party>,
+}
+
+#[derive(Deserialize)]
+struct Party {
+    iso2: String,
+    name_iso: String,
+}
+
+/// A record as `ca_records_found.json` has it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SourceRecord {
+    /// ISO code.
+    pub country_code: String,
+    /// Authority name as printed.
+    pub ca_name: Option<String>,
+    /// E-mail as printed.
+    pub email: Option<String>,
+    /// Phone as printed.
+    pub phone: Option<String>,
+    /// Address as printed.
+    pub address: Option<String>,
+    /// Where it was found.
+    pub source_url_or_repo_path: Option<String>,
+    /// The source's date: `YYYY-MM-DD`, `YYYY`, or none.
+    pub source_date: Option<String>,
+    /// The researcher's note on the record.
+    pub notes: Option<String>,
+    /// `competent_authority`, `ca_and_focal_point`, `focal_point` or `unverified_third_party`.
+    pub contact_type: String,
+}
+
+/// The source records bundled with the service, as found.
+///
+/// # Errors
+/// [`SeedError`] if the bundled JSON does not parse.
+pub fn source_records() -> Result<Vec<SourceRecord>, SeedError> {
+    serde_json::from_str(RECORDS_JSON).map_err(|e| SeedError(format!("ca_records_found.json: {e}")))
+}
+
+/// The seed: one record per Basel Party except the EU, sorted by country code.
+///
+/// # Errors
+/// [`SeedError`] if the bundled JSON does not parse.
+pub fn bundled() -> Result<Vec<SeedRecord>, SeedError> {
+    let parties: Parties = serde_json::from_str(PARTIES_JSON)
+        .map_err(|e| SeedError(format!("basel_parties.json: {e}")))?;
+    let records = source_records()?;
+    let mut seed = Vec::with_capacity(parties.parties.len());
+    for party in parties.parties.into_iter().filter(|p| p.iso2 != "EU") {
+        let country = CountryCode::parse(&party.iso2).map_err(|e| SeedError(e.to_string()))?;
+        let best = most_recent(
+            records
+                .iter()
+                .filter(|r| r.country_code == country.as_str()),
+        );
+        seed.push(match best {
+            Some(record) => from_source(country, party.name_iso, record),
+            None => without_source(country, party.name_iso),
+        });
+    }
+    seed.sort_by(|a, b| a.country.cmp(&b.country));
+    Ok(seed)
+}
+
+/// The most recent record with a traceable source; dated before undated.
+fn most_recent<'a>(records: impl Iterator<Item = &'a SourceRecord>) -> Option<&'a SourceRecord> {
+    records
+        .filter(|r| {
+            r.contact_type != "unverified_third_party" && r.source_url_or_repo_path.is_some()
+        })
+        .max_by(|a, b| a.source_date.cmp(&b.source_date))
+}
+
+fn from_source(country: CountryCode, country_name: String, record: &SourceRecord) -> SeedRecord {
+    let email = record
+        .email
+        .as_deref()
+        .filter(|e| Email::parse(e).is_ok())
+        .map(str::to_owned);
+    let phone = record
+        .phone
+        .as_deref()
+        .and_then(Phone::from_fact_sheet)
+        .map(String::from);
+    let date_text = record.source_date.as_deref().unwrap_or("undated");
+    let mut note = format!(
+        "Unverified. Historic record from a public source ({date_text}): {}.",
+        record
+            .source_url_or_repo_path
+            .as_deref()
+            .unwrap_or("unknown")
+    );
+    if record.contact_type == "focal_point" {
+        note.push_str(" This is the Basel focal point; the source says the competent authorities are available from it.");
+    }
+    if let Some(printed) = &record.phone {
+        note.push_str(&format!(" Phone as printed in the source: {printed}."));
+    }
+    if let Some(remark) = &record.notes {
+        note.push_str(&format!(" Source note: {remark}"));
+    }
+    SeedRecord {
+        country,
+        country_name,
+        contact: ContactInput {
+            ca_name: record.ca_name.clone(),
+            email,
+            phone,
+            address: record.address.clone(),
+            notes: Some(note),
+        },
+        last_checked: record
+            .source_date
+            .as_deref()
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()),
+        source: record.source_url_or_repo_path.clone(),
+    }
+}
+
+fn without_source(country: CountryCode, country_name: String) -> SeedRecord {
+    SeedRecord {
+        country,
+        country_name,
+        contact: ContactInput {
+            notes: Some("No verified record exists yet: no traceable public source was found for this country's competent authority.".into()),
+            ..ContactInput::default()
+        },
+        last_checked: None,
+        source: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digits(text: &str) -> String {
+        text.chars().filter(char::is_ascii_digit).collect()
+    }
+
+    #[test]
+    fn the_seed_has_one_record_per_party_and_no_eu() {
+        let seed = bundled().expect("bundled seed");
+        assert_eq!(seed.len(), 189);
+        assert!(seed.iter().all(|r| r.country.as_str() != "EU"));
+        let mut codes: Vec<_> = seed.iter().map(|r| r.country.clone()).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), seed.len());
+    }
+
+    #[test]
+    fn every_non_null_contact_field_comes_from_a_source_record() {
+        let sources = source_records().expect("sources");
+        let seed = bundled().expect("bundled seed");
+        let mut with_contacts = 0;
+        for record in &seed {
+            let c = &record.contact;
+            if c.ca_name.is_none() && c.email.is_none() && c.phone.is_none() && c.address.is_none()
+            {
+                assert!(
+                    record.source.is_none() && record.last_checked.is_none(),
+                    "{} has provenance but no data",
+                    record.country
+                );
+                continue;
+            }
+            with_contacts += 1;
+            let origin = sources
+                .iter()
+                .find(|s| {
+                    s.country_code == record.country.as_str()
+                        && s.source_url_or_repo_path == record.source
+                        && s.ca_name == c.ca_name
+                        && s.address == c.address
+                        && (c.email.is_none() || s.email == c.email)
+                        && (c.phone.is_none()
+                            || s.phone.as_deref().map(digits).is_some_and(|d| {
+                                d.starts_with(&digits(c.phone.as_deref().unwrap_or_default()))
+                            }))
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no source record has these exact values",
+                        record.country
+                    )
+                });
+            if let Some(day) = record.last_checked {
+                assert_eq!(
+                    origin.source_date.as_deref(),
+                    Some(day.to_string().as_str())
+                );
+            }
+        }
+        assert!(
+            with_contacts >= 10,
+            "only {with_contacts} records carry sourced contacts"
+        );
+    }
+
+    #[test]
+    fn every_seed_record_passes_the_directory_rules() {
+        for record in bundled().expect("bundled seed") {
+            assert!(
+                record.contact.validate().is_ok(),
+                "{} breaks a rule: {:?}",
+                record.country,
+                record.contact.validate()
+            );
+        }
+    }
+
+    #[test]
+    fn the_most_recent_dated_record_wins() {
+        let seed = bundled().expect("bundled seed");
+        let sg = seed
+            .iter()
+            .find(|r| r.country.as_str() == "SG")
+            .expect("SG");
+        assert_eq!(
+            sg.source.as_deref(),
+            Some("https://www.scribd.com/document/478422229/singapore")
+        );
+        assert_eq!(sg.contact.phone.as_deref(), Some("+65-67-31-96-54"));
+        let ca = seed
+            .iter()
+            .find(|r| r.country.as_str() == "CA")
+            .expect("CA");
+        assert_eq!(ca.contact.email.as_deref(), Some("TMB@ec.gc.ca"));
+        assert_eq!(ca.last_checked, None, "a year alone is not a date");
+    }
+}
