@@ -1,2 +1,74 @@
-//! The basel binary.
-fn main() {}
+//! The `basel` binary: parses the command line and runs one subcommand.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use api::cli::{steward, transfer};
+use api::runtime::Runtime;
+use api::settings::{Cli, Command, ServeSettings, StewardCommand};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("BASEL_LOG")
+                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match cli
+        .command
+        .unwrap_or(Command::Serve(ServeSettings::default()))
+    {
+        Command::Serve(settings) => api::serve::serve(&cli.store, &settings).await,
+        Command::Steward(StewardCommand::Enrol { name, email, id }) => {
+            steward::enrol(
+                &Runtime::open(&cli.store).await?,
+                &name,
+                &email,
+                id.as_deref(),
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Steward(StewardCommand::Suspend { id, reason }) => {
+            steward::suspend(&Runtime::open(&cli.store).await?, &id, &reason, &mut stdout).await
+        }
+        Command::Import(settings) => {
+            let rows = transfer::read(&settings.file, settings.format)?;
+            let runtime = Runtime::open(&cli.store).await?;
+            transfer::import(
+                &runtime,
+                &settings.file.display().to_string(),
+                rows,
+                &settings.steward,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Export(settings) => {
+            transfer::export(
+                &Runtime::open(&cli.store).await?,
+                settings.format,
+                &mut stdout,
+            )
+            .await
+        }
+    }
+}

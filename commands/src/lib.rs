@@ -1,1 +1,38 @@
-//! commands (being built).
+//! The write side of basel: cqrs-es wiring, the event stores (PostgreSQL in
+//! server mode, SQLite in embedded mode), and the command services every edge
+//! (REST, CLI import, seed) calls.
+//!
+//! Must not depend on `projections`, `api` or `mcp`. Never publishes from a
+//! cqrs-es `Query`: the log is read from the store.
+//!
+//! Layout:
+//! - [`store`]: the `events` table on either backend, migrations, and the
+//!   cqrs-es event repository;
+//! - [`adapter`]: `domain` aggregates seen by cqrs-es;
+//! - [`executor`]: load, decide, append, report the committed position;
+//! - [`authority`], [`steward`], [`api_key`]: one command service per aggregate;
+//! - [`seed`]: the bundled dataset on first start;
+//! - [`secrets`]: tokens, keys and their hashes.
+
+pub mod adapter;
+pub mod api_key;
+pub mod authority;
+pub mod executor;
+pub mod secrets;
+pub mod seed;
+pub mod steward;
+pub mod store;
+
+/// Why a command was not committed.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError<E: std::error::Error> {
+    /// The domain refused it (a business rule).
+    #[error(transparent)]
+    Rejected(E),
+    /// Another command on the same aggregate committed first.
+    #[error("another write to the same record committed first; retry")]
+    Conflict,
+    /// The store failed; the cause is logged where this is handled.
+    #[error("the event store failed: {0}")]
+    Infrastructure(String),
+}

@@ -1,1 +1,72 @@
-//! projections (being built).
+//! basel's read side.
+//!
+//! Projections consume the event log in position order and keep read tables
+//! that the REST API and the MCP server query. Each projection has its own
+//! checkpoint, written in the same transaction as its table, so a crash
+//! between the two is impossible and applying is idempotent. Read tables are
+//! disposable: drop them and the projection rebuilds them from the log.
+//!
+//! Every table uses plain text, integer and boolean columns, so one SQL text
+//! serves SQLite and PostgreSQL through sqlx's `Any` driver.
+//!
+//! Must not: write the events table, or call the `commands` crate.
+//!
+//! Layout:
+//! - [`log`]: reading the embedded log (the events table by position);
+//! - [`runner`]: applying the log to every projection, checkpoints, waiting
+//!   for a position (read-your-writes);
+//! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
+//!   each, with its reader.
+
+pub mod api_keys;
+pub mod directory;
+pub mod history;
+pub mod log;
+pub mod runner;
+pub mod stewards;
+
+use sqlx::AnyPool;
+
+/// The database holding the read tables (and, in embedded mode, the log).
+pub type ReadDb = AnyPool;
+
+/// Why a projection could not apply the log.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectionError {
+    /// An event could not be decoded: the projection halts on it.
+    #[error("event at position {position} ({event_type}) does not decode: {reason}")]
+    Decode {
+        /// The event's log position.
+        position: i64,
+        /// Its type as stored.
+        event_type: String,
+        /// The decoder's complaint.
+        reason: String,
+    },
+    /// An event arrived whose sequence is not the next for its aggregate.
+    #[error("gap for {aggregate_id}: expected sequence {expected}, got {got}")]
+    Gap {
+        /// The aggregate.
+        aggregate_id: String,
+        /// The sequence due.
+        expected: i64,
+        /// The sequence seen.
+        got: i64,
+    },
+    /// The database failed.
+    #[error("read database: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Connects to the read database by URL (`sqlite://…` or `postgres://…`).
+///
+/// # Errors
+/// [`ProjectionError::Database`] when the database cannot be reached.
+pub async fn connect(url: &str) -> Result<ReadDb, ProjectionError> {
+    sqlx::any::install_default_drivers();
+    Ok(sqlx::any::AnyPoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect(url)
+        .await?)
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the `basel` binary and the REST edge.
+
+mod cli;
+mod serve;
+mod support;

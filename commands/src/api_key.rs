@@ -1,0 +1,90 @@
+//! Registration for free API keys.
+
+use secrecy::{ExposeSecret, SecretString};
+
+use domain::api_key::{ApiKey, ApiKeyCommand, ApiKeyError, RegisterApiKey};
+use domain::metadata::Metadata;
+use domain::values::Email;
+
+use crate::executor::{Committed, Executor};
+use crate::secrets::{hash_secret, key_prefix, ServerSecret};
+use crate::store::Backend;
+use crate::CommandError;
+
+/// How many times a registration retries a lost race before giving up.
+const ATTEMPTS: usize = 5;
+
+/// The answer to a registration.
+pub struct Registration {
+    /// The key (derived again on every registration, never stored).
+    pub api_key: SecretString,
+    /// False when the address already had this key.
+    pub created: bool,
+    /// Where the registration landed in the log.
+    pub committed: Committed,
+}
+
+/// The write side of API-key registration.
+pub struct ApiKeyCommands {
+    executor: Executor<ApiKey>,
+    secret: ServerSecret,
+}
+
+impl ApiKeyCommands {
+    /// Commands writing to `backend`, deriving keys under `secret`.
+    pub fn new(backend: &Backend, secret: ServerSecret) -> Self {
+        Self {
+            executor: Executor::new(backend),
+            secret,
+        }
+    }
+
+    /// Registers an address. The same address (case and surrounding spaces
+    /// ignored) gets the same key back while it is active.
+    ///
+    /// # Errors
+    /// [`CommandError::Conflict`] when concurrent registrations of the same
+    /// address kept winning the race; infrastructure errors.
+    pub async fn register(
+        &self,
+        email: &Email,
+        metadata: &Metadata,
+    ) -> Result<Registration, CommandError<ApiKeyError>> {
+        let normalized = email.normalized();
+        let id = self.secret.api_key_id(&normalized);
+        let mut last_error = CommandError::Conflict;
+        for _ in 0..ATTEMPTS {
+            let state = self.executor.load(&id).await?;
+            let generation = state.generation_for_registration();
+            let api_key = self.secret.api_key(&normalized, generation);
+            let command = ApiKeyCommand::Register(RegisterApiKey {
+                email: email.clone(),
+                generation,
+                key_hash: hash_secret(api_key.expose_secret()),
+                key_prefix: key_prefix(api_key.expose_secret()),
+            });
+            match self.executor.execute(&id, &command, metadata).await {
+                Ok(committed) => {
+                    return Ok(Registration {
+                        api_key,
+                        created: !state.active,
+                        committed,
+                    })
+                }
+                Err(
+                    CommandError::Conflict
+                    | CommandError::Rejected(ApiKeyError::StaleGeneration { .. }),
+                ) => {
+                    last_error = CommandError::Conflict;
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(last_error)
+    }
+
+    /// The aggregate id for an address (what subjects and logs carry).
+    pub fn id_of(&self, email: &Email) -> String {
+        self.secret.api_key_id(&email.normalized())
+    }
+}

@@ -1,0 +1,74 @@
+//! Commands on competent-authority records.
+
+use domain::authority::{
+    Authority, AuthorityCommand, AuthorityError, RegisterAuthority, SubmitVerificationUpdate,
+};
+use domain::metadata::Metadata;
+use domain::values::CountryCode;
+
+use crate::executor::{Committed, Executor};
+use crate::store::Backend;
+use crate::CommandError;
+
+/// The write side of the authority directory, used by every edge (REST, CLI
+/// import, seed).
+pub struct AuthorityCommands {
+    executor: Executor<Authority>,
+}
+
+impl AuthorityCommands {
+    /// Commands writing to `backend`.
+    pub fn new(backend: &Backend) -> Self {
+        Self {
+            executor: Executor::new(backend),
+        }
+    }
+
+    /// Adds a country's authority.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] with [`AuthorityError::AlreadyRegistered`] or
+    /// invalid fields; conflict and infrastructure errors as for any command.
+    pub async fn register(
+        &self,
+        command: RegisterAuthority,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        let id = command.country.as_str().to_owned();
+        self.executor
+            .execute(&id, &AuthorityCommand::Register(command), metadata)
+            .await
+    }
+
+    /// Records a steward's check of a record, with its corrections.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the country is unknown or a rule is
+    /// broken; [`CommandError::Conflict`] when another update won the race.
+    pub async fn submit_verification(
+        &self,
+        country: &CountryCode,
+        command: SubmitVerificationUpdate,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::SubmitVerification(command),
+                metadata,
+            )
+            .await
+    }
+
+    /// The record's current state by the event store (for the write side only;
+    /// reads for clients come from projections).
+    ///
+    /// # Errors
+    /// [`CommandError::Infrastructure`] when the store cannot be read.
+    pub async fn current(
+        &self,
+        country: &CountryCode,
+    ) -> Result<Authority, CommandError<AuthorityError>> {
+        self.executor.load(country.as_str()).await
+    }
+}

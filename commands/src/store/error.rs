@@ -1,0 +1,57 @@
+//! [`StoreError`]: what can go wrong while opening or querying the store.
+
+use std::path::PathBuf;
+
+/// An error from opening, migrating or querying the event store outside of
+/// cqrs-es (which reports through [`cqrs_es::persist::PersistenceError`]).
+///
+/// Every variant displays as one line and never contains a password: the
+/// `Display` text is safe to log and to print at startup.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database URL could not be parsed.
+    #[error("invalid database URL: {0}")]
+    InvalidUrl(String),
+    /// The database server could not be reached, or refused the connection.
+    ///
+    /// `target` is `host:port` only (never the user or password).
+    #[error("cannot reach {backend} at {target}: {reason}")]
+    Unreachable {
+        /// "PostgreSQL" or "SQLite".
+        backend: &'static str,
+        /// `host:port` for PostgreSQL, the file path for SQLite.
+        target: String,
+        /// Why, in one line.
+        reason: String,
+    },
+    /// The data directory for the SQLite file could not be created.
+    #[error("cannot create data directory {}: {source}", path.display())]
+    DataDir {
+        /// The directory that was to be created.
+        path: PathBuf,
+        /// The underlying IO error.
+        source: std::io::Error,
+    },
+    /// Applying the SQL migrations failed.
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A query failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Turns a connection failure into one line without newlines, e.g.
+/// "connection refused", so that [`StoreError::Unreachable`] stays one line.
+pub(crate) fn connect_reason(err: &sqlx::Error) -> String {
+    let text = match err {
+        sqlx::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+            std::io::ErrorKind::TimedOut => "connection timed out".to_string(),
+            _ => io.to_string(),
+        },
+        sqlx::Error::PoolTimedOut => "no connection within the acquire timeout".to_string(),
+        sqlx::Error::Database(db) => db.message().to_string(),
+        other => other.to_string(),
+    };
+    text.replace(['\n', '\r'], " ")
+}

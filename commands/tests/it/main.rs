@@ -1,0 +1,4 @@
+//! The one integration-test binary of the `commands` crate.
+
+mod store_contract;
+mod support;

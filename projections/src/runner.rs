@@ -1,0 +1,234 @@
+//! Applies the log to every projection.
+//!
+//! Each step of a projection is one transaction: lock its checkpoint row,
+//! read the events after it, apply them, move the checkpoint, commit. Taking
+//! the row lock first serialises projectors of the same projection across
+//! processes (a `basel export` catching up while the server runs), so an event
+//! is never applied twice at the same time. Applying is idempotent anyway
+//! (per-aggregate sequence guards, `ON CONFLICT DO NOTHING`).
+//!
+//! An event a projection cannot decode halts that projection: the reason is
+//! stored with its checkpoint, logged once, and reported by `/readyz`; nothing
+//! after it is applied until an operator fixes the cause and clears it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use sqlx::{Any, Row, Transaction};
+use tokio::sync::Notify;
+
+use crate::log::{read_after, StoredEvent};
+use crate::{api_keys, directory, history, stewards, ProjectionError, ReadDb};
+
+/// Every projection, in the order they are stepped.
+pub const ALL: [&str; 4] = [
+    directory::NAME,
+    history::NAME,
+    api_keys::NAME,
+    stewards::NAME,
+];
+
+const BATCH: i64 = 500;
+
+/// Where one projection stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectionStatus {
+    /// Its name.
+    pub name: String,
+    /// The last log position it has applied.
+    pub position: i64,
+    /// Why it halted, if it did.
+    pub halted: Option<String>,
+}
+
+/// Runs the projections over one read database and tells waiters how far they got.
+#[derive(Clone)]
+pub struct Projector {
+    db: ReadDb,
+    positions: Arc<Mutex<HashMap<&'static str, i64>>>,
+    progressed: Arc<Notify>,
+}
+
+impl Projector {
+    /// A projector over `db`; creates missing checkpoints.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] on failure.
+    pub async fn new(db: ReadDb) -> Result<Self, ProjectionError> {
+        for name in ALL {
+            sqlx::query("INSERT INTO projection_checkpoints (name, position, halted, updated_at) VALUES ($1, 0, NULL, $2) ON CONFLICT (name) DO NOTHING")
+                .bind(name)
+                .bind(now())
+                .execute(&db)
+                .await?;
+        }
+        Ok(Self {
+            db,
+            positions: Arc::default(),
+            progressed: Arc::default(),
+        })
+    }
+
+    /// Applies everything in the log to every projection.
+    ///
+    /// # Errors
+    /// The first projection error; the other projections still ran.
+    pub async fn catch_up(&self) -> Result<(), ProjectionError> {
+        let mut first_error = None;
+        for name in ALL {
+            loop {
+                match self.step(name).await {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(error) => {
+                        first_error.get_or_insert(error);
+                        break;
+                    }
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// One batch of one projection; returns how many events it read.
+    async fn step(&self, name: &'static str) -> Result<usize, ProjectionError> {
+        let mut tx = self.db.begin().await?;
+        sqlx::query("UPDATE projection_checkpoints SET updated_at = $1 WHERE name = $2")
+            .bind(now())
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        let row =
+            sqlx::query("SELECT position, halted FROM projection_checkpoints WHERE name = $1")
+                .bind(name)
+                .fetch_one(&mut *tx)
+                .await?;
+        let checkpoint: i64 = row.try_get("position")?;
+        if row.try_get::<Option<String>, _>("halted")?.is_some() {
+            self.record(name, checkpoint);
+            return Ok(0);
+        }
+        let events = read_after(&mut *tx, checkpoint, BATCH).await?;
+        let Some(last) = events.last().map(|e| e.position) else {
+            self.record(name, checkpoint);
+            return Ok(0);
+        };
+        for event in &events {
+            if let Err(error) = apply(name, &mut tx, event).await {
+                drop(tx);
+                if let ProjectionError::Decode { .. } = error {
+                    self.halt(name, &error).await?;
+                }
+                return Err(error);
+            }
+        }
+        sqlx::query("UPDATE projection_checkpoints SET position = $1 WHERE name = $2")
+            .bind(last)
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.record(name, last);
+        Ok(events.len())
+    }
+
+    async fn halt(&self, name: &str, error: &ProjectionError) -> Result<(), ProjectionError> {
+        tracing::error!(projection.name = name, error = %error, "projection halted on an event it cannot decode");
+        sqlx::query("UPDATE projection_checkpoints SET halted = $1 WHERE name = $2")
+            .bind(error.to_string())
+            .bind(name)
+            .execute(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    fn record(&self, name: &'static str, position: i64) {
+        if let Ok(mut positions) = self.positions.lock() {
+            positions.insert(name, position);
+        }
+        self.progressed.notify_waiters();
+    }
+
+    fn position(&self, name: &str) -> i64 {
+        self.positions
+            .lock()
+            .map(|p| p.get(name).copied().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    /// Waits until projection `name` has applied `position`, at most `timeout`.
+    /// Returns whether it got there.
+    pub async fn wait_for(&self, name: &str, position: i64, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let progressed = self.progressed.notified();
+            if self.position(name) >= position {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, progressed).await.is_err() {
+                return self.position(name) >= position;
+            }
+        }
+    }
+
+    /// Where every projection stands, from the checkpoints table.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] on failure.
+    pub async fn status(&self) -> Result<Vec<ProjectionStatus>, ProjectionError> {
+        let rows =
+            sqlx::query("SELECT name, position, halted FROM projection_checkpoints ORDER BY name")
+                .fetch_all(&self.db)
+                .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(ProjectionStatus {
+                    name: r.try_get("name")?,
+                    position: r.try_get("position")?,
+                    halted: r.try_get("halted")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Runs until `shutdown` resolves: catches up, then waits for a wake-up
+    /// (a local commit) or the poll interval (writes by other processes).
+    pub async fn run(
+        self,
+        wake: Arc<Notify>,
+        poll: Duration,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) {
+        tokio::pin!(shutdown);
+        loop {
+            if let Err(error) = self.catch_up().await {
+                tracing::warn!(error = %error, "projection step failed; retrying");
+            }
+            tokio::select! {
+                () = &mut shutdown => return,
+                () = wake.notified() => {}
+                () = tokio::time::sleep(poll) => {}
+            }
+        }
+    }
+}
+
+async fn apply(
+    name: &str,
+    tx: &mut Transaction<'_, Any>,
+    event: &StoredEvent,
+) -> Result<(), ProjectionError> {
+    match (name, event.aggregate_type.as_str()) {
+        (directory::NAME, "authority") => directory::apply(tx, event).await,
+        (history::NAME, "authority") => history::apply(tx, event).await,
+        (api_keys::NAME, "api_key") => api_keys::apply(tx, event).await,
+        (stewards::NAME, "steward") => stewards::apply(tx, event).await,
+        _ => Ok(()),
+    }
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true)
+}
