@@ -1,4 +1,5 @@
 //! The one integration-test binary of the `commands` crate.
 
+mod authority;
 mod store_contract;
 mod support;

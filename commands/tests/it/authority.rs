@@ -1,0 +1,139 @@
+//! The authority command service on both stores: concurrency with the real
+//! aggregate, and the committed position it reports.
+
+use std::sync::Arc;
+
+use chrono::{NaiveDate, Utc};
+use commands::authority::AuthorityCommands;
+use commands::store::testing::{fresh_postgres, fresh_sqlite};
+use commands::store::Backend;
+use commands::CommandError;
+use domain::authority::{
+    ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
+    VerificationMethod,
+};
+use domain::metadata::{Actor, Metadata};
+use domain::values::{CountryCode, Slug};
+
+fn metadata(request: usize) -> Metadata {
+    Metadata {
+        recorded_at: Utc::now(),
+        actor: Actor::Steward(Slug::parse("ana").expect("slug")),
+        request_id: format!("req-{request}"),
+    }
+}
+
+fn today() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 11, 21).expect("date")
+}
+
+async fn register_de(commands: &AuthorityCommands) {
+    let command = RegisterAuthority {
+        country: CountryCode::parse("DE").expect("code"),
+        country_name: "Germany".into(),
+        contact: ContactInput {
+            ca_name: Some("UBA".into()),
+            ..ContactInput::default()
+        },
+        verified: false,
+        last_checked: None,
+        source: None,
+        today: today(),
+    };
+    commands
+        .register(command, &metadata(0))
+        .await
+        .expect("registered");
+}
+
+fn update(n: usize) -> SubmitVerificationUpdate {
+    SubmitVerificationUpdate {
+        verified: false,
+        checked_on: today(),
+        method: VerificationMethod::Email,
+        source: format!("check {n}"),
+        note: None,
+        changes: ContactPatch::from([(ContactField::Notes, Some(format!("note {n}")))]),
+        steward: Some(Slug::parse("ana").expect("slug")),
+        today: today(),
+    }
+}
+
+async fn fifty_concurrent_updates_commit_each_sequence_once(backend: Backend) {
+    let commands = Arc::new(AuthorityCommands::new(&backend));
+    register_de(&commands).await;
+    let de = CountryCode::parse("DE").expect("code");
+    let tasks: Vec<_> = (1..=50)
+        .map(|n| {
+            let (commands, de) = (commands.clone(), de.clone());
+            tokio::spawn(async move {
+                commands
+                    .submit_verification(&de, update(n), &metadata(n))
+                    .await
+            })
+        })
+        .collect();
+    let (mut won, mut lost) = (Vec::new(), 0);
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(committed) => won.push(committed),
+            Err(CommandError::Conflict) => lost += 1,
+            Err(other) => panic!("unexpected error: {other}"),
+        }
+    }
+    assert_eq!(won.len() + lost, 50);
+    assert!(!won.is_empty(), "at least one update must win");
+    // Each winner appended two events (changed + verified) at distinct sequences.
+    let mut sequences: Vec<_> = won.iter().map(|c| c.sequence).collect();
+    sequences.sort_unstable();
+    sequences.dedup();
+    assert_eq!(sequences.len(), won.len(), "a sequence was committed twice");
+    let events = backend.event_store::<commands::adapter::Agg<domain::authority::Authority>>();
+    let stored = cqrs_es::EventStore::load_events(&events, "DE")
+        .await
+        .expect("load");
+    assert_eq!(
+        stored.len(),
+        1 + 2 * won.len(),
+        "every acknowledged update is stored, nothing else"
+    );
+    let stored_sequences: Vec<_> = stored.iter().map(|e| e.sequence).collect();
+    assert_eq!(stored_sequences, (1..=stored.len()).collect::<Vec<_>>());
+    let mut positions: Vec<_> = won.iter().map(|c| c.position).collect();
+    positions.sort_unstable();
+    positions.dedup();
+    assert_eq!(
+        positions.len(),
+        won.len(),
+        "every winner reports its own position"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_fifty_concurrent_verification_updates_on_one_record_lose_nothing() {
+    let (backend, _dir) = fresh_sqlite().await;
+    fifty_concurrent_updates_commit_each_sequence_once(backend).await;
+}
+
+#[tokio::test]
+async fn postgres_fifty_concurrent_verification_updates_on_one_record_lose_nothing() {
+    let (backend, _db) = fresh_postgres().await;
+    fifty_concurrent_updates_commit_each_sequence_once(backend).await;
+}
+
+#[tokio::test]
+async fn a_refused_command_writes_nothing_and_says_why() {
+    let (backend, _dir) = fresh_sqlite().await;
+    let commands = AuthorityCommands::new(&backend);
+    let de = CountryCode::parse("DE").expect("code");
+    let refused = commands
+        .submit_verification(&de, update(1), &metadata(1))
+        .await;
+    assert!(matches!(
+        refused,
+        Err(CommandError::Rejected(
+            domain::authority::AuthorityError::NotRegistered
+        ))
+    ));
+    assert_eq!(backend.max_position().await.expect("position"), 0);
+}
