@@ -1,1 +1,125 @@
-//! The waste classifier (being built).
+//! The Basel Convention waste classifier: a plain-language description
+//! becomes Y-codes (Annexes I and II), A-codes (Annex VIII), B-codes
+//! (Annex IX), H-codes (Annex III), UN numbers, a list type, whether Prior
+//! Informed Consent is required, confidences, an explanation and warnings;
+//! with an origin and a destination, also the control procedure.
+//!
+//! How it works, in order:
+//! 1. `normalize`: case, punctuation, hyphens, plural/singular and
+//!    British/American spelling folded the same way for text and terms;
+//! 2. `matcher`: curated phrases found longest first, negation applied
+//!    ("free of", "without", "mercury-free");
+//! 3. `evidence`: a score per candidate code plus hazard / clean / mixed /
+//!    sorted signals;
+//! 4. `rules`: mirror groups (A/B/Y forms of one waste) pick the member the
+//!    qualifiers call for;
+//! 5. `assemble`: the best code decides the list; related Y/H/UN codes,
+//!    confidences, explanation and warnings are added;
+//! 6. `procedure`: OECD Decision, Basel PIC, Ban Amendment, Article 11.
+//!
+//! **Boundary:** pure. The reference and curated data are embedded with
+//! `include_str!` and parsed once by [`Classifier::bundled`]; classifying
+//! does no IO and never panics.
+//!
+//! **Invariant:** deleted codes (A1180, B1110, B4030, B3010, and the never
+//! adopted B3025) are known to [`Classifier::lookup`] but never returned by
+//! [`Classifier::classify`].
+
+mod annexes;
+mod assemble;
+mod countries;
+mod curated;
+mod error;
+mod evidence;
+mod kb;
+mod matcher;
+mod normalize;
+mod procedure;
+mod result;
+mod rules;
+
+pub use annexes::{CodeInfo, CodeStatus};
+pub use error::KnowledgeBaseError;
+pub use procedure::{Procedure, Regime};
+pub use result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
+
+use crate::values::CountryCode;
+use countries::Countries;
+use kb::KnowledgeBase;
+
+/// The classifier and knowledge-base version reported with every result.
+pub const VERSION: &str = concat!(
+    "basel-classifier/",
+    env!("CARGO_PKG_VERSION"),
+    " (codes in force 2025-01-01)"
+);
+
+/// The classifier: built once at startup, shared by every request
+/// (`Send + Sync`, read-only).
+pub struct Classifier {
+    kb: KnowledgeBase,
+    countries: Countries,
+}
+
+impl Classifier {
+    /// Parses the embedded reference and curated data and checks them
+    /// against each other.
+    ///
+    /// # Errors
+    /// [`KnowledgeBaseError`] when embedded data does not parse or curated
+    /// data names a code that is not in force (a build defect).
+    pub fn bundled() -> Result<Classifier, KnowledgeBaseError> {
+        let kb = KnowledgeBase::bundled()?;
+        let countries = Countries::bundled(&kb.curated.ban_accepted.parties)?;
+        Ok(Classifier { kb, countries })
+    }
+
+    /// Classifies a waste description; with both `origin` and `destination`
+    /// it also says which control procedure applies. Never panics: empty,
+    /// huge or odd input gives a vague result with a warning.
+    pub fn classify(
+        &self,
+        description: &str,
+        origin: Option<&CountryCode>,
+        destination: Option<&CountryCode>,
+    ) -> Classification {
+        let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
+        let hits = self.kb.matcher.find(&tokens);
+        let mut ev = evidence::gather(&self.kb, &tokens, &hits);
+        rules::apply(&self.kb, &mut ev);
+        let mut out = assemble::build(&self.kb, &ev, VERSION);
+        if description.chars().nth(normalize::MAX_CHARS).is_some() {
+            out.warnings.push(format!(
+                "The description was cut to its first {} characters.",
+                normalize::MAX_CHARS
+            ));
+        }
+        if let (Some(o), Some(d)) = (origin, destination) {
+            let (p, warnings) = procedure::decide(
+                &self.countries,
+                o.as_str(),
+                d.as_str(),
+                out.list_type,
+                out.pic_required,
+            );
+            out.procedure = Some(p);
+            out.warnings.extend(warnings);
+        }
+        out
+    }
+
+    /// Any Y, A, B or H code (case-insensitive), in force or deleted.
+    pub fn lookup(&self, code: &str) -> Option<CodeInfo> {
+        self.kb.annexes.get(code).cloned()
+    }
+
+    /// Every code the knowledge base knows, in force or deleted (unordered).
+    pub fn codes(&self) -> Vec<CodeInfo> {
+        self.kb.annexes.all().cloned().collect()
+    }
+
+    /// The classifier and knowledge-base version.
+    pub fn version(&self) -> &'static str {
+        VERSION
+    }
+}

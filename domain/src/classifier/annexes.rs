@@ -1,0 +1,168 @@
+//! The official entries: Y-codes (Annexes I and II), H-codes (Annex III),
+//! A-codes (Annex VIII) and B-codes (Annex IX), parsed from the embedded
+//! reference JSON in `domain/data/`. Deleted entries are kept for
+//! [`lookup`](super::Classifier::lookup) only.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::KnowledgeBaseError;
+
+const ANNEX_I_II: &str = include_str!("../../data/basel_annex_i_ii.json");
+const ANNEX_III: &str = include_str!("../../data/basel_annex_iii.json");
+const ANNEX_VIII: &str = include_str!("../../data/basel_annex_viii.json");
+const ANNEX_IX: &str = include_str!("../../data/basel_annex_ix.json");
+
+/// Whether an entry can appear in a classification.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeStatus {
+    /// In force on 2025-01-01.
+    InForce,
+    /// Deleted (or never adopted); never returned by `classify`.
+    Deleted,
+}
+
+/// What the knowledge base knows about one code, as answered by
+/// [`Classifier::lookup`](super::Classifier::lookup).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CodeInfo {
+    /// The code in canonical case, e.g. `"A1160"`, `"H4.1"`.
+    pub code: String,
+    /// The official title (first clause where the entry is long).
+    pub name: String,
+    /// The annex: `"I"`, `"II"`, `"III"`, `"VIII"` or `"IX"`.
+    pub annex: String,
+    /// `in_force` or `deleted`.
+    pub status: CodeStatus,
+    /// For deleted entries, the entries that replace them, if any.
+    pub replaced_by: Option<Vec<String>>,
+    /// Provenance or status notes (effective dates, sub-items, UN class).
+    pub note: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct AnnexFile {
+    entries: Vec<RawEntry>,
+    #[serde(default)]
+    deleted_or_not_in_force: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+struct RawEntry {
+    code: String,
+    title: String,
+    #[serde(default)]
+    annex: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    un_class: Option<String>,
+    #[serde(default)]
+    sub_items: Vec<String>,
+    #[serde(default)]
+    replaced_by: Option<serde_json::Value>,
+    #[serde(default)]
+    deleted_effective: Option<String>,
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+/// Every official code, keyed by upper-case code.
+#[derive(Debug, Clone)]
+pub struct Annexes {
+    codes: HashMap<String, CodeInfo>,
+}
+
+impl Annexes {
+    /// Parses the four embedded annex files.
+    ///
+    /// # Errors
+    /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
+    pub fn bundled() -> Result<Self, KnowledgeBaseError> {
+        let mut codes = HashMap::new();
+        for (file, text, annex) in [
+            ("basel_annex_i_ii.json", ANNEX_I_II, None),
+            ("basel_annex_iii.json", ANNEX_III, Some("III")),
+            ("basel_annex_viii.json", ANNEX_VIII, Some("VIII")),
+            ("basel_annex_ix.json", ANNEX_IX, Some("IX")),
+        ] {
+            let parsed: AnnexFile =
+                serde_json::from_str(text).map_err(|e| KnowledgeBaseError::Parse {
+                    file,
+                    message: e.to_string(),
+                })?;
+            for raw in parsed
+                .entries
+                .into_iter()
+                .chain(parsed.deleted_or_not_in_force)
+            {
+                let info = to_info(raw, annex);
+                codes.insert(info.code.to_ascii_uppercase(), info);
+            }
+        }
+        Ok(Self { codes })
+    }
+
+    /// The entry for `code` (any case, surrounding spaces ignored).
+    pub fn get(&self, code: &str) -> Option<&CodeInfo> {
+        self.codes.get(&code.trim().to_ascii_uppercase())
+    }
+
+    /// The entry for `code` if it is in force.
+    pub fn in_force(&self, code: &str) -> Option<&CodeInfo> {
+        self.get(code).filter(|c| c.status == CodeStatus::InForce)
+    }
+
+    /// The official title of an in-force code, or the code itself.
+    pub fn name(&self, code: &str) -> String {
+        self.in_force(code)
+            .map_or_else(|| code.to_owned(), |c| c.name.clone())
+    }
+
+    /// Every entry.
+    pub fn all(&self) -> impl Iterator<Item = &CodeInfo> {
+        self.codes.values()
+    }
+}
+
+fn to_info(raw: RawEntry, annex: Option<&str>) -> CodeInfo {
+    let status = match raw.status.as_deref() {
+        None | Some("in_force") => CodeStatus::InForce,
+        Some(_) => CodeStatus::Deleted,
+    };
+    let replaced_by = match raw.replaced_by {
+        Some(serde_json::Value::String(s)) => Some(vec![s]),
+        Some(serde_json::Value::Array(v)) => Some(
+            v.into_iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect(),
+        ),
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    if let Some(un) = raw.un_class {
+        notes.push(format!("UN class {un}"));
+    }
+    if !raw.sub_items.is_empty() {
+        notes.push(format!("Sub-items: {}", raw.sub_items.join("; ")));
+    }
+    if let Some(date) = raw.deleted_effective {
+        notes.push(format!("Deleted with effect from {date}"));
+    }
+    if status == CodeStatus::Deleted && raw.status.as_deref() != Some("deleted") {
+        notes.push("Never adopted as an entry in force; not an Annex IX entry".to_owned());
+    }
+    if let Some(n) = raw.notes {
+        notes.push(n);
+    }
+    CodeInfo {
+        code: raw.code,
+        name: raw.title.trim().to_owned(),
+        annex: raw.annex.unwrap_or_else(|| annex.unwrap_or("").to_owned()),
+        status,
+        replaced_by,
+        note: (!notes.is_empty()).then(|| notes.join(". ")),
+    }
+}

@@ -1,0 +1,252 @@
+//! Turns scored evidence into a [`Classification`]: ranks candidates, picks
+//! the deciding list, adds the related Y/H/UN codes, computes confidences and
+//! writes the explanation and warnings.
+//!
+//! Confidence of a code with score `s`: `1 - e^(-1.7 s)` (one full-weight
+//! term ≈ 0.82). Overall confidence: the best code's confidence, lowered by
+//! the runner-up's share of the score, by conflicting qualifiers and by a
+//! Green result under a hazard qualifier.
+
+use super::annexes::CodeStatus;
+use super::evidence::{Evidence, Extra, HazardState};
+use super::kb::KnowledgeBase;
+use super::result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
+
+/// Below this best score a description is too vague to classify.
+const VAGUE_SCORE: f64 = 0.3;
+/// Candidates of other lists are shown when they reach this share of the best score.
+const ALTERNATIVE_SHARE: f64 = 0.6;
+
+/// The warning for a description that names no waste the classifier knows.
+pub const VAGUE_WARNING: &str = "The description is too vague to classify: say what the waste is \
+(material or article, e.g. lead-acid batteries, copper scrap, waste oil, PET flakes), where it comes \
+from (process or source), and whether it contains or is contaminated with hazardous constituents \
+(e.g. lead, mercury, PCB, asbestos, solvents). Treat it as requiring PIC until classified.";
+
+/// Confidence for a score.
+pub fn confidence(score: f64) -> f64 {
+    round((1.0 - (-1.7 * score).exp()).clamp(0.0, 0.97))
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn list_of(code: &str) -> ListType {
+    match code.as_bytes().first() {
+        Some(b'A') => ListType::Amber,
+        Some(b'B') => ListType::Green,
+        _ => {
+            let n: u32 = code[1..].parse().unwrap_or(0);
+            if n >= 46 {
+                ListType::AnnexII
+            } else {
+                ListType::AnnexI
+            }
+        }
+    }
+}
+
+/// Tie-break between equal scores: A before Y before B (precaution).
+fn precedence(code: &str) -> u8 {
+    match code.as_bytes().first() {
+        Some(b'A') => 0,
+        Some(b'Y') => 1,
+        _ => 2,
+    }
+}
+
+/// Builds the classification (without the procedure).
+pub fn build(kb: &KnowledgeBase, ev: &Evidence, version: &str) -> Classification {
+    let mut ranked: Vec<(String, f64)> = ev
+        .candidates
+        .iter()
+        .filter(|(c, _)| kb.annexes.in_force(c).is_some())
+        .map(|(c, cand)| (c.clone(), cand.score()))
+        .filter(|(_, s)| *s > 0.0)
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(precedence(&a.0).cmp(&precedence(&b.0)))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut out = empty(version, ev);
+    let Some((best, best_score)) = ranked.first().cloned() else {
+        out.warnings.insert(0, VAGUE_WARNING.to_owned());
+        return out;
+    };
+    if best_score < VAGUE_SCORE {
+        out.warnings.insert(0, VAGUE_WARNING.to_owned());
+        return out;
+    }
+    let list_type = list_of(&best);
+    let state = ev.state();
+    out.list_type = list_type;
+    out.pic_required = list_type != ListType::Green || state == HazardState::Hazard;
+    codes(kb, ev, &ranked, &mut out);
+    companions(kb, ev, &best, &mut out);
+    out.overall_confidence = overall(ev, &ranked, list_type);
+    warn(ev, list_type, &mut out);
+    out
+}
+
+fn empty(version: &str, ev: &Evidence) -> Classification {
+    Classification {
+        y_codes: Vec::new(),
+        a_codes: Vec::new(),
+        b_codes: Vec::new(),
+        h_codes: Vec::new(),
+        un_codes: Vec::new(),
+        list_type: ListType::Amber,
+        pic_required: true,
+        overall_confidence: 0.1,
+        disclaimer: DISCLAIMER.to_owned(),
+        explanation: Vec::new(),
+        warnings: ev.warnings.clone(),
+        classifier_version: version.to_owned(),
+        procedure: None,
+    }
+}
+
+fn codes(kb: &KnowledgeBase, ev: &Evidence, ranked: &[(String, f64)], out: &mut Classification) {
+    let best_score = ranked.first().map_or(0.0, |r| r.1);
+    let decides = out.list_type;
+    for (code, score) in ranked {
+        let same_list = list_of(code) == decides
+            || (matches!(decides, ListType::AnnexI | ListType::AnnexII) && code.starts_with('Y'));
+        if !same_list && *score < ALTERNATIVE_SHARE * best_score {
+            continue;
+        }
+        let m = CodeMatch {
+            code: code.clone(),
+            name: kb.annexes.name(code),
+            confidence: confidence(*score),
+        };
+        match code.as_bytes().first() {
+            Some(b'A') => out.a_codes.push(m),
+            Some(b'B') => out.b_codes.push(m),
+            _ => out.y_codes.push(m),
+        }
+        let cand = ev.candidates.get(code);
+        let terms: Vec<String> = cand
+            .map(|c| c.terms.iter().map(|t| t.0.clone()).collect())
+            .unwrap_or_default();
+        let mut reason = if same_list {
+            format!("matched terms score {score:.2}")
+        } else {
+            format!("alternative from another list, score {score:.2}")
+        };
+        if let Some(c) = cand {
+            for r in &c.reasons {
+                reason.push_str("; ");
+                reason.push_str(r);
+            }
+        }
+        out.explanation.push(Explanation {
+            code: code.clone(),
+            matched_terms: terms,
+            reason,
+        });
+    }
+}
+
+fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classification) {
+    if out.list_type == ListType::Green && !out.pic_required {
+        return;
+    }
+    let best_conf = out.deciding().first().map_or(0.5, |c| c.confidence);
+    let rel = kb.relation(best);
+    let mut ys: Vec<(String, f64, String)> = Vec::new();
+    let mut hs: Vec<(String, f64, String)> = Vec::new();
+    if let Some(r) = rel {
+        let why = format!("typical of {best} (curated relation, {})", r.src);
+        ys.extend(
+            r.y.iter()
+                .map(|y| (y.clone(), best_conf * 0.9, why.clone())),
+        );
+        hs.extend(
+            r.h.iter()
+                .map(|h| (h.clone(), best_conf * 0.8, why.clone())),
+        );
+        out.un_codes.extend(r.un.iter().cloned());
+    }
+    let from_term = |e: &Extra| {
+        (
+            e.code.clone(),
+            confidence(e.weight) * 0.85,
+            format!("term '{}'", e.term),
+        )
+    };
+    ys.extend(ev.y.iter().map(from_term));
+    hs.extend(ev.h.iter().map(from_term));
+    for e in &ev.un {
+        if !out.un_codes.contains(&e.code) {
+            out.un_codes.push(e.code.clone());
+        }
+    }
+    for (code, conf, why) in ys {
+        push_unique(kb, &mut out.y_codes, &mut out.explanation, code, conf, why);
+    }
+    for (code, conf, why) in hs {
+        push_unique(kb, &mut out.h_codes, &mut out.explanation, code, conf, why);
+    }
+}
+
+fn push_unique(
+    kb: &KnowledgeBase,
+    list: &mut Vec<CodeMatch>,
+    explanation: &mut Vec<Explanation>,
+    code: String,
+    conf: f64,
+    why: String,
+) {
+    if list.iter().any(|c| c.code == code)
+        || kb.annexes.get(&code).map(|c| c.status) != Some(CodeStatus::InForce)
+    {
+        return;
+    }
+    list.push(CodeMatch {
+        name: kb.annexes.name(&code),
+        code: code.clone(),
+        confidence: round(conf),
+    });
+    explanation.push(Explanation {
+        code,
+        matched_terms: Vec::new(),
+        reason: why,
+    });
+}
+
+fn overall(ev: &Evidence, ranked: &[(String, f64)], list_type: ListType) -> f64 {
+    let best = ranked.first().map_or(0.0, |r| r.1);
+    let second = ranked.get(1).map_or(0.0, |r| r.1);
+    let mut c = confidence(best) * (1.0 - 0.4 * (second / best).min(1.0));
+    if !ev.hazard.is_empty() && !ev.clean.is_empty() {
+        c *= 0.85;
+    }
+    if list_type == ListType::Green && ev.state() == HazardState::Hazard {
+        c *= 0.6;
+    }
+    round(c.clamp(0.2, 0.97))
+}
+
+fn warn(ev: &Evidence, list_type: ListType, out: &mut Classification) {
+    if !ev.hazard.is_empty() && !ev.clean.is_empty() {
+        out.warnings.push(format!(
+            "Both hazard ({}) and clean ({}) qualifiers were found; {} was kept.",
+            ev.hazard.join(", "),
+            ev.clean.join(", "),
+            if ev.state() == HazardState::Hazard {
+                "the hazardous reading (precaution)"
+            } else {
+                "the clean reading"
+            }
+        ));
+    }
+    if list_type == ListType::Green && ev.state() == HazardState::Hazard {
+        out.warnings.push(format!(
+            "A hazard qualifier ({}) applies to an Annex IX entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
+            ev.hazard.join(", ")
+        ));
+    }
+}

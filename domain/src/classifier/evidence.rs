@@ -1,0 +1,279 @@
+//! From phrase hits to evidence: a score per candidate code and the
+//! qualifier signals (hazard, clean, mixed, sorted, recycling).
+//!
+//! Score of a code: its best term weight plus 0.3 × the other distinct terms'
+//! weights. A negated term scores nothing; a negated hazardous term (or an
+//! A-code term, e.g. "without batteries") counts as a clean signal instead.
+
+use std::collections::BTreeMap;
+
+use super::annexes::CodeStatus;
+use super::kb::KnowledgeBase;
+use super::matcher::{Hit, Kind};
+use super::normalize::Token;
+
+/// Weight kept by a term that names a contaminant ("... containing X") or a
+/// source ("... from Y") rather than the waste itself, unless its entry is
+/// defined by that constituent.
+const CONTAMINANT_DISCOUNT: f64 = 0.6;
+/// Weight of a code named in the description (e.g. "A1160").
+const CODE_NAMED: f64 = 1.3;
+/// Weight of the replacement of a deleted code named in the description.
+const REPLACEMENT_OF_DELETED: f64 = 0.8;
+
+/// One candidate code and why.
+#[derive(Debug, Clone, Default)]
+pub struct Candidate {
+    /// The terms that matched, with their weights.
+    pub terms: Vec<(String, f64)>,
+    /// Reasons added by rules (mirror moves, penalties).
+    pub reasons: Vec<String>,
+    /// Multiplier applied by rules (1.0 when none).
+    pub factor: f64,
+    /// Added by rules: 0.3 × the weight of hazardous constituents that
+    /// moved a mirror group to this A member.
+    pub bonus: f64,
+}
+
+impl Candidate {
+    /// Best weight + 0.3 × the rest + bonus, times the rule factor.
+    pub fn score(&self) -> f64 {
+        let mut w: Vec<f64> = self.terms.iter().map(|t| t.1).collect();
+        w.sort_by(|a, b| b.total_cmp(a));
+        let best = w.first().copied().unwrap_or(0.0);
+        let rest: f64 = w.iter().skip(1).sum();
+        (best + 0.3 * rest + self.bonus).min(2.5) * self.factor
+    }
+
+    fn add(&mut self, term: &str, weight: f64) {
+        if self.factor == 0.0 {
+            self.factor = 1.0;
+        }
+        if !self.terms.iter().any(|(t, _)| t == term) {
+            self.terms.push((term.to_owned(), weight));
+        }
+    }
+}
+
+/// Companion codes a matched term brings (Y, H or UN).
+#[derive(Debug, Clone)]
+pub struct Extra {
+    /// The code, e.g. "Y31", "H3", "UN1090".
+    pub code: String,
+    /// The term's weight.
+    pub weight: f64,
+    /// The term.
+    pub term: String,
+}
+
+/// Everything read from one description.
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    /// Candidates keyed by code (sorted, so results are deterministic).
+    pub candidates: BTreeMap<String, Candidate>,
+    /// Hazard signals (the words).
+    pub hazard: Vec<String>,
+    /// Hazardous constituent terms (of entries outside any mirror group) with
+    /// their weights: they support the A member of a mirror group they flip.
+    pub hazard_terms: Vec<(String, f64)>,
+    /// Clean / non-hazardous signals.
+    pub clean: Vec<String>,
+    /// Mixed / unsorted signals.
+    pub mixed: Vec<String>,
+    /// Sorted / single-material signals.
+    pub sorted: Vec<String>,
+    /// Recovery signals.
+    pub recycling: Vec<String>,
+    /// Y-codes brought by terms.
+    pub y: Vec<Extra>,
+    /// H-codes brought by terms and hazard words.
+    pub h: Vec<Extra>,
+    /// UN numbers brought by terms.
+    pub un: Vec<Extra>,
+    /// Warnings (deleted codes named, ...).
+    pub warnings: Vec<String>,
+}
+
+/// The net hazard reading of a description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HazardState {
+    /// Some hazard signal, at least as many as clean ones (precaution wins ties).
+    Hazard,
+    /// Clean signals only (or more of them).
+    Clean,
+    /// No qualifier.
+    Neutral,
+}
+
+impl Evidence {
+    /// The net hazard reading.
+    pub fn state(&self) -> HazardState {
+        if !self.hazard.is_empty() && self.hazard.len() >= self.clean.len() {
+            HazardState::Hazard
+        } else if !self.clean.is_empty() {
+            HazardState::Clean
+        } else {
+            HazardState::Neutral
+        }
+    }
+
+    /// Mixed without a sorted signal.
+    pub fn is_mixed(&self) -> bool {
+        !self.mixed.is_empty() && self.sorted.is_empty()
+    }
+
+    /// The candidate's score, 0 when absent.
+    pub fn score(&self, code: &str) -> f64 {
+        self.candidates.get(code).map_or(0.0, Candidate::score)
+    }
+}
+
+/// Reads the hits (and any code named in the text) into evidence.
+pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
+    let mut ev = Evidence::default();
+    let mut contaminants_from: Option<usize> = None;
+    for hit in hits {
+        let text = kb.matcher.text(hit.phrase).to_lowercase();
+        if contaminants_from.is_some()
+            && tokens
+                .get(hit.start)
+                .is_some_and(|t| t.break_before >= super::normalize::CLAUSE)
+        {
+            contaminants_from = None;
+        }
+        match hit.kind {
+            Kind::Term(i) => {
+                let contaminant = contaminants_from.is_some();
+                term(kb, &mut ev, tokens, hit, i, text, contaminant);
+            }
+            Kind::Source => contaminants_from = Some(hit.end),
+            Kind::Introducer(hazard) => {
+                contaminants_from = Some(hit.end);
+                if hazard && !hit.negated {
+                    ev.hazard.push(text);
+                }
+            }
+            Kind::Hazard if hit.negated => ev.clean.push(format!("not {text}")),
+            Kind::Hazard => {
+                if let Some(h) = kb.curated.qualifiers.h_words.get(&text) {
+                    ev.h.push(Extra {
+                        code: h.clone(),
+                        weight: 0.8,
+                        term: text.clone(),
+                    });
+                }
+                ev.hazard.push(text);
+            }
+            Kind::Clean if hit.negated => ev.hazard.push(format!("not {text}")),
+            Kind::Clean => ev.clean.push(text),
+            Kind::Mixed if hit.negated => ev.sorted.push(format!("not {text}")),
+            Kind::Mixed => ev.mixed.push(text),
+            Kind::Sorted => ev.sorted.push(text),
+            Kind::Recycling => ev.recycling.push(text),
+            Kind::NegateBefore | Kind::NegateAfter => {}
+        }
+    }
+    named_codes(kb, &mut ev, tokens);
+    ev
+}
+
+fn term(
+    kb: &KnowledgeBase,
+    ev: &mut Evidence,
+    tokens: &[Token],
+    hit: &Hit,
+    i: usize,
+    text: String,
+    contaminant: bool,
+) {
+    let Some(entry) = kb.curated.terms.get(i) else {
+        return;
+    };
+    if !entry.ctx.is_empty() && !context_present(kb, tokens, &entry.ctx) {
+        return;
+    }
+    if hit.negated {
+        if entry.hazard || entry.code.starts_with('A') {
+            ev.clean.push(format!("no {text}"));
+        }
+        return;
+    }
+    let weight = if contaminant && !entry.constituent {
+        entry.w * CONTAMINANT_DISCOUNT
+    } else {
+        entry.w
+    };
+    if entry.hazard {
+        ev.hazard.push(text.clone());
+        if entry.constituent && kb.mirror(&entry.code).is_none() {
+            ev.hazard_terms.push((text.clone(), weight));
+        }
+    }
+    for (list, codes) in [
+        (&mut ev.y, &entry.y),
+        (&mut ev.h, &entry.h),
+        (&mut ev.un, &entry.un),
+    ] {
+        list.extend(codes.iter().map(|c| Extra {
+            code: c.clone(),
+            weight: entry.w,
+            term: text.clone(),
+        }));
+    }
+    ev.candidates
+        .entry(entry.code.clone())
+        .or_default()
+        .add(&text, weight);
+}
+
+fn context_present(kb: &KnowledgeBase, tokens: &[Token], ctx: &[String]) -> bool {
+    ctx.iter().any(|c| {
+        let want = super::normalize::phrase_tokens(c, &kb.curated.spellings);
+        !want.is_empty()
+            && tokens
+                .windows(want.len())
+                .any(|w| w.iter().zip(&want).all(|(t, x)| t.text == *x))
+    })
+}
+
+fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {
+    for t in tokens {
+        let s = t.text.as_str();
+        let looks = s.len() >= 2
+            && s.len() <= 5
+            && matches!(s.as_bytes()[0], b'a' | b'b' | b'y')
+            && s[1..].bytes().all(|b| b.is_ascii_digit());
+        if !looks {
+            continue;
+        }
+        let Some(info) = kb.annexes.get(s) else {
+            continue;
+        };
+        if info.status == CodeStatus::InForce {
+            let code = info.code.clone();
+            ev.candidates
+                .entry(code.clone())
+                .or_default()
+                .add(&format!("code {code} named"), CODE_NAMED);
+            continue;
+        }
+        let replaced = info.replaced_by.clone().unwrap_or_default();
+        ev.warnings.push(format!(
+            "{} is not in force (deleted or never adopted){}; it is never returned.",
+            info.code,
+            if replaced.is_empty() {
+                String::new()
+            } else {
+                format!(", replaced by {}", replaced.join(" / "))
+            }
+        ));
+        for r in replaced {
+            if kb.annexes.in_force(&r).is_some() {
+                ev.candidates.entry(r).or_default().add(
+                    &format!("replacement of {}", info.code),
+                    REPLACEMENT_OF_DELETED,
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The knowledge base: official entries plus curated terms and relations,
+//! checked against each other once at startup.
+//!
+//! **Invariant:** every code the curated data can put in a result is an
+//! in-force entry; [`KnowledgeBase::bundled`] refuses the data otherwise.
+
+use std::collections::HashMap;
+
+use super::annexes::Annexes;
+use super::curated::{Curated, Mirror, Relation};
+use super::error::KnowledgeBaseError;
+use super::matcher::Matcher;
+
+/// Everything the classifier reads, built once.
+pub struct KnowledgeBase {
+    /// The official entries.
+    pub annexes: Annexes,
+    /// The curated data.
+    pub curated: Curated,
+    /// The compiled phrase table.
+    pub matcher: Matcher,
+    relations: HashMap<String, usize>,
+    mirror_of: HashMap<String, usize>,
+}
+
+impl KnowledgeBase {
+    /// Parses and cross-checks the embedded data.
+    ///
+    /// # Errors
+    /// [`KnowledgeBaseError`] when a file does not parse or curated data names
+    /// a code that is not in force.
+    pub fn bundled() -> Result<Self, KnowledgeBaseError> {
+        let annexes = Annexes::bundled()?;
+        let curated = Curated::bundled()?;
+        validate(&annexes, &curated)?;
+        let matcher = Matcher::new(&curated);
+        let relations = curated
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.code.clone(), i))
+            .collect();
+        let mut mirror_of = HashMap::new();
+        for (i, m) in curated.mirrors.iter().enumerate() {
+            for code in m.members() {
+                mirror_of.insert(code.to_owned(), i);
+            }
+        }
+        Ok(Self {
+            annexes,
+            curated,
+            matcher,
+            relations,
+            mirror_of,
+        })
+    }
+
+    /// The curated relation of `code`, if any.
+    pub fn relation(&self, code: &str) -> Option<&Relation> {
+        self.relations
+            .get(code)
+            .and_then(|&i| self.curated.relations.get(i))
+    }
+
+    /// The mirror group `code` belongs to, with its index.
+    pub fn mirror(&self, code: &str) -> Option<(usize, &Mirror)> {
+        let i = *self.mirror_of.get(code)?;
+        self.curated.mirrors.get(i).map(|m| (i, m))
+    }
+}
+
+fn validate(annexes: &Annexes, curated: &Curated) -> Result<(), KnowledgeBaseError> {
+    let check = |code: &str, context: &str| -> Result<(), KnowledgeBaseError> {
+        let ok = annexes.in_force(code).is_some_and(|c| c.code == code);
+        if ok {
+            Ok(())
+        } else {
+            Err(KnowledgeBaseError::UnknownCode {
+                code: code.to_owned(),
+                context: context.to_owned(),
+            })
+        }
+    };
+    for t in &curated.terms {
+        let context = format!("term {:?}", t.t.first());
+        check(&t.code, &context)?;
+        for c in t.y.iter().chain(&t.h) {
+            check(c, &context)?;
+        }
+    }
+    for r in &curated.relations {
+        let context = format!("relation of {}", r.code);
+        check(&r.code, &context)?;
+        for c in r.y.iter().chain(&r.h) {
+            check(c, &context)?;
+        }
+    }
+    for m in &curated.mirrors {
+        for c in m
+            .members()
+            .chain(m.mixed.as_deref())
+            .chain(m.default.as_deref())
+        {
+            check(c, "mirror group")?;
+        }
+    }
+    for h in curated.qualifiers.h_words.values() {
+        check(h, "qualifier h_words")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! What a classification returns: the codes per list, the list type, whether
+//! Prior Informed Consent applies, confidences, the explanation and warnings.
+//!
+//! Field names are a public contract (REST body and MCP tool output): every
+//! field is always present, lists may be empty.
+
+use serde::{Deserialize, Serialize};
+
+use super::procedure::Procedure;
+
+/// The fixed disclaimer attached to every classification.
+pub const DISCLAIMER: &str = "Informational only: this classification is generated automatically \
+from a plain-language description and is not a legal determination. The classification of a waste \
+and the procedure for its transboundary movement must be checked with the competent authorities of \
+the countries of export, transit and import.";
+
+/// One code in a result list, with its official title as `name`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CodeMatch {
+    /// The code, e.g. `"A1160"`, `"Y31"`, `"H8"`.
+    pub code: String,
+    /// The official title of the entry (first clause where the entry is long).
+    pub name: String,
+    /// How sure the classifier is that this code applies, from 0 to 1.
+    pub confidence: f64,
+}
+
+/// Which list decides the classification, and so which control applies.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListType {
+    /// An Annex VIII (list A) entry decides: hazardous, PIC required.
+    Amber,
+    /// An Annex IX (list B) entry decides: not hazardous under Basel.
+    Green,
+    /// Hazardous by Annex I (Y1–Y45) and Annex III without an Annex VIII entry.
+    #[serde(rename = "Annex I")]
+    AnnexI,
+    /// "Other wastes" of Annex II (Y46–Y49): PIC required.
+    #[serde(rename = "Annex II")]
+    AnnexII,
+}
+
+impl ListType {
+    /// The serialised name, e.g. `"Annex I"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListType::Amber => "Amber",
+            ListType::Green => "Green",
+            ListType::AnnexI => "Annex I",
+            ListType::AnnexII => "Annex II",
+        }
+    }
+}
+
+/// Why one code is in the result: the description's words that matched it and
+/// the rule that put it there.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The code explained.
+    pub code: String,
+    /// The normalised terms of the description that matched (may be empty for
+    /// codes that come from a relation, e.g. the Y-codes of an A-code).
+    pub matched_terms: Vec<String>,
+    /// Why the code is there, in words.
+    pub reason: String,
+}
+
+/// The answer to "what is this waste under the Basel Convention?".
+///
+/// The deciding list is `a_codes` for [`ListType::Amber`], `b_codes` for
+/// [`ListType::Green`] and `y_codes` otherwise; its first element is the best
+/// code. When the description is too vague, every code list is empty,
+/// `overall_confidence` is below 0.2, `pic_required` is true (precaution) and
+/// a warning says what is missing.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Classification {
+    /// Annex I / Annex II categories, best first, each with a confidence.
+    pub y_codes: Vec<CodeMatch>,
+    /// Annex VIII entries (list A), best first.
+    pub a_codes: Vec<CodeMatch>,
+    /// Annex IX entries (list B), best first.
+    pub b_codes: Vec<CodeMatch>,
+    /// Annex III hazard characteristics.
+    pub h_codes: Vec<CodeMatch>,
+    /// UN numbers, e.g. `"UN2794"`.
+    pub un_codes: Vec<String>,
+    /// The list that decides.
+    pub list_type: ListType,
+    /// Whether the Basel Prior Informed Consent procedure applies.
+    pub pic_required: bool,
+    /// Confidence in the deciding code, from 0 to 1.
+    pub overall_confidence: f64,
+    /// Fixed text: informational only, to be checked with the competent authority.
+    pub disclaimer: String,
+    /// One entry per returned code: matched terms and reason.
+    pub explanation: Vec<Explanation>,
+    /// Things the user should know: missing information, conflicting
+    /// qualifiers, unknown country codes, deleted codes named in the text.
+    pub warnings: Vec<String>,
+    /// The classifier and knowledge-base version that produced this answer.
+    pub classifier_version: String,
+    /// The control procedure for the movement, when both origin and
+    /// destination are given.
+    pub procedure: Option<Procedure>,
+}
+
+impl Classification {
+    /// The deciding list for this result's list type.
+    pub fn deciding(&self) -> &[CodeMatch] {
+        match self.list_type {
+            ListType::Amber => &self.a_codes,
+            ListType::Green => &self.b_codes,
+            ListType::AnnexI | ListType::AnnexII => &self.y_codes,
+        }
+    }
+
+    /// The best code: the first of the deciding list, if any.
+    pub fn best_code(&self) -> Option<&str> {
+        self.deciding().first().map(|c| c.code.as_str())
+    }
+}

@@ -1,0 +1,476 @@
+//! The classifier against its regression set and focused rules: negation and
+//! qualifiers, deleted codes, vague and odd input, and every procedure case.
+
+use domain::classifier::{Classification, Classifier, ListType, Regime};
+use domain::values::CountryCode;
+use serde::Deserialize;
+
+const CASES: &str = include_str!("classifier_cases.json");
+
+#[derive(Deserialize)]
+struct CaseFile {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    id: String,
+    description: String,
+    list_type: String,
+    pic_required: bool,
+    top_any: Vec<String>,
+}
+
+fn classifier() -> Classifier {
+    Classifier::bundled().expect("the embedded knowledge base builds")
+}
+
+fn cc(code: &str) -> CountryCode {
+    CountryCode::parse(code).expect("valid country code")
+}
+
+fn all_codes(r: &Classification) -> Vec<String> {
+    r.y_codes
+        .iter()
+        .chain(&r.a_codes)
+        .chain(&r.b_codes)
+        .chain(&r.h_codes)
+        .map(|c| c.code.clone())
+        .collect()
+}
+
+#[test]
+fn every_case_in_the_regression_set_is_classified_as_expected() {
+    let file: CaseFile = serde_json::from_str(CASES).expect("cases parse");
+    assert!(
+        file.cases.len() >= 150,
+        "the regression set has at least 150 cases"
+    );
+    let c = classifier();
+    let mut failures = Vec::new();
+    let (mut high, mut high_ok, mut low, mut low_ok) = (0usize, 0usize, 0usize, 0usize);
+    for case in &file.cases {
+        let r = c.classify(&case.description, None, None);
+        let best = r.best_code().unwrap_or("-").to_owned();
+        let top_ok = case.top_any.contains(&best);
+        if r.overall_confidence >= 0.7 {
+            high += 1;
+            high_ok += usize::from(top_ok);
+        } else {
+            low += 1;
+            low_ok += usize::from(top_ok);
+        }
+        if !top_ok || r.list_type.as_str() != case.list_type || r.pic_required != case.pic_required
+        {
+            failures.push(format!(
+                "{} {:?}: got {} {} pic={} conf={:.2}, want {} {:?} pic={}",
+                case.id,
+                case.description,
+                r.list_type.as_str(),
+                best,
+                r.pic_required,
+                r.overall_confidence,
+                case.list_type,
+                case.top_any,
+                case.pic_required
+            ));
+        }
+    }
+    let rate = |ok: usize, n: usize| if n == 0 { 1.0 } else { ok as f64 / n as f64 };
+    println!(
+        "calibration: confidence >= 0.7: {high_ok}/{high} correct ({:.2}); below 0.7: {low_ok}/{low} correct ({:.2})",
+        rate(high_ok, high),
+        rate(low_ok, low)
+    );
+    println!(
+        "cases: {} passed of {}",
+        file.cases.len() - failures.len(),
+        file.cases.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "failing cases:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        rate(high_ok, high) >= rate(low_ok, low),
+        "high-confidence results are at least as accurate"
+    );
+}
+
+#[test]
+fn the_bundled_knowledge_base_builds_and_knows_every_annex() {
+    let c = classifier();
+    for (code, annex) in [
+        ("Y1", "I"),
+        ("Y49", "II"),
+        ("H4.1", "III"),
+        ("A1181", "VIII"),
+        ("B3011", "IX"),
+    ] {
+        let info = c.lookup(code).expect("known code");
+        assert_eq!(info.annex, annex, "{code}");
+    }
+    assert_eq!(c.lookup("a1160").map(|i| i.code), Some("A1160".to_owned()));
+    assert!(c.lookup("XX99").is_none());
+    assert!(!c.version().is_empty());
+}
+
+#[test]
+fn deleted_codes_are_known_to_lookup_but_never_returned() {
+    let c = classifier();
+    for code in ["A1180", "B1110", "B4030", "B3010"] {
+        let info = c.lookup(code).expect("deleted code is known");
+        assert_eq!(
+            serde_json::to_value(info.status).ok(),
+            Some("deleted".into())
+        );
+    }
+    assert_eq!(
+        c.lookup("A1180").and_then(|i| i.replaced_by),
+        Some(vec!["A1181".to_owned()])
+    );
+    for text in [
+        "B1110 electrical assemblies",
+        "waste classified as A1180 computer scrap",
+        "B3010 solid plastic waste",
+        "used single-use cameras with batteries (B4030)",
+        "A1180 B1110 B4030 B3010",
+    ] {
+        let r = c.classify(text, None, None);
+        let codes = all_codes(&r);
+        for deleted in ["A1180", "B1110", "B4030", "B3010"] {
+            assert!(
+                !codes.contains(&deleted.to_owned()),
+                "{deleted} returned for {text:?}"
+            );
+        }
+        assert!(
+            !r.warnings.is_empty() || text.contains("cameras"),
+            "{text:?} warns about the deleted code"
+        );
+    }
+}
+
+#[test]
+fn hazard_qualifiers_move_a_green_waste_to_its_amber_mirror() {
+    let c = classifier();
+    let pairs = [
+        (
+            "insulated copper cables",
+            "B1115",
+            "insulated copper cables containing lead and PCB",
+            "A1190",
+        ),
+        (
+            "road asphalt planings",
+            "B2130",
+            "road asphalt planings containing tar",
+            "A3200",
+        ),
+        (
+            "coal fly ash",
+            "B2050",
+            "coal fly ash, contaminated, hazardous",
+            "A2060",
+        ),
+        (
+            "PET flakes, sorted",
+            "B3011",
+            "PET flakes contaminated with hazardous substances",
+            "A3210",
+        ),
+    ];
+    for (clean, green, dirty, amber) in pairs {
+        assert_eq!(
+            c.classify(clean, None, None).best_code(),
+            Some(green),
+            "{clean}"
+        );
+        let r = c.classify(dirty, None, None);
+        assert_eq!(r.best_code(), Some(amber), "{dirty}");
+        assert_eq!(r.list_type, ListType::Amber);
+        assert!(r.pic_required);
+    }
+}
+
+#[test]
+fn negation_and_clean_qualifiers_move_an_amber_waste_to_its_green_mirror() {
+    let c = classifier();
+    let cases = [
+        (
+            "spent activated carbon",
+            "A4160",
+            "spent activated carbon from potable water treatment, uncontaminated",
+            "B2060",
+        ),
+        (
+            "waste batteries",
+            "A1170",
+            "alkaline batteries, sorted, free of mercury and cadmium",
+            "B1090",
+        ),
+        (
+            "waste acid solution",
+            "A4090",
+            "acid solution, neutralised, not corrosive",
+            "B2120",
+        ),
+    ];
+    for (dirty, amber, clean, green) in cases {
+        assert_eq!(
+            c.classify(dirty, None, None).best_code(),
+            Some(amber),
+            "{dirty}"
+        );
+        let r = c.classify(clean, None, None);
+        assert_eq!(r.best_code(), Some(green), "{clean}");
+        assert!(!r.pic_required, "{clean}");
+    }
+}
+
+#[test]
+fn e_waste_without_hazardous_components_is_y49_and_with_them_a1181() {
+    let c = classifier();
+    let clean = c.classify(
+        "e-waste, non-hazardous, without batteries or CRTs",
+        None,
+        None,
+    );
+    assert_eq!(clean.best_code(), Some("Y49"));
+    assert_eq!(clean.list_type, ListType::AnnexII);
+    assert!(clean.pic_required);
+    let dirty = c.classify(
+        "e-waste containing mercury switches and lead solder",
+        None,
+        None,
+    );
+    assert_eq!(dirty.best_code(), Some("A1181"));
+}
+
+#[test]
+fn mixed_and_unsorted_plastic_is_y48_and_sorted_single_polymer_is_b3011() {
+    let c = classifier();
+    assert_eq!(
+        c.classify("unsorted mixed plastics", None, None)
+            .best_code(),
+        Some("Y48")
+    );
+    assert_eq!(
+        c.classify("polypropylene scrap, sorted, clean", None, None)
+            .best_code(),
+        Some("B3011")
+    );
+}
+
+#[test]
+fn a_vague_description_gives_no_codes_low_confidence_pic_and_a_warning() {
+    let c = classifier();
+    for text in [
+        "",
+        "   ",
+        "waste",
+        "stuff from our factory",
+        "???",
+        "material for export",
+    ] {
+        let r = c.classify(text, None, None);
+        assert!(r.deciding().is_empty(), "{text:?}");
+        assert!(
+            r.a_codes.is_empty() && r.b_codes.is_empty() && r.y_codes.is_empty(),
+            "{text:?}"
+        );
+        assert!(r.overall_confidence < 0.2, "{text:?}");
+        assert!(r.pic_required, "{text:?}");
+        assert!(
+            r.warnings.iter().any(|w| w.contains("too vague")),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn huge_unicode_and_control_character_input_never_panics() {
+    let c = classifier();
+    let huge = "lead acid batteries ".repeat(50_000);
+    let r = c.classify(&huge, None, None);
+    assert_eq!(r.best_code(), Some("A1160"));
+    assert!(r.warnings.iter().any(|w| w.contains("cut")));
+    for text in [
+        "\u{0}\u{1}\u{7f}\t\r\n",
+        "Ölfilter 🛢️ ääää — ñ ĳ ǅ İstanbul ΣΑΣ",
+        "電池 廃棄物",
+        "a1 b2 y999 A99999 h8 un2794",
+        "-- -- ,,, ;;; (( ))",
+        "\u{202e}battery\u{200b}",
+        "İİİİ lead-acid batteries",
+    ] {
+        let r = c.classify(text, None, None);
+        assert!((0.0..=1.0).contains(&r.overall_confidence));
+        assert!(serde_json::to_string(&r).is_ok());
+    }
+}
+
+#[test]
+fn the_result_serialises_with_every_field_and_the_contract_names() {
+    let r = classifier().classify("used lead-acid car batteries", None, None);
+    let v = serde_json::to_value(&r).expect("serialises");
+    for key in [
+        "y_codes",
+        "a_codes",
+        "b_codes",
+        "h_codes",
+        "un_codes",
+        "list_type",
+        "pic_required",
+        "overall_confidence",
+        "disclaimer",
+        "explanation",
+        "warnings",
+        "classifier_version",
+        "procedure",
+    ] {
+        assert!(v.get(key).is_some(), "{key}");
+    }
+    assert_eq!(v["list_type"], "Amber");
+    assert_eq!(v["a_codes"][0]["code"], "A1160");
+    assert!(v["y_codes"][0]["confidence"].is_number());
+    assert!(r.un_codes.contains(&"UN2794".to_owned()));
+    let annex = serde_json::to_value(ListType::AnnexI).expect("serialises");
+    assert_eq!(annex, "Annex I");
+}
+
+#[test]
+fn oecd_to_oecd_green_needs_no_notification_and_amber_does() {
+    let c = classifier();
+    let green = c.classify(
+        "baled corrugated cardboard",
+        Some(&cc("DE")),
+        Some(&cc("JP")),
+    );
+    let p = green.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::OecdDecision);
+    assert!(!p.notification_required);
+    assert_eq!(p.prohibited, Some(false));
+    let amber = c.classify(
+        "waste lead-acid batteries",
+        Some(&cc("DE")),
+        Some(&cc("JP")),
+    );
+    let p = amber.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::OecdDecision);
+    assert!(p.notification_required);
+}
+
+#[test]
+fn hazardous_waste_from_an_eu_state_to_a_non_annex_vii_state_is_prohibited() {
+    let c = classifier();
+    let r = c.classify("used lead-acid batteries", Some(&cc("DE")), Some(&cc("NG")));
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::BaselPic);
+    assert_eq!(p.prohibited, Some(true));
+    assert!(p.articles.iter().any(|a| a.contains("4A")));
+}
+
+#[test]
+fn hazardous_waste_from_an_annex_vii_party_not_known_to_have_accepted_the_ban_is_conditionally_prohibited(
+) {
+    let c = classifier();
+    let r = c.classify(
+        "spent solvents, toluene and xylene",
+        Some(&cc("JP")),
+        Some(&cc("NG")),
+    );
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.prohibited, None);
+    assert!(p
+        .summary
+        .contains("prohibited if the exporting Party has accepted the Ban Amendment"));
+}
+
+#[test]
+fn y49_e_waste_from_annex_vii_to_non_annex_vii_is_not_banned_but_needs_pic() {
+    let c = classifier();
+    let r = c.classify(
+        "non-hazardous e-waste: small household appliances without batteries",
+        Some(&cc("DE")),
+        Some(&cc("GH")),
+    );
+    assert_eq!(r.best_code(), Some("Y49"));
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::BaselPic);
+    assert_eq!(p.prohibited, Some(false));
+    assert!(p.notification_required);
+}
+
+#[test]
+fn y48_plastic_from_annex_vii_to_non_annex_vii_is_not_banned_but_needs_pic() {
+    let c = classifier();
+    let r = c.classify("mixed plastic waste", Some(&cc("NL")), Some(&cc("MY")));
+    assert_eq!(r.list_type, ListType::AnnexII);
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.prohibited, Some(false));
+    assert!(p.notification_required);
+}
+
+#[test]
+fn a_movement_between_a_party_and_the_united_states_needs_an_article_11_agreement() {
+    let c = classifier();
+    let r = c.classify(
+        "waste lead-acid batteries",
+        Some(&cc("US")),
+        Some(&cc("MX")),
+    );
+    // Both are OECD members: the OECD Decision is the Article 11 agreement.
+    assert_eq!(
+        r.procedure.as_ref().map(|p| p.regime),
+        Some(Regime::OecdDecision)
+    );
+    let r = c.classify(
+        "waste lead-acid batteries",
+        Some(&cc("US")),
+        Some(&cc("IN")),
+    );
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::Article11Agreement);
+    assert!(p.notification_required);
+    assert!(r.warnings.iter().any(|w| w.contains("US")));
+}
+
+#[test]
+fn an_unknown_country_code_is_named_in_a_warning() {
+    let c = classifier();
+    let r = c.classify(
+        "waste lead-acid batteries",
+        Some(&cc("XX")),
+        Some(&cc("ZZ")),
+    );
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::Undetermined);
+    assert!(r.warnings.iter().any(|w| w.contains("XX")));
+    assert!(r.warnings.iter().any(|w| w.contains("ZZ")));
+}
+
+#[test]
+fn green_waste_between_basel_parties_outside_the_oecd_needs_no_notification() {
+    let c = classifier();
+    let r = c.classify("clean copper scrap", Some(&cc("IN")), Some(&cc("CN")));
+    let p = r.procedure.expect("procedure");
+    assert_eq!(p.regime, Regime::BaselPic);
+    assert!(!p.notification_required);
+}
+
+#[test]
+fn no_procedure_without_both_countries() {
+    let c = classifier();
+    assert!(c
+        .classify("copper scrap", Some(&cc("DE")), None)
+        .procedure
+        .is_none());
+}
+
+#[test]
+fn the_classifier_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Classifier>();
+}

@@ -1,0 +1,3 @@
+//! Integration tests of the domain crate (one test binary).
+
+mod classifier;
