@@ -1,0 +1,3 @@
+//! The one integration-test binary of the `projections` crate.
+
+mod runner;
