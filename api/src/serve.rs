@@ -1,12 +1,15 @@
 //! `basel serve`: migrate, seed on first start, project, and answer HTTP until
 //! SIGINT or SIGTERM.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use chrono::Utc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+
+use domain::classifier::Classifier;
 
 use crate::app::{self, AppState};
 use crate::runtime::Runtime;
@@ -50,9 +53,18 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         tracing::info!("shutting down");
         let _ = stop.send(true);
     });
-    app::run(listener, AppState { runtime }, wait(stopped))
-        .await
-        .context("REST server failed")?;
+    let classifier =
+        Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);
+    app::run(
+        listener,
+        AppState {
+            runtime,
+            classifier,
+        },
+        wait(stopped),
+    )
+    .await
+    .context("REST server failed")?;
     projector.await.context("projector task failed")?;
     Ok(())
 }

@@ -33,7 +33,7 @@ pub async fn enrol(
         .enrol(id, name, email, &cli_metadata(Actor::Admin))
         .await
         .map_err(|e| anyhow!("cannot enrol the steward: {e}"))?;
-    runtime.wake.notify_waiters();
+    runtime.wake.notify_one();
     writeln!(
         out,
         "Enrolled steward {} (the token below is shown once; only its hash is stored):",

@@ -286,7 +286,7 @@ pub async fn import(
             ));
         }
     }
-    runtime.wake.notify_waiters();
+    runtime.wake.notify_one();
     writeln!(
         out,
         "Imported {name}: {registered} registered, {updated} updated, {} refused.",

@@ -1,0 +1,57 @@
+//! `POST /api/v1/classify`: a waste description → Basel codes.
+
+use axum::extract::State;
+use axum::Json;
+use serde_json::Value;
+
+use domain::classifier::Classification;
+use domain::values::CountryCode;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::extract::{object, optional_string, JsonBody};
+
+/// The longest description accepted, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 5000;
+
+/// Classifies `{description, origin?, destination?}`.
+///
+/// # Errors
+/// 422 naming the field when `description` is missing, not a string, empty
+/// after trimming or over 5 000 characters, or a country is not ISO alpha-2.
+pub async fn classify(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Classification>, ApiError> {
+    object(&body)?;
+    let description = match body.get("description") {
+        Some(Value::String(text)) => text.trim(),
+        None | Some(Value::Null) => return Err(ApiError::invalid("description", "is required")),
+        Some(_) => return Err(ApiError::invalid("description", "must be a string")),
+    };
+    if description.is_empty() {
+        return Err(ApiError::invalid("description", "must not be empty"));
+    }
+    if description.chars().count() > MAX_DESCRIPTION_CHARS {
+        return Err(ApiError::invalid(
+            "description",
+            format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
+        ));
+    }
+    let origin = country(&body, "origin")?;
+    let destination = country(&body, "destination")?;
+    Ok(Json(state.classifier.classify(
+        description,
+        origin.as_ref(),
+        destination.as_ref(),
+    )))
+}
+
+fn country(body: &Value, field: &str) -> Result<Option<CountryCode>, ApiError> {
+    optional_string(body, field)?
+        .map(|code| {
+            CountryCode::parse(&code)
+                .map_err(|_| ApiError::invalid(field, "must be an ISO 3166-1 alpha-2 country code"))
+        })
+        .transpose()
+}

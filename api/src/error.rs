@@ -1,0 +1,155 @@
+//! The one JSON error shape of the REST API.
+//!
+//! Every error body has `error` (a short title), `message` (what to do) and a
+//! stable machine `code`, except the 401 for a missing or invalid API key,
+//! whose body is exactly `{error, message, help}` as clients of this kind of
+//! service expect. 5xx bodies never carry internals: the cause is logged here,
+//! once.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use domain::authority::FieldProblem;
+
+/// An error answer.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 401: no `X-API-Key`, or a key that is not active.
+    ApiKeyRequired,
+    /// 400: the body is not JSON, or a query parameter is malformed.
+    BadRequest {
+        /// Stable code.
+        code: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// 404: no such resource.
+    NotFound {
+        /// Stable code.
+        code: &'static str,
+        /// What was not found.
+        message: String,
+    },
+    /// 405: the route exists but not with this method.
+    MethodNotAllowed,
+    /// 409: a concurrent write to the same record won.
+    Conflict,
+    /// 413: the body is over the limit.
+    PayloadTooLarge,
+    /// 415: the body is not `application/json`.
+    UnsupportedMediaType,
+    /// 422: the body parsed, but fields are invalid.
+    Invalid(Vec<FieldProblem>),
+    /// 503: the store is unreachable; the cause is logged.
+    Unavailable(String),
+    /// 500: a defect; the cause is logged.
+    Internal(String),
+}
+
+impl ApiError {
+    /// A 422 about one field.
+    pub fn invalid(field: &str, message: impl Into<String>) -> Self {
+        Self::Invalid(vec![FieldProblem::new(field, message)])
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, body) = match self {
+            Self::ApiKeyRequired => (
+                StatusCode::UNAUTHORIZED,
+                json!({
+                    "error": "API key required",
+                    "message": "Send your API key in the X-API-Key header.",
+                    "help": "Get a free API key at /register",
+                }),
+            ),
+            Self::BadRequest { code, message } => {
+                (StatusCode::BAD_REQUEST, body("bad request", code, &message))
+            }
+            Self::NotFound { code, message } => {
+                (StatusCode::NOT_FOUND, body("not found", code, &message))
+            }
+            Self::MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                body(
+                    "method not allowed",
+                    "method_not_allowed",
+                    "this route does not serve that method",
+                ),
+            ),
+            Self::Conflict => (
+                StatusCode::CONFLICT,
+                body(
+                    "conflict",
+                    "conflict",
+                    "another write to the same record came first; retry",
+                ),
+            ),
+            Self::PayloadTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                body(
+                    "payload too large",
+                    "payload_too_large",
+                    "the request body is over 64 KiB",
+                ),
+            ),
+            Self::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                body(
+                    "unsupported media type",
+                    "unsupported_media_type",
+                    "send the body as JSON with Content-Type: application/json",
+                ),
+            ),
+            Self::Invalid(problems) => {
+                let mut value = body("invalid fields", "validation_failed", &summary(&problems));
+                value["errors"] = json!(problems);
+                (StatusCode::UNPROCESSABLE_ENTITY, value)
+            }
+            Self::Unavailable(cause) => {
+                tracing::error!(error = %cause, "store unavailable");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    body(
+                        "service unavailable",
+                        "unavailable",
+                        "the store is unavailable; retry shortly",
+                    ),
+                )
+            }
+            Self::Internal(cause) => {
+                tracing::error!(error = %cause, "internal error");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    body(
+                        "internal error",
+                        "internal",
+                        "something went wrong on our side",
+                    ),
+                )
+            }
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+fn body(error: &str, code: &str, message: &str) -> serde_json::Value {
+    json!({ "error": error, "code": code, "message": message })
+}
+
+fn summary(problems: &[FieldProblem]) -> String {
+    problems
+        .iter()
+        .map(|p| format!("{}: {}", p.field, p.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl From<projections::ProjectionError> for ApiError {
+    fn from(error: projections::ProjectionError) -> Self {
+        Self::Unavailable(error.to_string())
+    }
+}

@@ -1,0 +1,62 @@
+//! A JSON body extractor whose rejections are [`ApiError`]s: not JSON → 415,
+//! malformed → 400, wrong shape → 422, too large → 413.
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// A request body parsed as JSON (any value; handlers check the shape so they
+/// can name the field).
+pub struct JsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        match axum::Json::<Value>::from_request(request, state).await {
+            Ok(axum::Json(value)) => Ok(Self(value)),
+            Err(JsonRejection::MissingJsonContentType(_)) => Err(ApiError::UnsupportedMediaType),
+            Err(JsonRejection::JsonSyntaxError(e)) => Err(ApiError::BadRequest {
+                code: "malformed_json",
+                message: e.body_text(),
+            }),
+            Err(JsonRejection::JsonDataError(e)) => Err(ApiError::invalid("body", e.body_text())),
+            Err(JsonRejection::BytesRejection(e))
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
+            {
+                Err(ApiError::PayloadTooLarge)
+            }
+            Err(other) => Err(ApiError::BadRequest {
+                code: "unreadable_body",
+                message: other.body_text(),
+            }),
+        }
+    }
+}
+
+/// An optional string field: absent or null → `None`; any other non-string → 422.
+///
+/// # Errors
+/// [`ApiError::Invalid`] naming the field.
+pub fn optional_string(body: &Value, field: &str) -> Result<Option<String>, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(ApiError::invalid(field, "must be a string")),
+    }
+}
+
+/// The body must be a JSON object.
+///
+/// # Errors
+/// [`ApiError::Invalid`] when it is not.
+pub fn object(body: &Value) -> Result<(), ApiError> {
+    if body.is_object() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid("body", "must be a JSON object"))
+    }
+}
