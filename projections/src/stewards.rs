@@ -67,18 +67,7 @@ pub async fn by_token_hash(
     db: &ReadDb,
     token_hash: &str,
 ) -> Result<Option<StewardRow>, ProjectionError> {
-    let row = sqlx::query("SELECT id, name, status FROM stewards WHERE token_hash = $1")
-        .bind(token_hash)
-        .fetch_optional(db)
-        .await?;
-    row.map(|r| {
-        Ok(StewardRow {
-            id: r.try_get("id")?,
-            name: r.try_get("name")?,
-            status: r.try_get("status")?,
-        })
-    })
-    .transpose()
+    find(db, "token_hash", token_hash).await
 }
 
 /// The steward with this id.
@@ -86,10 +75,17 @@ pub async fn by_token_hash(
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
 pub async fn by_id(db: &ReadDb, id: &str) -> Result<Option<StewardRow>, ProjectionError> {
-    let row = sqlx::query("SELECT id, name, status FROM stewards WHERE id = $1")
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
+    find(db, "id", id).await
+}
+
+/// One steward by a unique column (`id` or `token_hash`, never user input).
+async fn find(
+    db: &ReadDb,
+    column: &str,
+    value: &str,
+) -> Result<Option<StewardRow>, ProjectionError> {
+    let sql = format!("SELECT id, name, status FROM stewards WHERE {column} = $1");
+    let row = sqlx::query(&sql).bind(value).fetch_optional(db).await?;
     row.map(|r| {
         Ok(StewardRow {
             id: r.try_get("id")?,

@@ -223,3 +223,37 @@ async fn importing_an_existing_country_records_a_steward_verification() {
         "registered, then changed + verified"
     );
 }
+
+#[tokio::test]
+async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
+    let store = Store::embedded();
+    enrol(&store, "Importer");
+    let suspend = store.run(&[
+        "steward",
+        "suspend",
+        "importer",
+        "--reason",
+        "left the team",
+    ]);
+    assert!(suspend.status.success(), "{}", stderr(&suspend));
+    let again = store.run(&["steward", "suspend", "importer"]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("already suspended"),
+        "{}",
+        stderr(&again)
+    );
+    let unknown = store.run(&["steward", "suspend", "nobody"]);
+    assert!(!unknown.status.success());
+    let file = store.dir.path().join("one.json");
+    std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo"}]"#).expect("write");
+    let import = store.run(&[
+        "import",
+        file.to_str().expect("path"),
+        "--steward",
+        "importer",
+    ]);
+    assert!(!import.status.success());
+    assert!(stderr(&import).contains("suspended"), "{}", stderr(&import));
+    assert_eq!(count_events(&store, "authority").await, 0);
+}
