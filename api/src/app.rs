@@ -26,6 +26,8 @@ pub struct AppState {
     pub runtime: Runtime,
     /// The waste classifier, built once at start.
     pub classifier: Arc<Classifier>,
+    /// Days after which a record's last check is reported `stale`.
+    pub stale_after_days: i64,
 }
 
 /// The REST router.

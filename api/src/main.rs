@@ -35,7 +35,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match cli
         .command
-        .unwrap_or(Command::Serve(ServeSettings::default()))
+        .unwrap_or(Command::Serve(ServeSettings::from_env()))
     {
         Command::Serve(settings) => api::serve::serve(&cli.store, &settings).await,
         Command::Steward(StewardCommand::Enrol { name, email, id }) => {

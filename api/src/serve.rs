@@ -13,7 +13,7 @@ use domain::classifier::Classifier;
 
 use crate::app::{self, AppState};
 use crate::runtime::Runtime;
-use crate::settings::{ServeSettings, StoreSettings};
+use crate::settings::{Role, ServeSettings, StoreSettings};
 
 /// How often projections look for writes made by other processes.
 const POLL: Duration = Duration::from_millis(250);
@@ -24,6 +24,8 @@ const POLL: Duration = Duration::from_millis(250);
 /// When start-up fails (store unreachable, port taken, …) or the server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let runtime = Runtime::open(store).await?;
+    let role = settings.role;
+    let runs = |part: Role| role == Role::All || role == part;
     let now = Utc::now();
     let seeded = commands::seed::seed_if_empty(&runtime.backend, now, now.date_naive())
         .await
@@ -34,38 +36,70 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
             "seeded the directory from the bundled dataset"
         );
     }
-    if let Err(error) = runtime.catch_up().await {
-        tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
-    }
     let (stop, stopped) = watch::channel(false);
-    let projector =
-        runtime
-            .projector
-            .clone()
-            .run(runtime.wake.clone(), POLL, wait(stopped.clone()));
-    let projector = tokio::spawn(projector);
-    let listener = TcpListener::bind(settings.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", settings.listen))?;
-    tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), "REST API listening");
+    let mut tasks = tokio::task::JoinSet::new();
+    if runs(Role::Projector) {
+        if let Err(error) = runtime.catch_up().await {
+            tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
+        }
+        let projector =
+            runtime
+                .projector
+                .clone()
+                .run(runtime.wake.clone(), POLL, wait(stopped.clone()));
+        tasks.spawn(async move {
+            projector.await;
+            Ok(())
+        });
+    }
+    let classifier =
+        Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);
+    if runs(Role::Rest) {
+        let listener = TcpListener::bind(settings.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", settings.listen))?;
+        tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), role = ?role, "REST API listening");
+        let state = AppState {
+            runtime: runtime.clone(),
+            classifier: classifier.clone(),
+            stale_after_days: settings.stale_after_days,
+        };
+        let shutdown = wait(stopped.clone());
+        tasks.spawn(async move {
+            app::run(listener, state, shutdown)
+                .await
+                .context("REST server failed")
+        });
+    }
+    if runs(Role::Mcp) {
+        let listener = TcpListener::bind(settings.mcp_listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", settings.mcp_listen))?;
+        tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
+        let router = mcp::router(mcp::McpState {
+            read_db: runtime.read_db.clone(),
+            secret: runtime.secret.clone(),
+            classifier: classifier.clone(),
+            stale_after_days: settings.stale_after_days,
+            allowed_origins: settings.mcp_allowed_origins.clone(),
+            allowed_hosts: settings.mcp_allowed_hosts.clone(),
+        });
+        let shutdown = wait(stopped.clone());
+        tasks.spawn(async move {
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown)
+                .await
+                .context("MCP server failed")
+        });
+    }
     tokio::spawn(async move {
         shutdown_signal().await;
         tracing::info!("shutting down");
         let _ = stop.send(true);
     });
-    let classifier =
-        Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);
-    app::run(
-        listener,
-        AppState {
-            runtime,
-            classifier,
-        },
-        wait(stopped),
-    )
-    .await
-    .context("REST server failed")?;
-    projector.await.context("projector task failed")?;
+    while let Some(joined) = tasks.join_next().await {
+        joined.context("a server task panicked")??;
+    }
     Ok(())
 }
 

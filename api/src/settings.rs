@@ -36,9 +36,29 @@ pub struct StoreSettings {
         global = true
     )]
     pub database_url: Option<String>,
-    /// NATS URL; absent = the embedded log (the events table).
+    /// NATS URL; absent = the embedded log (the events table). Needs
+    /// `BASEL_DATABASE_URL` (server mode).
     #[arg(long, env = "BASEL_NATS_URL", global = true)]
     pub nats_url: Option<String>,
+    /// The JetStream stream holding the log (server mode).
+    #[arg(
+        long,
+        env = "BASEL_NATS_STREAM",
+        default_value = "BASEL_EVENTS",
+        global = true
+    )]
+    pub nats_stream: String,
+    /// Subject prefix: events go to `<prefix>.<aggregate_type>.<aggregate_id>`.
+    #[arg(
+        long,
+        env = "BASEL_NATS_SUBJECT_PREFIX",
+        default_value = "basel.events",
+        global = true
+    )]
+    pub nats_subject_prefix: String,
+    /// Replicas of the stream when basel creates it (1 for a single server).
+    #[arg(long, env = "BASEL_NATS_REPLICAS", default_value_t = 1, global = true)]
+    pub nats_replicas: usize,
     /// Secret under which API keys are derived (at least 32 characters). Absent:
     /// generated once and kept in `<data-dir>/server.secret`.
     #[arg(long, env = "BASEL_SECRET", hide_env_values = true, global = true)]
@@ -68,6 +88,38 @@ pub struct ServeSettings {
     /// Address of the MCP server.
     #[arg(long, env = "BASEL_MCP_LISTEN", default_value = "127.0.0.1:8081")]
     pub mcp_listen: SocketAddr,
+    /// What this process runs: everything, or one part of a scaled-out deployment.
+    #[arg(long, env = "BASEL_ROLE", value_enum, default_value = "all")]
+    pub role: Role,
+    /// A record whose last check is older than this many days is reported `stale`.
+    #[arg(long, env = "BASEL_STALE_AFTER_DAYS", default_value_t = 365)]
+    pub stale_after_days: i64,
+    /// Browser origins allowed to call the MCP server (comma-separated); requests
+    /// without an `Origin` header are always allowed.
+    #[arg(long, env = "BASEL_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub mcp_allowed_origins: Vec<String>,
+    /// `Host` values the MCP server answers to (comma-separated; default loopback).
+    #[arg(
+        long,
+        env = "BASEL_MCP_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        default_value = "localhost,127.0.0.1,::1"
+    )]
+    pub mcp_allowed_hosts: Vec<String>,
+}
+
+/// `basel` with no subcommand: serve, configured from the environment.
+#[derive(Debug, Parser)]
+struct ServeFromEnv {
+    #[command(flatten)]
+    serve: ServeSettings,
+}
+
+impl ServeSettings {
+    /// The settings `basel serve` would get with no flags (environment and defaults).
+    pub fn from_env() -> Self {
+        ServeFromEnv::parse_from(["basel"]).serve
+    }
 }
 
 impl Default for ServeSettings {
@@ -75,8 +127,27 @@ impl Default for ServeSettings {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             mcp_listen: SocketAddr::from(([127, 0, 0, 1], 8081)),
+            role: Role::All,
+            stale_after_days: 365,
+            mcp_allowed_origins: Vec::new(),
+            mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
         }
     }
+}
+
+/// What a `basel serve` process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    /// REST, MCP, relay and projections in one process.
+    All,
+    /// The REST API only (reads projections others maintain).
+    Rest,
+    /// The MCP server only.
+    Mcp,
+    /// The outbox relay only (events table → JetStream).
+    Relay,
+    /// The projections only.
+    Projector,
 }
 
 /// `basel steward …`.

@@ -5,6 +5,9 @@ use sqlx::{Any, Row, Transaction};
 
 use domain::authority::AuthorityEvent;
 
+use chrono::{DateTime, Utc};
+
+use crate::directory::{guard, AuthorityRow, Guard};
 use crate::log::StoredEvent;
 use crate::{ProjectionError, ReadDb};
 
@@ -38,7 +41,16 @@ pub async fn apply(
     tx: &mut Transaction<'_, Any>,
     event: &StoredEvent,
 ) -> Result<(), ProjectionError> {
-    let details = match event.decode::<AuthorityEvent>()? {
+    let decoded = event.decode::<AuthorityEvent>()?;
+    let last: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(sequence) FROM authority_history WHERE country_code = $1")
+            .bind(&event.aggregate_id)
+            .fetch_one(&mut **tx)
+            .await?;
+    if let Guard::Skip = guard(last, event)? {
+        return Ok(());
+    }
+    let details = match decoded {
         AuthorityEvent::AuthorityRegistered(e) => json!({
             "country_name": e.country_name, "contact": e.contact, "verified": e.verified,
             "last_checked": e.last_checked, "source": e.source,
@@ -66,30 +78,176 @@ pub async fn apply(
     Ok(())
 }
 
+const COLUMNS: &str =
+    "country_code, sequence, event_type, recorded_at, actor, request_id, position, details";
+
 /// A country's history, oldest first.
 ///
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
 pub async fn of(db: &ReadDb, code: &str) -> Result<Vec<HistoryRow>, ProjectionError> {
-    let rows = sqlx::query(
-        "SELECT sequence, event_type, recorded_at, actor, request_id, position, details FROM authority_history \
-         WHERE country_code = $1 ORDER BY sequence",
-    )
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM authority_history WHERE country_code = $1 ORDER BY sequence"
+    ))
     .bind(code)
+    .fetch_all(db)
+    .await?;
+    rows.iter().map(|row| Ok(from_row(row)?.1)).collect()
+}
+
+/// A country's history for clients, oldest first: each entry flattened, with
+/// the steward shown by id and name (never e-mail).
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn items(db: &ReadDb, code: &str) -> Result<Vec<Value>, ProjectionError> {
+    let rows = of(db, code).await?;
+    let mut names = std::collections::HashMap::new();
+    let mut items = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let name = match row.details.get("steward").and_then(Value::as_str) {
+            Some(id) => {
+                if !names.contains_key(id) {
+                    let found = crate::stewards::by_id(db, id).await?.map(|s| s.name);
+                    names.insert(id.to_owned(), found);
+                }
+                names.get(id).cloned().flatten()
+            }
+            None => None,
+        };
+        items.push(crate::views::history_item(row, name.as_deref()));
+    }
+    Ok(items)
+}
+
+/// Directory changes across every country after log position `after`, in log
+/// order, at most `limit`: each a history entry with its `country_code`.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn after(db: &ReadDb, after: i64, limit: i64) -> Result<Vec<Value>, ProjectionError> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM authority_history WHERE position > $1 ORDER BY position LIMIT $2"
+    ))
+    .bind(after)
+    .bind(limit)
     .fetch_all(db)
     .await?;
     rows.iter()
         .map(|row| {
-            let details: String = row.try_get("details")?;
-            Ok(HistoryRow {
-                sequence: row.try_get("sequence")?,
-                event_type: row.try_get("event_type")?,
-                recorded_at: row.try_get("recorded_at")?,
-                actor: row.try_get("actor")?,
-                request_id: row.try_get("request_id")?,
-                position: row.try_get("position")?,
-                details: serde_json::from_str(&details).unwrap_or(Value::Null),
-            })
+            let (code, row) = from_row(row)?;
+            let mut item = crate::views::history_item(&row, None);
+            if let Value::Object(map) = &mut item {
+                map.insert("country_code".into(), code.into());
+            }
+            Ok(item)
         })
         .collect()
+}
+
+/// A country's record as it stood at `at`, rebuilt from its history; `None`
+/// when it was not registered yet (or never).
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn directory_as_of(
+    db: &ReadDb,
+    code: &str,
+    at: DateTime<Utc>,
+) -> Result<Option<AuthorityRow>, ProjectionError> {
+    let mut record: Option<AuthorityRow> = None;
+    for row in of(db, code).await? {
+        let recorded = DateTime::parse_from_rfc3339(&row.recorded_at)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                ProjectionError::Corrupt(format!("recorded_at of {code}#{}: {e}", row.sequence))
+            })?;
+        if recorded > at {
+            break;
+        }
+        fold(&mut record, code, &row);
+    }
+    Ok(record)
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Applies one history entry to the record being rebuilt.
+fn fold(record: &mut Option<AuthorityRow>, code: &str, row: &HistoryRow) {
+    let d = &row.details;
+    match row.event_type.as_str() {
+        "AuthorityRegistered" => {
+            let contact = d.get("contact").cloned().unwrap_or(Value::Null);
+            *record = Some(AuthorityRow {
+                country_code: code.to_owned(),
+                country_name: text(d, "country_name").unwrap_or_default(),
+                ca_name: text(&contact, "ca_name"),
+                email: text(&contact, "email"),
+                phone: text(&contact, "phone"),
+                address: text(&contact, "address"),
+                notes: text(&contact, "notes"),
+                verified: d.get("verified").and_then(Value::as_bool).unwrap_or(false),
+                last_checked: text(d, "last_checked"),
+                source: text(d, "source"),
+                source_method: None,
+                source_steward: None,
+                source_note: None,
+                version: 0,
+                position: 0,
+                updated_at: String::new(),
+            });
+        }
+        "ContactDetailsChanged" => {
+            let Some(r) = record.as_mut() else { return };
+            for change in d
+                .get("changes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let new = text(change, "new");
+                match change.get("field").and_then(Value::as_str) {
+                    Some("ca_name") => r.ca_name = new,
+                    Some("email") => r.email = new,
+                    Some("phone") => r.phone = new,
+                    Some("address") => r.address = new,
+                    Some("notes") => r.notes = new,
+                    _ => {}
+                }
+            }
+        }
+        "VerificationRecorded" => {
+            let Some(r) = record.as_mut() else { return };
+            r.verified = d.get("verified").and_then(Value::as_bool).unwrap_or(false);
+            r.last_checked = text(d, "checked_on");
+            r.source = text(d, "source");
+            r.source_method = text(d, "method");
+            r.source_steward = text(d, "steward");
+            r.source_note = text(d, "note");
+        }
+        _ => return,
+    }
+    if let Some(r) = record.as_mut() {
+        r.version = row.sequence;
+        r.position = row.position;
+        r.updated_at = row.recorded_at.clone();
+    }
+}
+
+fn from_row(row: &sqlx::any::AnyRow) -> Result<(String, HistoryRow), ProjectionError> {
+    let details: String = row.try_get("details")?;
+    Ok((
+        row.try_get("country_code")?,
+        HistoryRow {
+            sequence: row.try_get("sequence")?,
+            event_type: row.try_get("event_type")?,
+            recorded_at: row.try_get("recorded_at")?,
+            actor: row.try_get("actor")?,
+            request_id: row.try_get("request_id")?,
+            position: row.try_get("position")?,
+            details: serde_json::from_str(&details).unwrap_or(Value::Null),
+        },
+    ))
 }

@@ -16,7 +16,8 @@
 //! - [`runner`]: applying the log to every projection, checkpoints, waiting
 //!   for a position (read-your-writes);
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
-//!   each, with its reader.
+//!   each, with its reader;
+//! - [`views`]: the JSON shapes clients see, shared by REST and MCP.
 
 pub mod api_keys;
 pub mod directory;
@@ -24,6 +25,7 @@ pub mod history;
 pub mod log;
 pub mod runner;
 pub mod stewards;
+pub mod views;
 
 use sqlx::AnyPool;
 
@@ -53,6 +55,9 @@ pub enum ProjectionError {
         /// The sequence seen.
         got: i64,
     },
+    /// A read row holds something it never should (a hand-edited table).
+    #[error("read table is corrupt: {0}")]
+    Corrupt(String),
     /// The database failed.
     #[error("read database: {0}")]
     Database(#[from] sqlx::Error),

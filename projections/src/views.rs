@@ -1,0 +1,221 @@
+//! The shapes clients see, built from read rows: one definition shared by the
+//! REST API and the MCP server, so both return the same JSON for a record.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::directory::AuthorityRow;
+use crate::history::HistoryRow;
+
+/// Days after which a record's last check counts as stale, unless configured.
+pub const DEFAULT_STALE_AFTER_DAYS: i64 = 365;
+
+/// How a record's last check was made and by whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// `email`, `phone`, `website`, `official_notification`, `other`; absent
+    /// for records never checked by a steward (seeded or imported as they were).
+    pub method: Option<String>,
+    /// The steward who made the last check (id only; e-mails are never shown).
+    pub steward: Option<String>,
+    /// The steward's note on it.
+    pub note: Option<String>,
+    /// When the record last changed (RFC 3339).
+    pub recorded_at: String,
+}
+
+/// One country's competent-authority record, as `GET /api/v1/ca/{cc}` and the
+/// MCP `get_competent_authority` tool return it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Record {
+    /// ISO 3166-1 alpha-2, upper case.
+    pub country_code: String,
+    /// The country's name.
+    pub country_name: String,
+    /// The competent authority's name.
+    pub ca_name: Option<String>,
+    /// Its e-mail address.
+    pub email: Option<String>,
+    /// Its phone number (`+CC-…`).
+    pub phone: Option<String>,
+    /// Its postal address.
+    pub address: Option<String>,
+    /// Whether a steward (or the source) verified the contact details.
+    pub verified: bool,
+    /// Date of the last check, `YYYY-MM-DD`.
+    pub last_checked: Option<String>,
+    /// The same as `email` (the name some clients know it by).
+    pub email_primary: Option<String>,
+    /// The same as `last_checked` (the name some clients know it by).
+    pub last_verified_date: Option<String>,
+    /// Notes shown with the record.
+    pub notes: Option<String>,
+    /// What the last check (or the registration) relied on.
+    pub source: Option<String>,
+    /// How and by whom the last check was made.
+    pub provenance: Provenance,
+    /// Whether the last check is older than the staleness bound (or missing).
+    pub stale: bool,
+    /// The record's version: the number of events applied to it.
+    pub version: i64,
+}
+
+impl Record {
+    /// The record for `row`, judged stale against `today`.
+    pub fn new(row: AuthorityRow, today: NaiveDate, stale_after_days: i64) -> Self {
+        let stale = row
+            .last_checked
+            .as_deref()
+            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
+            .is_none_or(|checked| (today - checked).num_days() > stale_after_days);
+        Self {
+            email_primary: row.email.clone(),
+            last_verified_date: row.last_checked.clone(),
+            country_code: row.country_code,
+            country_name: row.country_name,
+            ca_name: row.ca_name,
+            email: row.email,
+            phone: row.phone,
+            address: row.address,
+            verified: row.verified,
+            last_checked: row.last_checked,
+            notes: row.notes,
+            source: row.source,
+            provenance: Provenance {
+                method: row.source_method,
+                steward: row.source_steward,
+                note: row.source_note,
+                recorded_at: row.updated_at,
+            },
+            stale,
+            version: row.version,
+        }
+    }
+}
+
+/// One entry of the directory list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListItem {
+    /// ISO alpha-2.
+    pub country_code: String,
+    /// The country's name.
+    pub country_name: String,
+    /// The authority's name.
+    pub ca_name: Option<String>,
+}
+
+impl From<&AuthorityRow> for ListItem {
+    fn from(row: &AuthorityRow) -> Self {
+        Self {
+            country_code: row.country_code.clone(),
+            country_name: row.country_name.clone(),
+            ca_name: row.ca_name.clone(),
+        }
+    }
+}
+
+/// A steward as auditors see them: id and name, never the e-mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StewardRef {
+    /// The steward's id.
+    pub id: String,
+    /// Their name (absent if the steward is unknown to the read side).
+    pub name: Option<String>,
+}
+
+/// One entry of a record's history, flattened for clients: the common fields,
+/// then what the event recorded (`changes`, or the verification's fields, or
+/// the registered contact).
+pub fn history_item(row: &HistoryRow, steward_name: Option<&str>) -> Value {
+    let mut item = Map::new();
+    item.insert("sequence".into(), row.sequence.into());
+    item.insert("event_type".into(), row.event_type.clone().into());
+    item.insert("recorded_at".into(), row.recorded_at.clone().into());
+    item.insert("actor".into(), row.actor.clone().into());
+    item.insert("request_id".into(), row.request_id.clone().into());
+    item.insert("position".into(), row.position.into());
+    if let Some(details) = row.details.as_object() {
+        for (key, value) in details {
+            if key == "steward" {
+                continue;
+            }
+            item.insert(key.clone(), value.clone());
+        }
+    }
+    if let Some(id) = row.details.get("steward").and_then(Value::as_str) {
+        let steward = StewardRef {
+            id: id.to_owned(),
+            name: steward_name.map(str::to_owned),
+        };
+        item.insert(
+            "steward".into(),
+            serde_json::to_value(steward).unwrap_or(Value::Null),
+        );
+    }
+    Value::Object(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(last_checked: Option<&str>) -> AuthorityRow {
+        AuthorityRow {
+            country_code: "FR".into(),
+            country_name: "France".into(),
+            ca_name: Some("Ministry".into()),
+            email: Some("ca@example.fr".into()),
+            phone: None,
+            address: None,
+            notes: None,
+            verified: true,
+            last_checked: last_checked.map(str::to_owned),
+            source: Some("letter".into()),
+            source_method: Some("email".into()),
+            source_steward: Some("ana".into()),
+            source_note: None,
+            version: 3,
+            position: 40,
+            updated_at: "2026-01-02T00:00:00Z".into(),
+        }
+    }
+
+    fn day(text: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn a_record_repeats_email_and_date_under_both_names() {
+        let record = Record::new(row(Some("2026-01-01")), day("2026-02-01"), 365);
+        assert_eq!(record.email_primary.as_deref(), Some("ca@example.fr"));
+        assert_eq!(record.last_verified_date.as_deref(), Some("2026-01-01"));
+        assert_eq!(record.provenance.steward.as_deref(), Some("ana"));
+        assert!(!record.stale);
+    }
+
+    #[test]
+    fn a_record_is_stale_past_the_bound_or_never_checked() {
+        assert!(!Record::new(row(Some("2025-01-01")), day("2026-01-01"), 365).stale);
+        assert!(Record::new(row(Some("2025-01-01")), day("2026-01-02"), 365).stale);
+        assert!(Record::new(row(None), day("2026-01-01"), 365).stale);
+    }
+
+    #[test]
+    fn a_history_item_shows_the_steward_by_id_and_name_only() {
+        let row = HistoryRow {
+            sequence: 2,
+            event_type: "VerificationRecorded".into(),
+            recorded_at: "2026-01-02T00:00:00Z".into(),
+            actor: "steward:ana".into(),
+            request_id: "r1".into(),
+            position: 9,
+            details: json!({"verified": true, "steward": "ana", "method": "email"}),
+        };
+        let item = history_item(&row, Some("Ana Lima"));
+        assert_eq!(item["steward"], json!({"id": "ana", "name": "Ana Lima"}));
+        assert_eq!(item["method"], "email");
+        assert_eq!(item["sequence"], 2);
+    }
+}
