@@ -3,10 +3,12 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
-use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post};
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::middleware::{from_fn, from_fn_with_state, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
 
@@ -14,10 +16,14 @@ use domain::classifier::Classifier;
 
 use crate::error::ApiError;
 use crate::runtime::Runtime;
-use crate::{auth, classify, ops, register};
+use crate::{auth, ca, classify, ops, register};
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// No request takes longer: past it the answer is a 503 JSON (a store that
+/// stopped answering must not hang clients; pools give up after 5 s).
+pub const REQUEST_DEADLINE: Duration = Duration::from_millis(4500);
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -32,9 +38,19 @@ pub struct AppState {
 
 /// The REST router.
 pub fn router(state: AppState) -> Router {
+    let keyed = |route: MethodRouter<AppState>| {
+        route
+            .fallback(method_not_allowed)
+            .layer(from_fn_with_state(state.clone(), auth::require_api_key))
+    };
     let v1 = Router::new()
-        .route("/classify", post(classify::classify))
-        .route_layer(from_fn_with_state(state.clone(), auth::require_api_key));
+        .route("/classify", keyed(post(classify::classify)))
+        .route("/ca", post(ca::create::create))
+        .route("/ca/{country_code}", keyed(get(ca::get::get)))
+        .route(
+            "/ca/{country_code}/verifications",
+            post(ca::verify::submit),
+        );
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
@@ -44,7 +60,19 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(from_fn(deadline))
         .with_state(state)
+}
+
+/// Answers 503 JSON when a request runs past [`REQUEST_DEADLINE`].
+async fn deadline(request: Request, next: Next) -> Response {
+    match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Unavailable(format!(
+            "request did not finish within {REQUEST_DEADLINE:?}"
+        ))
+        .into_response(),
+    }
 }
 
 async fn not_found() -> ApiError {

@@ -6,7 +6,7 @@
 //! service expect. 5xx bodies never carry internals: the cause is logged here,
 //! once.
 
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -34,8 +34,20 @@ pub enum ApiError {
     },
     /// 405: the route exists but not with this method.
     MethodNotAllowed,
+    /// 401: a steward write without a valid `Authorization: Bearer` token
+    /// (API keys are never accepted here).
+    StewardTokenRequired,
+    /// 403: the token belongs to a suspended steward.
+    StewardSuspended,
     /// 409: a concurrent write to the same record won.
     Conflict,
+    /// 409: the record already exists (e.g. a country registered twice).
+    AlreadyExists(String),
+    /// 409: the write named an `expected_version` the record is no longer at.
+    VersionMismatch {
+        /// The version the client expected.
+        expected: i64,
+    },
     /// 413: the body is over the limit.
     PayloadTooLarge,
     /// 415: the body is not `application/json`.
@@ -78,6 +90,39 @@ impl IntoResponse for ApiError {
                     "method not allowed",
                     "method_not_allowed",
                     "this route does not serve that method",
+                ),
+            ),
+            Self::StewardTokenRequired => {
+                let value = body(
+                    "steward token required",
+                    "steward_token_required",
+                    "send a steward's token as `Authorization: Bearer TOKEN` (from `basel steward enrol`); API keys are not accepted here",
+                );
+                let mut response = (StatusCode::UNAUTHORIZED, Json(value)).into_response();
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"basel stewards\""),
+                );
+                return response;
+            }
+            Self::StewardSuspended => (
+                StatusCode::FORBIDDEN,
+                body(
+                    "steward suspended",
+                    "steward_suspended",
+                    "this steward is suspended and cannot write",
+                ),
+            ),
+            Self::AlreadyExists(message) => (
+                StatusCode::CONFLICT,
+                body("conflict", "already_exists", &message),
+            ),
+            Self::VersionMismatch { expected } => (
+                StatusCode::CONFLICT,
+                body(
+                    "conflict",
+                    "version_mismatch",
+                    &format!("the record is no longer at version {expected}; GET it again and resubmit"),
                 ),
             ),
             Self::Conflict => (

@@ -13,17 +13,27 @@
 //! - [`auth`]: the `X-API-Key` check;
 //! - [`register`]: `POST /register` (JSON);
 //! - [`classify`]: `POST /api/v1/classify`;
+//! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes);
+//! - [`steward_auth`], [`write`]: steward bearer tokens, and what every
+//!   steward write shares (metadata, errors, read-your-writes);
+//! - [`fields`], [`params`]: reading JSON body fields and query parameters
+//!   into 422/400 errors that name them;
 //! - [`serve`]: `basel serve`;
 //! - [`cli`]: `basel steward`, `basel import`, `basel export`.
 
 pub mod app;
 pub mod auth;
+pub mod ca;
 pub mod classify;
 pub mod cli;
 pub mod error;
 pub mod extract;
+pub mod fields;
 pub mod ops;
+pub mod params;
 pub mod register;
 pub mod runtime;
 pub mod serve;
 pub mod settings;
+pub mod steward_auth;
+pub mod write;

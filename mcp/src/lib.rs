@@ -1,15 +1,53 @@
 //! basel's MCP server: the AI assistants' door to the same read tables as the
-//! REST API. Read-only; keeps no data of its own.
+//! REST API. Read-only; keeps no data of its own and offers no write.
 //!
-//! [`router`] is mounted by the `basel` binary on `BASEL_MCP_LISTEN`.
+//! [`router`] is mounted by the `basel` binary on `BASEL_MCP_LISTEN`. It
+//! serves one handler (`handler::Basel`) over two transports:
+//!
+//! - `POST/GET/DELETE /mcp`: streamable HTTP, rmcp's
+//!   `StreamableHttpService` (protocol revisions 2024-11-05 to 2026-07-28);
+//! - `GET /sse` + `POST /message?sessionId=…`: the legacy HTTP+SSE transport
+//!   of revision 2024-11-05, which rmcp 3.x no longer has (`sse`).
+//!
+//! Every request passes `guard` first: allowed `Host`, allowed `Origin`,
+//! body size, API key (`X-API-Key` or `Authorization: Bearer`), and the
+//! `MCP-Protocol-Version` header, each refused with a JSON body before any
+//! MCP processing.
+//!
+//! Must not: write anything, depend on `api`, or read the environment.
+//!
+//! Layout:
+//! - `guard`: the HTTP checks in front of both transports;
+//! - `handler`: the rmcp `ServerHandler` (server info, tools, resources);
+//! - `tools`: the six tools, their schemas and argument checks;
+//! - `resources`: `basel://ca/{country_code}` and `basel://codes/{code}`;
+//! - `schemas`: the JSON Schemas of tool inputs and outputs;
+//! - `cursor`: opaque pagination cursors;
+//! - `sse`: the legacy SSE transport.
 
+mod cursor;
+mod guard;
+mod handler;
+mod resources;
+mod schemas;
+mod sse;
+mod tools;
+
+use std::future::Future;
 use std::sync::Arc;
 
+use axum::routing::{any, get, post};
 use axum::Router;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
 
 use commands::secrets::ServerSecret;
 use domain::classifier::Classifier;
 use projections::ReadDb;
+
+/// The largest request body accepted, in bytes (413 beyond).
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
 /// What the MCP server reads and how it guards its door.
 #[derive(Clone)]
@@ -29,7 +67,68 @@ pub struct McpState {
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
+///
+/// Open event streams stay open until their clients leave; use
+/// [`router_until`] to close them when the server shuts down.
 pub fn router(state: McpState) -> Router {
-    let _ = state;
+    build(state, CancellationToken::new())
+}
+
+/// [`router`], whose open event streams and sessions end when `shutdown`
+/// completes, so a graceful shutdown of the HTTP server does not wait for
+/// clients that never hang up.
+pub fn router_until<F>(state: McpState, shutdown: F) -> Router
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let token = CancellationToken::new();
+    let trigger = token.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        trigger.cancel();
+    });
+    build(state, token)
+}
+
+fn build(state: McpState, shutdown: CancellationToken) -> Router {
+    let state = Arc::new(state);
+    let handler = handler::Basel::new(state.clone());
+    let streamable = streamable_service(&state, handler.clone(), shutdown.clone());
+    let sessions = sse::Sessions::new(handler, shutdown);
+    let legacy = Router::new()
+        .route("/sse", get(sse::open).fallback(guard::method_not_allowed))
+        .route(
+            "/message",
+            post(sse::message).fallback(guard::method_not_allowed),
+        )
+        .with_state(sessions);
     Router::new()
+        .route(
+            "/mcp",
+            any(move |request: axum::extract::Request| {
+                let service = streamable.clone();
+                async move { guard::streamable(service, request).await }
+            }),
+        )
+        .merge(legacy)
+        .fallback(guard::not_found)
+        .layer(axum::middleware::from_fn_with_state(state, guard::check))
+}
+
+fn streamable_service(
+    state: &McpState,
+    handler: handler::Basel,
+    shutdown: CancellationToken,
+) -> StreamableHttpService<handler::Basel, LocalSessionManager> {
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(state.allowed_hosts.clone())
+        .with_allowed_origins(state.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_cancellation_token(shutdown);
+    StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
 }

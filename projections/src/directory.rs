@@ -3,9 +3,10 @@
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use domain::authority::AuthorityEvent;
+use domain::authority::{AuthorityEvent, ContactField};
 
 use crate::log::StoredEvent;
+use crate::rows::{upsert, Cell, Table};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name (its checkpoint key).
@@ -76,6 +77,122 @@ pub(crate) fn guard(current: Option<i64>, event: &StoredEvent) -> Result<Guard, 
     }
 }
 
+/// The directory table.
+pub const TABLE: Table = Table {
+    name: "directory",
+    columns: &[
+        "country_code",
+        "country_name",
+        "ca_name",
+        "email",
+        "phone",
+        "address",
+        "notes",
+        "verified",
+        "last_checked",
+        "source",
+        "source_method",
+        "source_steward",
+        "source_note",
+        "version",
+        "position",
+        "updated_at",
+    ],
+    key: &["country_code"],
+};
+
+/// The row after `event`, given the row before it: `None` when the event was
+/// applied already (a duplicate).
+///
+/// # Errors
+/// Decode or gap errors.
+pub fn fold(
+    current: Option<&AuthorityRow>,
+    event: &StoredEvent,
+) -> Result<Option<AuthorityRow>, ProjectionError> {
+    let decoded: AuthorityEvent = event.decode()?;
+    if let Guard::Skip = guard(current.map(|r| r.version), event)? {
+        return Ok(None);
+    }
+    let updated_at = event.meta("recorded_at");
+    let mut row = match (decoded, current) {
+        (AuthorityEvent::AuthorityRegistered(e), _) => {
+            let c = e.contact;
+            AuthorityRow {
+                country_code: e.country.as_str().to_owned(),
+                country_name: e.country_name,
+                ca_name: c.ca_name,
+                email: c.email.map(|v| v.as_str().to_owned()),
+                phone: c.phone.map(|v| v.as_str().to_owned()),
+                address: c.address,
+                notes: c.notes,
+                verified: e.verified,
+                last_checked: e.last_checked.map(|d| d.to_string()),
+                source: e.source,
+                source_method: None,
+                source_steward: None,
+                source_note: None,
+                version: 0,
+                position: 0,
+                updated_at: String::new(),
+            }
+        }
+        (AuthorityEvent::ContactDetailsChanged(e), Some(current)) => {
+            let mut row = current.clone();
+            for change in e.changes {
+                let slot = match change.field {
+                    ContactField::CaName => &mut row.ca_name,
+                    ContactField::Email => &mut row.email,
+                    ContactField::Phone => &mut row.phone,
+                    ContactField::Address => &mut row.address,
+                    ContactField::Notes => &mut row.notes,
+                };
+                *slot = change.new;
+            }
+            row
+        }
+        (AuthorityEvent::VerificationRecorded(e), Some(current)) => AuthorityRow {
+            verified: e.verified,
+            last_checked: Some(e.checked_on.to_string()),
+            source: Some(e.source),
+            source_method: Some(e.method.as_str().to_owned()),
+            source_steward: e.steward.map(|s| s.as_str().to_owned()),
+            source_note: e.note,
+            ..current.clone()
+        },
+        // The guard lets a non-first event through only after the first.
+        (_, None) => {
+            return Err(event.undecodable("a change to a record never registered".into()))
+        }
+    };
+    row.version = event.sequence;
+    row.position = event.position;
+    row.updated_at = updated_at;
+    Ok(Some(row))
+}
+
+/// The row's cells in [`TABLE`] column order.
+pub(crate) fn cells(row: AuthorityRow) -> Vec<Cell> {
+    vec![
+        row.country_code.into(),
+        row.country_name.into(),
+        row.ca_name.into(),
+        row.email.into(),
+        row.phone.into(),
+        row.address.into(),
+        row.notes.into(),
+        i64::from(row.verified).into(),
+        row.last_checked.into(),
+        row.source.into(),
+        row.source_method.into(),
+        row.source_steward.into(),
+        row.source_note.into(),
+        row.version.into(),
+        row.position.into(),
+        row.updated_at.into(),
+    ]
+}
+
 /// Applies one authority event.
 ///
 /// # Errors
@@ -84,85 +201,18 @@ pub async fn apply(
     tx: &mut Transaction<'_, Any>,
     event: &StoredEvent,
 ) -> Result<(), ProjectionError> {
-    let decoded: AuthorityEvent = event.decode()?;
-    let version: Option<i64> =
-        sqlx::query_scalar("SELECT version FROM directory WHERE country_code = $1")
-            .bind(&event.aggregate_id)
-            .fetch_optional(&mut **tx)
-            .await?;
-    if let Guard::Skip = guard(version, event)? {
-        return Ok(());
-    }
-    let updated_at = event.meta("recorded_at");
-    match decoded {
-        AuthorityEvent::AuthorityRegistered(e) => {
-            let c = &e.contact;
-            sqlx::query(&format!(
-                "INSERT INTO directory ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, NULL, NULL, $11, $12, $13)"
-            ))
-            .bind(e.country.as_str())
-            .bind(&e.country_name)
-            .bind(c.ca_name.clone())
-            .bind(c.email.as_ref().map(|v| v.as_str().to_owned()))
-            .bind(c.phone.as_ref().map(|v| v.as_str().to_owned()))
-            .bind(c.address.clone())
-            .bind(c.notes.clone())
-            .bind(i64::from(e.verified))
-            .bind(e.last_checked.map(|d| d.to_string()))
-            .bind(e.source.clone())
-            .bind(event.sequence)
-            .bind(event.position)
-            .bind(&updated_at)
-            .execute(&mut **tx)
-            .await?;
-        }
-        AuthorityEvent::ContactDetailsChanged(e) => {
-            for change in &e.changes {
-                let column = change.field.name();
-                sqlx::query(&format!(
-                    "UPDATE directory SET {column} = $1 WHERE country_code = $2"
-                ))
-                .bind(change.new.clone())
-                .bind(&event.aggregate_id)
-                .execute(&mut **tx)
-                .await?;
-            }
-            bump(tx, event, &updated_at).await?;
-        }
-        AuthorityEvent::VerificationRecorded(e) => {
-            sqlx::query(
-                "UPDATE directory SET verified = $1, last_checked = $2, source = $3, source_method = $4, \
-                 source_steward = $5, source_note = $6 WHERE country_code = $7",
-            )
-            .bind(i64::from(e.verified))
-            .bind(e.checked_on.to_string())
-            .bind(&e.source)
-            .bind(e.method.as_str())
-            .bind(e.steward.as_ref().map(|s| s.as_str().to_owned()))
-            .bind(e.note.clone())
-            .bind(&event.aggregate_id)
-            .execute(&mut **tx)
-            .await?;
-            bump(tx, event, &updated_at).await?;
-        }
-    }
-    Ok(())
-}
-
-async fn bump(
-    tx: &mut Transaction<'_, Any>,
-    event: &StoredEvent,
-    updated_at: &str,
-) -> Result<(), ProjectionError> {
-    sqlx::query(
-        "UPDATE directory SET version = $1, position = $2, updated_at = $3 WHERE country_code = $4",
-    )
-    .bind(event.sequence)
-    .bind(event.position)
-    .bind(updated_at)
+    let current = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM directory WHERE country_code = $1"
+    ))
     .bind(&event.aggregate_id)
-    .execute(&mut **tx)
-    .await?;
+    .fetch_optional(&mut **tx)
+    .await?
+    .as_ref()
+    .map(from_row)
+    .transpose()?;
+    if let Some(row) = fold(current.as_ref(), event)? {
+        upsert(tx, &TABLE, cells(row)).await?;
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 
 use crate::directory::{guard, AuthorityRow, Guard};
 use crate::log::StoredEvent;
+use crate::rows::{upsert, Cell, Table};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name.
@@ -33,22 +34,34 @@ pub struct HistoryRow {
     pub details: Value,
 }
 
-/// Applies one authority event; applying it twice changes nothing.
+/// The history table.
+pub const TABLE: Table = Table {
+    name: "authority_history",
+    columns: &[
+        "country_code",
+        "sequence",
+        "event_type",
+        "recorded_at",
+        "actor",
+        "request_id",
+        "position",
+        "details",
+    ],
+    key: &["country_code", "sequence"],
+};
+
+/// The history row `event` adds, given the country's last recorded sequence:
+/// `None` when it was recorded already.
 ///
 /// # Errors
-/// Decode or database errors.
-pub async fn apply(
-    tx: &mut Transaction<'_, Any>,
+/// Decode or gap errors.
+pub(crate) fn fold(
+    last: Option<i64>,
     event: &StoredEvent,
-) -> Result<(), ProjectionError> {
+) -> Result<Option<Vec<Cell>>, ProjectionError> {
     let decoded = event.decode::<AuthorityEvent>()?;
-    let last: Option<i64> =
-        sqlx::query_scalar("SELECT MAX(sequence) FROM authority_history WHERE country_code = $1")
-            .bind(&event.aggregate_id)
-            .fetch_one(&mut **tx)
-            .await?;
     if let Guard::Skip = guard(last, event)? {
-        return Ok(());
+        return Ok(None);
     }
     let details = match decoded {
         AuthorityEvent::AuthorityRegistered(e) => json!({
@@ -61,20 +74,34 @@ pub async fn apply(
             "source": e.source, "steward": e.steward, "note": e.note,
         }),
     };
-    sqlx::query(
-        "INSERT INTO authority_history (country_code, sequence, event_type, recorded_at, actor, request_id, position, details) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (country_code, sequence) DO NOTHING",
-    )
-    .bind(&event.aggregate_id)
-    .bind(event.sequence)
-    .bind(&event.event_type)
-    .bind(event.meta("recorded_at"))
-    .bind(event.meta("actor"))
-    .bind(event.meta("request_id"))
-    .bind(event.position)
-    .bind(details.to_string())
-    .execute(&mut **tx)
-    .await?;
+    Ok(Some(vec![
+        event.aggregate_id.clone().into(),
+        event.sequence.into(),
+        event.event_type.clone().into(),
+        event.meta("recorded_at").into(),
+        event.meta("actor").into(),
+        event.meta("request_id").into(),
+        event.position.into(),
+        details.to_string().into(),
+    ]))
+}
+
+/// Applies one authority event; applying it twice changes nothing.
+///
+/// # Errors
+/// Decode, gap or database errors.
+pub async fn apply(
+    tx: &mut Transaction<'_, Any>,
+    event: &StoredEvent,
+) -> Result<(), ProjectionError> {
+    let last: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(sequence) FROM authority_history WHERE country_code = $1")
+            .bind(&event.aggregate_id)
+            .fetch_one(&mut **tx)
+            .await?;
+    if let Some(row) = fold(last, event)? {
+        upsert(tx, &TABLE, row).await?;
+    }
     Ok(())
 }
 
@@ -165,7 +192,7 @@ pub async fn directory_as_of(
         if recorded > at {
             break;
         }
-        fold(&mut record, code, &row);
+        replay_entry(&mut record, code, &row);
     }
     Ok(record)
 }
@@ -175,7 +202,7 @@ fn text(value: &Value, key: &str) -> Option<String> {
 }
 
 /// Applies one history entry to the record being rebuilt.
-fn fold(record: &mut Option<AuthorityRow>, code: &str, row: &HistoryRow) {
+fn replay_entry(record: &mut Option<AuthorityRow>, code: &str, row: &HistoryRow) {
     let d = &row.details;
     match row.event_type.as_str() {
         "AuthorityRegistered" => {

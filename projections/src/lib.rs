@@ -23,6 +23,7 @@ pub mod api_keys;
 pub mod directory;
 pub mod history;
 pub mod log;
+mod rows;
 pub mod runner;
 pub mod stewards;
 pub mod views;

@@ -7,6 +7,7 @@ use domain::steward::StewardEvent;
 
 use crate::directory::{guard, Guard};
 use crate::log::StoredEvent;
+use crate::rows::{upsert, Cell, Table};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name.
@@ -23,6 +24,74 @@ pub struct StewardRow {
     pub status: String,
 }
 
+/// The stewards table.
+pub const TABLE: Table = Table {
+    name: "stewards",
+    columns: &["id", "name", "token_hash", "status", "version"],
+    key: &["id"],
+};
+
+/// A steward row with everything the table holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSteward {
+    /// Id, name, status.
+    pub steward: StewardRow,
+    /// SHA-256 of their current token.
+    pub token_hash: String,
+    /// The last applied sequence.
+    pub version: i64,
+}
+
+/// The steward after `event`: `None` when it was applied already.
+///
+/// # Errors
+/// Decode or gap errors.
+pub fn fold(
+    current: Option<&StoredSteward>,
+    event: &StoredEvent,
+) -> Result<Option<StoredSteward>, ProjectionError> {
+    let decoded: StewardEvent = event.decode()?;
+    if let Guard::Skip = guard(current.map(|s| s.version), event)? {
+        return Ok(None);
+    }
+    let mut next = match (decoded, current) {
+        (StewardEvent::StewardEnrolled { name, token_hash, .. }, _) => StoredSteward {
+            steward: StewardRow {
+                id: event.aggregate_id.clone(),
+                name,
+                status: "active".into(),
+            },
+            token_hash,
+            version: 0,
+        },
+        (StewardEvent::StewardSuspended { .. }, Some(current)) => {
+            let mut next = current.clone();
+            next.steward.status = "suspended".into();
+            next
+        }
+        (StewardEvent::StewardTokenRotated { token_hash }, Some(current)) => StoredSteward {
+            token_hash,
+            ..current.clone()
+        },
+        (_, None) => {
+            return Err(event.undecodable("a change to a steward never enrolled".into()))
+        }
+    };
+    next.version = event.sequence;
+    Ok(Some(next))
+}
+
+/// The row's cells in [`TABLE`] order.
+pub(crate) fn cells(s: StoredSteward) -> Vec<Cell> {
+    vec![
+        s.steward.id.into(),
+        s.steward.name.into(),
+        s.token_hash.into(),
+        s.steward.status.into(),
+        s.version.into(),
+    ]
+}
+
 /// Applies one steward event.
 ///
 /// # Errors
@@ -31,31 +100,27 @@ pub async fn apply(
     tx: &mut Transaction<'_, Any>,
     event: &StoredEvent,
 ) -> Result<(), ProjectionError> {
-    let decoded: StewardEvent = event.decode()?;
-    let version: Option<i64> = sqlx::query_scalar("SELECT version FROM stewards WHERE id = $1")
-        .bind(&event.aggregate_id)
-        .fetch_optional(&mut **tx)
-        .await?;
-    if let Guard::Skip = guard(version, event)? {
-        return Ok(());
+    let current = sqlx::query(
+        "SELECT id, name, token_hash, status, version FROM stewards WHERE id = $1",
+    )
+    .bind(&event.aggregate_id)
+    .fetch_optional(&mut **tx)
+    .await?
+    .map(|r| -> Result<StoredSteward, sqlx::Error> {
+        Ok(StoredSteward {
+            steward: StewardRow {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                status: r.try_get("status")?,
+            },
+            token_hash: r.try_get("token_hash")?,
+            version: r.try_get("version")?,
+        })
+    })
+    .transpose()?;
+    if let Some(next) = fold(current.as_ref(), event)? {
+        upsert(tx, &TABLE, cells(next)).await?;
     }
-    let query = match &decoded {
-        StewardEvent::StewardEnrolled { name, token_hash, .. } => sqlx::query(
-            "INSERT INTO stewards (id, name, token_hash, status, version) VALUES ($1, $2, $3, 'active', $4)",
-        )
-        .bind(&event.aggregate_id)
-        .bind(name)
-        .bind(token_hash)
-        .bind(event.sequence),
-        StewardEvent::StewardSuspended { .. } => {
-            sqlx::query("UPDATE stewards SET status = 'suspended', version = $1 WHERE id = $2").bind(event.sequence).bind(&event.aggregate_id)
-        }
-        StewardEvent::StewardTokenRotated { token_hash } => sqlx::query("UPDATE stewards SET token_hash = $1, version = $2 WHERE id = $3")
-            .bind(token_hash)
-            .bind(event.sequence)
-            .bind(&event.aggregate_id),
-    };
-    query.execute(&mut **tx).await?;
     Ok(())
 }
 

@@ -1,0 +1,106 @@
+//! `POST /api/v1/ca`: a steward adds a country's competent authority.
+//!
+//! Body: `{country_code, country_name, ca_name?, email?, phone?, address?,
+//! notes?, verified?, last_checked?, source?}`. 201 with `Location` and the
+//! record; 409 when the country is already in the directory.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use chrono::Utc;
+use serde_json::Value;
+
+use commands::authority::AuthorityCommands;
+use domain::authority::{ContactInput, RegisterAuthority};
+use domain::values::CountryCode;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::extract::JsonBody;
+use crate::fields::Fields;
+use crate::steward_auth::Steward;
+use crate::write;
+
+/// Registers a country's authority, attributed to the steward.
+///
+/// # Errors
+/// 401/403 (token), 409 (already registered), 422 (fields), 503 (store).
+pub async fn create(
+    State(state): State<AppState>,
+    steward: Steward,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let mut command = parse(&body)?;
+    command.today = Utc::now().date_naive();
+    let country = command.country.clone();
+    let committed = AuthorityCommands::new(&state.runtime.backend)
+        .register(command, &write::metadata(&steward, &headers))
+        .await
+        .map_err(write::from_command)?;
+    Ok(write::answer(&state, &country, &committed, StatusCode::CREATED).await)
+}
+
+/// Reads the body into a command (today left for the handler).
+///
+/// # Errors
+/// 422 listing every field problem.
+pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
+    let mut fields = Fields::of(body)?;
+    let country = fields.text("country_code", true).and_then(|code| {
+        let parsed = CountryCode::parse(&code).ok();
+        if parsed.is_none() {
+            fields.problem("country_code", "must be two letters (ISO 3166-1 alpha-2)");
+        }
+        parsed
+    });
+    let country_name = fields.text("country_name", true);
+    let contact = ContactInput {
+        ca_name: fields.text("ca_name", false),
+        email: fields.text("email", false),
+        phone: fields.text("phone", false),
+        address: fields.text("address", false),
+        notes: fields.text("notes", false),
+    };
+    let verified = fields.flag("verified", false).unwrap_or(false);
+    let last_checked = fields.date("last_checked", false);
+    let source = fields.text("source", false);
+    fields.finish()?;
+    match (country, country_name) {
+        (Some(country), Some(country_name)) => Ok(RegisterAuthority {
+            country,
+            country_name,
+            contact,
+            verified,
+            last_checked,
+            source,
+            today: Utc::now().date_naive(),
+        }),
+        _ => Err(ApiError::Internal("registration fields checked but missing".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_minimal_body_registers_an_unverified_record() {
+        let command = parse(&json!({"country_code": "xk", "country_name": "Kosovo"})).expect("ok");
+        assert_eq!(command.country.as_str(), "XK");
+        assert!(!command.verified);
+        assert_eq!(command.contact, ContactInput::default());
+    }
+
+    #[test]
+    fn bad_fields_are_all_named() {
+        let Err(ApiError::Invalid(problems)) =
+            parse(&json!({"country_code": "XKX", "email": 3, "verified": "no"}))
+        else {
+            panic!("expected 422");
+        };
+        let names: Vec<_> = problems.into_iter().map(|p| p.field).collect();
+        assert_eq!(names, ["country_code", "country_name", "email", "verified"]);
+    }
+}

@@ -1,0 +1,72 @@
+//! `GET /api/v1/ca/{country_code}`: one country's record, now or `as_of` a
+//! past moment (rebuilt from the record's history).
+
+use axum::extract::State;
+use axum::Json;
+use chrono::{DateTime, NaiveTime, Utc};
+
+use projections::views::Record;
+
+use super::CountryPath;
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::params::Params;
+use crate::write::unknown_country;
+
+/// The record of `country_code` (case-insensitive).
+///
+/// # Errors
+/// 400 for a malformed code or `as_of`; 404 when the country is unknown (or
+/// was not registered yet at `as_of`); 503 when the read side is unavailable.
+pub async fn get(
+    State(state): State<AppState>,
+    CountryPath(country): CountryPath,
+    params: Params,
+) -> Result<Json<Record>, ApiError> {
+    let mut params = params;
+    let as_of = params.take("as_of")?;
+    params.finish()?;
+    let record = match as_of {
+        None => super::record(&state, &country).await?,
+        Some(text) => {
+            let at = parse_instant(&text).ok_or_else(|| ApiError::BadRequest {
+                code: "invalid_parameter",
+                message: "as_of must be an RFC 3339 date-time or a YYYY-MM-DD date".into(),
+            })?;
+            projections::history::directory_as_of(&state.runtime.read_db, country.as_str(), at)
+                .await?
+                .map(|row| Record::new(row, at.date_naive(), state.stale_after_days))
+        }
+    };
+    record.map(Json).ok_or_else(unknown_country)
+}
+
+/// An RFC 3339 instant, or a date meaning the end of that day (UTC): the
+/// record as it stood when that day was over.
+pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
+    if let Ok(at) = DateTime::parse_from_rfc3339(text.trim()) {
+        return Some(at.with_timezone(&Utc));
+    }
+    let day = crate::fields::parse_date(text)?;
+    let end = NaiveTime::from_hms_micro_opt(23, 59, 59, 999_999)?;
+    Some(day.and_time(end).and_utc())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_of_takes_an_instant_or_the_end_of_a_day() {
+        assert_eq!(
+            parse_instant("2024-05-01T10:00:00+02:00").map(|t| t.to_rfc3339()),
+            Some("2024-05-01T08:00:00+00:00".into())
+        );
+        assert_eq!(
+            parse_instant("2024-05-01").map(|t| t.to_rfc3339()),
+            Some("2024-05-01T23:59:59.999999+00:00".into())
+        );
+        assert_eq!(parse_instant("yesterday"), None);
+        assert_eq!(parse_instant("2024-05-32"), None);
+    }
+}

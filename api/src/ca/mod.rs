@@ -1,0 +1,57 @@
+//! The directory routes under `/api/v1/ca`: one file per use case.
+//!
+//! - [`get`]: `GET /ca/{country_code}` (the record, optionally `as_of`);
+//! - [`create`]: `POST /ca` (a steward adds a country);
+//! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check).
+//!
+//! Reads come from the `directory` projection only; writes go through
+//! `commands::authority::AuthorityCommands`.
+
+pub mod create;
+pub mod get;
+pub mod verify;
+
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use chrono::Utc;
+
+use domain::values::CountryCode;
+use projections::directory::Reader;
+use projections::views::Record;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+
+/// The `{country_code}` of the path: two ASCII letters in any case, else 400.
+#[derive(Debug, Clone)]
+pub struct CountryPath(pub CountryCode);
+
+impl<S: Send + Sync> FromRequestParts<S> for CountryPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| malformed())?;
+        CountryCode::parse(&raw).map(Self).map_err(|_| malformed())
+    }
+}
+
+fn malformed() -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_country_code",
+        message: "the country code must be two letters (ISO 3166-1 alpha-2), e.g. DE".into(),
+    }
+}
+
+/// A country's record as the directory shows it now.
+///
+/// # Errors
+/// [`ApiError::Unavailable`] when the read table cannot be read.
+pub async fn record(state: &AppState, country: &CountryCode) -> Result<Option<Record>, ApiError> {
+    let row = Reader::new(state.runtime.read_db.clone())
+        .get(country.as_str())
+        .await?;
+    let today = Utc::now().date_naive();
+    Ok(row.map(|row| Record::new(row, today, state.stale_after_days)))
+}

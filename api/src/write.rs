@@ -1,0 +1,129 @@
+//! What every steward write shares: the event metadata, turning command
+//! errors into answers, and read-your-writes (wait, bounded, for the
+//! directory projection to apply the commit, then answer with the record as
+//! `GET` now returns it, or 202 + `Location` when it did not catch up).
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chrono::Utc;
+use serde_json::json;
+
+use commands::executor::Committed;
+use commands::CommandError;
+use domain::authority::AuthorityError;
+use domain::metadata::{Actor, Metadata};
+use domain::values::CountryCode;
+use projections::directory;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::runtime::Runtime;
+use crate::steward_auth::Steward;
+
+/// How long a write waits for the directory projection to apply it.
+pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
+
+/// Rings the local projector so it applies a commit at once (`notify_one`
+/// keeps a permit if it is busy; `notify_waiters` wakes every waiter).
+pub fn wake(runtime: &Runtime) {
+    runtime.wake.notify_one();
+    runtime.wake.notify_waiters();
+}
+
+/// The metadata of a steward's command: now, `steward:<id>`, and the
+/// client's `X-Request-Id` when it is a sane one (else a fresh UUID).
+pub fn metadata(steward: &Steward, headers: &HeaderMap) -> Metadata {
+    let request_id = headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|id| {
+            !id.is_empty()
+                && id.len() <= 100
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+        })
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+    Metadata {
+        recorded_at: Utc::now(),
+        actor: Actor::Steward(steward.id.clone()),
+        request_id,
+    }
+}
+
+/// The answer to a refused or failed authority command.
+pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
+    match error {
+        CommandError::Rejected(AuthorityError::NotRegistered) => unknown_country(),
+        CommandError::Rejected(AuthorityError::AlreadyRegistered(country)) => {
+            ApiError::AlreadyExists(format!(
+                "the authority of {country} is already registered; submit a verification update instead"
+            ))
+        }
+        CommandError::Rejected(AuthorityError::Invalid(problems)) => ApiError::Invalid(problems),
+        CommandError::Conflict => ApiError::Conflict,
+        CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
+    }
+}
+
+/// 404 for a well-formed code the directory does not hold.
+pub fn unknown_country() -> ApiError {
+    ApiError::NotFound {
+        code: "country_not_found",
+        message: "no competent authority is registered for this country code".into(),
+    }
+}
+
+/// Where a country's record is read.
+pub fn location(country: &CountryCode) -> String {
+    format!("/api/v1/ca/{country}")
+}
+
+/// After a commit: `status` with the record once the directory shows the
+/// commit, else 202 with `Location` (the write is safe in the store either way).
+pub async fn answer(
+    state: &AppState,
+    country: &CountryCode,
+    committed: &Committed,
+    status: StatusCode,
+) -> Response {
+    let runtime = &state.runtime;
+    wake(runtime);
+    let location = location(country);
+    let shown = runtime
+        .projector
+        .wait_for(directory::NAME, committed.position, READ_YOUR_WRITES)
+        .await;
+    if shown {
+        match crate::ca::record(state, country).await {
+            Ok(Some(record)) => {
+                return (status, [(header::LOCATION, location)], Json(record)).into_response()
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(error = ?error, "record unreadable after a commit"),
+        }
+    } else {
+        tracing::warn!(
+            event.position = committed.position,
+            "directory projection did not reach a steward write within the bound"
+        );
+    }
+    let body = json!({
+        "status": "accepted",
+        "message": "the write is committed; the directory will show it shortly at `location`",
+        "country_code": country.as_str(),
+        "version": committed.sequence,
+        "position": committed.position,
+        "location": location,
+    });
+    (
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, location)],
+        Json(body),
+    )
+        .into_response()
+}

@@ -1,0 +1,53 @@
+//! Opaque pagination cursors.
+//!
+//! A cursor is the hex encoding of `<kind>|<filter>|<position>`: the list it
+//! belongs to, the filter it was issued under and where the next page starts.
+//! Clients must treat it as opaque; anything that does not decode to a cursor
+//! of the same list and filter is an invalid-params error, never a silently
+//! restarted listing.
+
+use rmcp::ErrorData;
+
+/// Encodes a cursor for `kind` (the list), `filter` and `position`.
+pub(crate) fn encode(kind: &str, filter: &str, position: &str) -> String {
+    hex::encode(format!("{kind}|{filter}|{position}"))
+}
+
+/// Decodes a cursor issued by [`encode`] for the same `kind` and `filter`,
+/// returning its position.
+///
+/// # Errors
+/// Invalid params (JSON-RPC -32602) when the cursor is malformed, belongs to
+/// another list, or was issued under another filter.
+pub(crate) fn decode(cursor: &str, kind: &str, filter: &str) -> Result<String, ErrorData> {
+    let invalid = || {
+        ErrorData::invalid_params(
+            "invalid cursor: pass back a nextCursor exactly as received, with the same filter",
+            None,
+        )
+    };
+    let bytes = hex::decode(cursor.trim()).map_err(|_| invalid())?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+    let mut parts = text.splitn(3, '|');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(k), Some(f), Some(position)) if k == kind && f == filter && !position.is_empty() => {
+            Ok(position.to_owned())
+        }
+        _ => Err(invalid()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_round_trips_only_for_its_own_list_and_filter() {
+        let cursor = encode("ca", "verified=true", "DE");
+        assert_eq!(decode(&cursor, "ca", "verified=true").unwrap(), "DE");
+        assert!(decode(&cursor, "ca", "verified=false").is_err());
+        assert!(decode(&cursor, "resources", "verified=true").is_err());
+        assert!(decode("not-hex", "ca", "").is_err());
+        assert!(decode(&hex::encode("ca||"), "ca", "").is_err());
+    }
+}

@@ -1,0 +1,340 @@
+//! The HTTP checks in front of both transports, in order: allowed `Host`
+//! (403), allowed `Origin` (403), API key (401), `MCP-Protocol-Version`
+//! (400), body size (413). Each refusal is JSON and happens before any MCP
+//! processing; the 401 body is exactly `{error, message, help}`, as on the
+//! REST API. Nothing here logs a presented key.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::{ALLOW, CONTENT_LENGTH, HOST, ORIGIN};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use rmcp::model::ProtocolVersion;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::StreamableHttpService;
+use serde_json::{json, Value};
+
+use crate::handler::Basel;
+use crate::{McpState, MAX_BODY_BYTES};
+
+/// The header carrying the key, as on the REST API.
+const API_KEY_HEADER: &str = "x-api-key";
+/// The protocol-revision header of the streamable HTTP transport.
+const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+/// Presented keys longer than this are not looked up.
+const MAX_KEY_LEN: usize = 200;
+
+/// Middleware: lets a request through only when every check passes.
+pub(crate) async fn check(
+    State(state): State<Arc<McpState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if let Err(refusal) = refuse(&state, request.headers(), request.uri()).await {
+        return refusal;
+    }
+    next.run(request).await
+}
+
+async fn refuse(
+    state: &McpState,
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+) -> Result<(), Response> {
+    if !host_allowed(headers, uri, &state.allowed_hosts) {
+        tracing::warn!("MCP request refused: Host not allowed");
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            "host_not_allowed",
+            "This server does not answer to that Host; add it to BASEL_MCP_ALLOWED_HOSTS.",
+        ));
+    }
+    if let Some(origin) = headers.get(ORIGIN) {
+        if !origin_allowed(origin, &state.allowed_origins) {
+            tracing::warn!("MCP request refused: Origin not allowed");
+            return Err(error(
+                StatusCode::FORBIDDEN,
+                "origin_not_allowed",
+                "Requests from this Origin are not allowed; add it to BASEL_MCP_ALLOWED_ORIGINS.",
+            ));
+        }
+    }
+    authenticate(state, headers).await?;
+    protocol_version(headers)?;
+    let length = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if length.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    Ok(())
+}
+
+/// The presented key: `X-API-Key`, else `Authorization: Bearer KEY`.
+fn presented_key(headers: &HeaderMap) -> Option<&str> {
+    let from_header = headers
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty());
+    from_header.or_else(|| {
+        let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+        let (scheme, token) = value.trim().split_once(' ')?;
+        let token = token.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    })
+}
+
+async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Response> {
+    let Some(key) = presented_key(headers).filter(|k| k.len() <= MAX_KEY_LEN) else {
+        return Err(unauthorized());
+    };
+    let hash = commands::secrets::hash_secret(key);
+    match projections::api_keys::is_active(&state.read_db, &hash).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(unauthorized()),
+        Err(cause) => {
+            tracing::error!(error = %cause, "MCP: the API key table cannot be read");
+            Err(error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                "The service cannot check API keys right now; try again shortly.",
+            ))
+        }
+    }
+}
+
+/// 400 when `MCP-Protocol-Version` names a revision this server does not speak.
+fn protocol_version(headers: &HeaderMap) -> Result<(), Response> {
+    let Some(value) = headers.get(PROTOCOL_HEADER) else {
+        return Ok(());
+    };
+    let known = value.to_str().ok().is_some_and(|v| {
+        ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .any(|known| known.as_str() == v.trim())
+    });
+    if known {
+        return Ok(());
+    }
+    let supported: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect();
+    let body = json!({
+        "error": "unsupported protocol version",
+        "message": format!("MCP-Protocol-Version must be one of {}.", supported.join(", ")),
+        "code": "unsupported_protocol_version",
+        "supported": supported,
+    });
+    Err((StatusCode::BAD_REQUEST, Json(body)).into_response())
+}
+
+/// Whether the request's host (Host header, else the URI's authority) is allowed.
+/// An allowed entry without a port matches any port.
+pub(crate) fn host_allowed(headers: &HeaderMap, uri: &axum::http::Uri, allowed: &[String]) -> bool {
+    let presented = headers
+        .get(HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| uri.authority().map(|a| a.as_str().to_owned()));
+    let Some((host, port)) = presented.as_deref().and_then(authority) else {
+        return false;
+    };
+    allowed
+        .iter()
+        .filter_map(|entry| authority(entry))
+        .any(|(h, p)| h == host && (p.is_none() || p == port))
+}
+
+fn authority(text: &str) -> Option<(String, Option<u16>)> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    match text.parse::<axum::http::uri::Authority>() {
+        Ok(a) => Some((normal_host(a.host()), a.port_u16())),
+        Err(_) => Some((normal_host(text), None)),
+    }
+}
+
+fn normal_host(host: &str) -> String {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
+/// One side of an origin comparison: `null`, or scheme, host and port.
+#[derive(PartialEq, Eq)]
+enum OriginValue {
+    Null,
+    Tuple {
+        scheme: String,
+        host: String,
+        port: Option<u16>,
+    },
+}
+
+fn parse_origin(text: &str) -> Option<OriginValue> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("null") {
+        return Some(OriginValue::Null);
+    }
+    let uri = text.parse::<axum::http::Uri>().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    let port = authority.port_u16().or(match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    });
+    Some(OriginValue::Tuple {
+        scheme,
+        host: normal_host(authority.host()),
+        port,
+    })
+}
+
+/// Whether a present `Origin` is in the allowed list. Entries are
+/// `scheme://host[:port]` (no port = the scheme's default) or
+/// `scheme://host:*` (any port), or `null`.
+pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
+    let Some(origin) = origin.to_str().ok().and_then(parse_origin) else {
+        return false;
+    };
+    allowed.iter().any(|entry| {
+        let entry = entry.trim();
+        if let Some(base) = entry.strip_suffix(":*") {
+            return match (parse_origin(base), &origin) {
+                (
+                    Some(OriginValue::Tuple { scheme, host, .. }),
+                    OriginValue::Tuple {
+                        scheme: s, host: h, ..
+                    },
+                ) => &scheme == s && &host == h,
+                _ => false,
+            };
+        }
+        parse_origin(entry).is_some_and(|e| e == origin)
+    })
+}
+
+/// `/mcp`: GET, POST and DELETE go to rmcp's streamable HTTP service.
+pub(crate) async fn streamable(
+    service: StreamableHttpService<Basel, LocalSessionManager>,
+    request: Request,
+) -> Response {
+    match *request.method() {
+        Method::GET | Method::POST | Method::DELETE => {
+            service.handle(request).await.map(axum::body::Body::new)
+        }
+        _ => not_allowed("GET, POST, DELETE"),
+    }
+}
+
+/// 405 naming the methods a route serves.
+pub(crate) fn not_allowed(allow: &'static str) -> Response {
+    let mut response = error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        &format!("This endpoint serves {allow} only."),
+    );
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// Fallback for paths this server does not have.
+pub(crate) async fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "No such endpoint: use /mcp (streamable HTTP) or /sse (legacy SSE).",
+    )
+}
+
+/// 413 for a body over [`MAX_BODY_BYTES`].
+pub(crate) fn too_large() -> Response {
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        &format!("Request bodies are limited to {MAX_BODY_BYTES} bytes."),
+    )
+}
+
+fn unauthorized() -> Response {
+    let body = json!({
+        "error": "API key required",
+        "message": "Send your API key in the X-API-Key header or as Authorization: Bearer KEY.",
+        "help": "Get a free API key at /register",
+    });
+    (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+}
+
+/// A JSON error: `{error, message, code}`.
+pub(crate) fn error(status: StatusCode, code: &str, message: &str) -> Response {
+    let title = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let body: Value = json!({ "error": title, "message": message, "code": code });
+    (status, Json(body)).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn host_ok(host: &str, allowed: &[&str]) -> bool {
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, HeaderValue::from_str(host).unwrap());
+        host_allowed(&headers, &"/mcp".parse().unwrap(), &hosts(allowed))
+    }
+
+    #[test]
+    fn hosts_match_by_name_and_by_port_when_one_is_given() {
+        let loopback = ["localhost", "127.0.0.1", "::1"];
+        assert!(host_ok("127.0.0.1:8081", &loopback));
+        assert!(host_ok("LOCALHOST", &loopback));
+        assert!(host_ok("[::1]:8081", &loopback));
+        assert!(!host_ok("evil.example:8081", &loopback));
+        assert!(host_ok("mcp.example.org", &["mcp.example.org:443", "mcp.example.org"]));
+        assert!(!host_ok("mcp.example.org:8443", &["mcp.example.org:443"]));
+        assert!(!host_ok("localhost", &[]));
+    }
+
+    fn origin_ok(origin: &str, allowed: &[&str]) -> bool {
+        origin_allowed(&HeaderValue::from_str(origin).unwrap(), &hosts(allowed))
+    }
+
+    #[test]
+    fn origins_match_scheme_host_and_port() {
+        let allowed = ["https://app.example.org", "http://localhost:*"];
+        assert!(origin_ok("https://app.example.org", &allowed));
+        assert!(origin_ok("https://app.example.org:443", &allowed));
+        assert!(!origin_ok("https://app.example.org:8443", &allowed));
+        assert!(!origin_ok("http://app.example.org", &allowed));
+        assert!(origin_ok("http://localhost:5173", &allowed));
+        assert!(!origin_ok("https://evil.example", &allowed));
+        assert!(!origin_ok("null", &allowed));
+        assert!(!origin_ok("https://app.example.org", &[]));
+    }
+
+    #[test]
+    fn a_key_comes_from_x_api_key_or_a_bearer_token() {
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", HeaderValue::from_static("Bearer abc"));
+        assert_eq!(presented_key(&headers), Some("abc"));
+        headers.insert("x-api-key", HeaderValue::from_static(" xyz "));
+        assert_eq!(presented_key(&headers), Some("xyz"));
+        let mut basic = HeaderMap::new();
+        basic.insert("authorization", HeaderValue::from_static("Basic abc"));
+        assert_eq!(presented_key(&basic), None);
+    }
+}
