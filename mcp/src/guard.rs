@@ -27,6 +27,9 @@ const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 /// Presented keys longer than this are not looked up.
 const MAX_KEY_LEN: usize = 200;
 
+/// A refusal: the response to send instead of serving the request.
+type Refusal = Box<Response>;
+
 /// Middleware: lets a request through only when every check passes.
 pub(crate) async fn check(
     State(state): State<Arc<McpState>>,
@@ -34,7 +37,7 @@ pub(crate) async fn check(
     next: Next,
 ) -> Response {
     if let Err(refusal) = refuse(&state, request.headers(), request.uri()).await {
-        return refusal;
+        return *refusal;
     }
     next.run(request).await
 }
@@ -43,23 +46,23 @@ async fn refuse(
     state: &McpState,
     headers: &HeaderMap,
     uri: &axum::http::Uri,
-) -> Result<(), Response> {
+) -> Result<(), Refusal> {
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         tracing::warn!("MCP request refused: Host not allowed");
-        return Err(error(
+        return Err(Box::new(error(
             StatusCode::FORBIDDEN,
             "host_not_allowed",
             "This server does not answer to that Host; add it to BASEL_MCP_ALLOWED_HOSTS.",
-        ));
+        )));
     }
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
             tracing::warn!("MCP request refused: Origin not allowed");
-            return Err(error(
+            return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
                 "Requests from this Origin are not allowed; add it to BASEL_MCP_ALLOWED_ORIGINS.",
-            ));
+            )));
         }
     }
     authenticate(state, headers).await?;
@@ -69,7 +72,7 @@ async fn refuse(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if length.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-        return Err(too_large());
+        return Err(Box::new(too_large()));
     }
     Ok(())
 }
@@ -82,34 +85,37 @@ fn presented_key(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
         .filter(|v| !v.is_empty());
     from_header.or_else(|| {
-        let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+        let value = headers
+            .get(axum::http::header::AUTHORIZATION)?
+            .to_str()
+            .ok()?;
         let (scheme, token) = value.trim().split_once(' ')?;
         let token = token.trim();
         (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
     })
 }
 
-async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Response> {
+async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(key) = presented_key(headers).filter(|k| k.len() <= MAX_KEY_LEN) else {
-        return Err(unauthorized());
+        return Err(Box::new(unauthorized()));
     };
     let hash = commands::secrets::hash_secret(key);
     match projections::api_keys::is_active(&state.read_db, &hash).await {
         Ok(true) => Ok(()),
-        Ok(false) => Err(unauthorized()),
+        Ok(false) => Err(Box::new(unauthorized())),
         Err(cause) => {
             tracing::error!(error = %cause, "MCP: the API key table cannot be read");
-            Err(error(
+            Err(Box::new(error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "unavailable",
                 "The service cannot check API keys right now; try again shortly.",
-            ))
+            )))
         }
     }
 }
 
 /// 400 when `MCP-Protocol-Version` names a revision this server does not speak.
-fn protocol_version(headers: &HeaderMap) -> Result<(), Response> {
+fn protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(value) = headers.get(PROTOCOL_HEADER) else {
         return Ok(());
     };
@@ -131,7 +137,9 @@ fn protocol_version(headers: &HeaderMap) -> Result<(), Response> {
         "code": "unsupported_protocol_version",
         "supported": supported,
     });
-    Err((StatusCode::BAD_REQUEST, Json(body)).into_response())
+    Err(Box::new(
+        (StatusCode::BAD_REQUEST, Json(body)).into_response(),
+    ))
 }
 
 /// Whether the request's host (Host header, else the URI's authority) is allowed.
@@ -304,7 +312,10 @@ mod tests {
         assert!(host_ok("LOCALHOST", &loopback));
         assert!(host_ok("[::1]:8081", &loopback));
         assert!(!host_ok("evil.example:8081", &loopback));
-        assert!(host_ok("mcp.example.org", &["mcp.example.org:443", "mcp.example.org"]));
+        assert!(host_ok(
+            "mcp.example.org",
+            &["mcp.example.org:443", "mcp.example.org"]
+        ));
         assert!(!host_ok("mcp.example.org:8443", &["mcp.example.org:443"]));
         assert!(!host_ok("localhost", &[]));
     }

@@ -96,10 +96,13 @@ fn build(state: McpState, shutdown: CancellationToken) -> Router {
     let streamable = streamable_service(&state, handler.clone(), shutdown.clone());
     let sessions = sse::Sessions::new(handler, shutdown);
     let legacy = Router::new()
-        .route("/sse", get(sse::open).fallback(guard::method_not_allowed))
+        .route(
+            "/sse",
+            get(sse::open).fallback(|| async { guard::not_allowed("GET") }),
+        )
         .route(
             "/message",
-            post(sse::message).fallback(guard::method_not_allowed),
+            post(sse::message).fallback(|| async { guard::not_allowed("POST") }),
         )
         .with_state(sessions);
     Router::new()

@@ -1,0 +1,153 @@
+//! The directory tools: one record, a page of records, a search, a history.
+//! Every answer is built from the same read tables and views as REST.
+
+use chrono::Utc;
+use projections::directory::Reader;
+use projections::views::{ListItem, Record};
+use rmcp::ErrorData;
+use serde_json::{json, Value};
+
+use super::{args::Args, country, done, internal, Outcome, ToolError};
+use super::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_QUERY_CHARS};
+use crate::{cursor, McpState};
+
+/// The longest country argument accepted, in characters.
+const MAX_COUNTRY_CHARS: usize = 100;
+/// Search answers at most this many records.
+const MAX_SEARCH_RESULTS: usize = 50;
+
+/// `get_competent_authority`: the record as `GET /api/v1/ca/{cc}` returns it.
+pub(crate) async fn get(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let row = match find(state, &args).await? {
+        Ok(row) => row,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    done(Record::new(
+        row,
+        Utc::now().date_naive(),
+        state.stale_after_days,
+    ))
+}
+
+/// The record named by the `country_code` argument.
+async fn find(
+    state: &McpState,
+    args: &Args,
+) -> Result<Result<projections::directory::AuthorityRow, ToolError>, ErrorData> {
+    let input = match args
+        .only(&["country_code"])
+        .and_then(|()| args.required("country_code", MAX_COUNTRY_CHARS))
+    {
+        Ok(input) => input,
+        Err(refusal) => return Ok(Err(refusal)),
+    };
+    country::resolve(state, &input).await
+}
+
+/// `list_competent_authorities`: one page, sorted by code.
+pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let parsed = args
+        .only(&["cursor", "page_size", "verified"])
+        .and_then(|()| {
+            Ok((
+                args.string("cursor")?,
+                args.integer("page_size", 1, MAX_PAGE_SIZE)?,
+                args.boolean("verified")?,
+            ))
+        });
+    let (cursor, page_size, verified) = match parsed {
+        Ok(parsed) => parsed,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    let filter = match verified {
+        None => "all",
+        Some(true) => "verified",
+        Some(false) => "unverified",
+    };
+    let after = cursor
+        .map(|c| cursor::decode(&c, "ca", filter))
+        .transpose()?;
+    let rows = Reader::new(state.read_db.clone())
+        .all()
+        .await
+        .map_err(|e| internal("listing the directory", &e))?;
+    let matching: Vec<_> = rows
+        .iter()
+        .filter(|r| verified.is_none_or(|v| r.verified == v))
+        .collect();
+    let size = usize::try_from(page_size.unwrap_or(DEFAULT_PAGE_SIZE)).unwrap_or(usize::MAX);
+    let start = after.map_or(0, |code| {
+        matching.partition_point(|r| r.country_code.as_str() <= code.as_str())
+    });
+    let page: Vec<ListItem> = matching
+        .iter()
+        .skip(start)
+        .take(size)
+        .map(|r| ListItem::from(*r))
+        .collect();
+    let mut answer = json!({ "items": page, "total": matching.len() });
+    if start + size < matching.len() {
+        if let Some(last) = matching.get(start + size - 1) {
+            answer["nextCursor"] = Value::String(cursor::encode("ca", filter, &last.country_code));
+        }
+    }
+    done(answer)
+}
+
+/// `search_competent_authorities`: by code, country name or authority name.
+pub(crate) async fn search(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let query = match args
+        .only(&["query"])
+        .and_then(|()| args.required("query", MAX_QUERY_CHARS))
+    {
+        Ok(query) => query,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    let rows = Reader::new(state.read_db.clone())
+        .all()
+        .await
+        .map_err(|e| internal("searching the directory", &e))?;
+    let wanted = country::normalise(&query);
+    let code = query.trim().to_ascii_uppercase();
+    let mut scored: Vec<(u8, ListItem)> = rows
+        .iter()
+        .filter_map(|r| {
+            let name = country::normalise(&r.country_name);
+            let authority = country::normalise(r.ca_name.as_deref().unwrap_or_default());
+            let rank = if r.country_code == code || name == wanted {
+                0
+            } else if !wanted.is_empty() && name.starts_with(&wanted) {
+                1
+            } else if !wanted.is_empty() && name.contains(&wanted) {
+                2
+            } else if !wanted.is_empty() && authority.contains(&wanted) {
+                3
+            } else {
+                return None;
+            };
+            Some((rank, ListItem::from(r)))
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| a.1.country_code.cmp(&b.1.country_code))
+    });
+    let results: Vec<ListItem> = scored
+        .into_iter()
+        .take(MAX_SEARCH_RESULTS)
+        .map(|(_, item)| item)
+        .collect();
+    done(json!({ "query": query, "results": results }))
+}
+
+/// `get_authority_history`: the audit trail as REST shows it.
+pub(crate) async fn history(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let row = match find(state, &args).await? {
+        Ok(row) => row,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    let items = projections::history::items(&state.read_db, &row.country_code)
+        .await
+        .map_err(|e| internal("reading a record's history", &e))?;
+    done(json!({ "country_code": row.country_code, "items": items }))
+}

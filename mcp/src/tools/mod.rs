@@ -1,0 +1,207 @@
+//! The six tools: definitions (title, description, input and output schema,
+//! read-only annotations) and dispatch.
+//!
+//! Every successful call returns the result as `structuredContent` and the
+//! same JSON as text content. Anything the caller can fix (a bad argument, a
+//! country or code that does not exist) is a tool error (`isError: true`)
+//! whose text says what to do, with `structuredContent`
+//! `{error: <stable code>, message}`. Protocol errors are kept for an invalid
+//! cursor (-32602), an unknown tool, and a read side that cannot answer.
+
+mod args;
+mod codes;
+mod country;
+mod directory;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use rmcp::ErrorData;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::schemas;
+use crate::McpState;
+pub(crate) use args::Args;
+
+/// Records per page of `list_competent_authorities` unless asked otherwise.
+pub(crate) const DEFAULT_PAGE_SIZE: u64 = 50;
+/// The largest page `list_competent_authorities` serves.
+pub(crate) const MAX_PAGE_SIZE: u64 = 200;
+/// The longest search query accepted, in characters.
+pub(crate) const MAX_QUERY_CHARS: usize = 200;
+/// The longest waste description accepted, in characters (as on REST).
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 5000;
+
+/// A failure the caller can act on: becomes an `isError` result.
+#[derive(Debug)]
+pub(crate) struct ToolError {
+    /// Stable machine code: `invalid_argument`, `not_found`, `ambiguous`.
+    pub(crate) code: &'static str,
+    /// What went wrong and what to do, for the model to read.
+    pub(crate) message: String,
+}
+
+impl ToolError {
+    /// A bad argument.
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Self {
+            code: "invalid_argument",
+            message: message.into(),
+        }
+    }
+
+    /// Nothing matches.
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
+        Self {
+            code: "not_found",
+            message: message.into(),
+        }
+    }
+}
+
+/// What a tool body answers: a result, a tool error, or a protocol error.
+pub(crate) enum Outcome {
+    /// The JSON result.
+    Done(Value),
+    /// The caller can fix it.
+    Refused(ToolError),
+}
+
+impl From<ToolError> for Outcome {
+    fn from(error: ToolError) -> Self {
+        Self::Refused(error)
+    }
+}
+
+/// Serialises a result for [`Outcome::Done`].
+pub(crate) fn done(value: impl Serialize) -> Result<Outcome, ErrorData> {
+    serde_json::to_value(value)
+        .map(Outcome::Done)
+        .map_err(|e| internal("serialising a tool result", &e))
+}
+
+/// The protocol error for a read side that cannot answer; the cause is
+/// logged here, once, and never sent to the client.
+pub(crate) fn internal(context: &str, cause: &dyn std::fmt::Display) -> ErrorData {
+    tracing::error!(error = %cause, "MCP: {context}");
+    ErrorData::internal_error(
+        "the directory cannot be read right now; try again shortly",
+        None,
+    )
+}
+
+fn annotations(title: &str) -> ToolAnnotations {
+    ToolAnnotations::with_title(title)
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
+}
+
+fn tool(
+    name: &'static str,
+    title: &str,
+    description: &'static str,
+    input: Value,
+    output: Value,
+) -> Tool {
+    Tool::new(name, description, schemas::object(input))
+        .with_title(title)
+        .with_raw_output_schema(schemas::object(output))
+        .with_annotations(annotations(title))
+}
+
+/// Every tool, in a stable order.
+pub(crate) fn definitions() -> Vec<Tool> {
+    vec![
+        tool(
+            "get_competent_authority",
+            "Get a competent authority",
+            "The Basel Convention competent-authority record of one country: authority name, \
+             e-mail, phone, address, whether it is verified, when it was last checked, its \
+             provenance and whether it is stale. Accepts an ISO 3166-1 alpha-2 code (DE) or a \
+             country name (Germany).",
+            schemas::country_input(
+                "ISO 3166-1 alpha-2 code (e.g. DE) or country name (e.g. Germany)",
+            ),
+            schemas::record(),
+        ),
+        tool(
+            "list_competent_authorities",
+            "List competent authorities",
+            "All countries in the directory, sorted by code, one page at a time. Pass the \
+             returned nextCursor back as cursor for the next page; optionally only verified \
+             (verified: true) or unverified records.",
+            schemas::list_input(),
+            schemas::list_page(),
+        ),
+        tool(
+            "search_competent_authorities",
+            "Search competent authorities",
+            "Find directory records by country name, ISO code or authority name \
+             (case-insensitive, part of a word is enough).",
+            schemas::search_input(),
+            schemas::search_result(),
+        ),
+        tool(
+            "get_authority_history",
+            "Get a record's history",
+            "The audit trail of one country's record, oldest first: registration, contact \
+             changes (old and new values) and every verification, with who made it and when.",
+            schemas::country_input("ISO 3166-1 alpha-2 code (e.g. DE) or country name"),
+            schemas::history(),
+        ),
+        tool(
+            "classify_waste",
+            "Classify a waste",
+            "Turns a plain-language waste description into Basel Convention signals: Y, A, B \
+             and H codes, UN numbers, the list type (Amber, Green, Annex I, Annex II), whether \
+             Prior Informed Consent applies, confidences and an explanation. With origin and \
+             destination it also names the control procedure. Informational only.",
+            schemas::classify_input(),
+            schemas::classification(),
+        ),
+        tool(
+            "lookup_basel_code",
+            "Look up a Basel code",
+            "Name, annex and status of any Y, A, B or H code: in force, or deleted and by what \
+             it was replaced.",
+            schemas::code_input(),
+            schemas::code_info(),
+        ),
+    ]
+}
+
+/// Runs tool `name` with `args`.
+///
+/// # Errors
+/// Invalid params for an unknown tool or cursor; internal error when the read
+/// side cannot answer.
+pub(crate) async fn call(
+    state: &McpState,
+    name: &str,
+    args: Args,
+) -> Result<CallToolResult, ErrorData> {
+    let outcome = match name {
+        "get_competent_authority" => directory::get(state, args).await?,
+        "list_competent_authorities" => directory::list(state, args).await?,
+        "search_competent_authorities" => directory::search(state, args).await?,
+        "get_authority_history" => directory::history(state, args).await?,
+        "classify_waste" => codes::classify(state, args)?,
+        "lookup_basel_code" => codes::lookup(state, args)?,
+        other => {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{other}`; call tools/list for the tools this server has"),
+                None,
+            ))
+        }
+    };
+    Ok(match outcome {
+        Outcome::Done(value) => CallToolResult::structured(value),
+        Outcome::Refused(error) => {
+            let mut result = CallToolResult::error(vec![ContentBlock::text(error.message.clone())]);
+            result.structured_content =
+                Some(json!({ "error": error.code, "message": error.message }));
+            result
+        }
+    })
+}
