@@ -23,7 +23,7 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// No request takes longer: past it the answer is a 503 JSON (a store that
 /// stopped answering must not hang clients; pools give up after 5 s).
-pub const REQUEST_DEADLINE: Duration = Duration::from_millis(4500);
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(4);
 
 /// What every handler can reach.
 #[derive(Clone)]

@@ -10,6 +10,7 @@
 //! - [`aggregate`]: the decide/apply shape every aggregate has;
 //! - [`authority`], [`api_key`], [`steward`]: the three aggregates;
 //! - [`metadata`]: who, when and which request, stored with every event;
+//! - [`envelope`]: the log's wire format (an event as published to JetStream);
 //! - [`values`]: validated value types (country code, e-mail, phone, slug);
 //! - [`seed`]: the bundled dataset of Basel Parties and their sourced records;
 //! - [`classifier`]: the Basel waste classifier and its knowledge base.
@@ -18,6 +19,7 @@ pub mod aggregate;
 pub mod api_key;
 pub mod authority;
 pub mod classifier;
+pub mod envelope;
 pub mod metadata;
 pub mod seed;
 pub mod steward;

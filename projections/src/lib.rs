@@ -13,6 +13,8 @@
 //!
 //! Layout:
 //! - [`log`]: reading the embedded log (the events table by position);
+//! - [`replay`]: rebuilding every projection into scratch tables and comparing;
+//! - [`stream`]: projections as durable JetStream consumers (server mode);
 //! - [`runner`]: applying the log to every projection, checkpoints, waiting
 //!   for a position (read-your-writes);
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
@@ -23,9 +25,11 @@ pub mod api_keys;
 pub mod directory;
 pub mod history;
 pub mod log;
+pub mod replay;
 mod rows;
 pub mod runner;
 pub mod stewards;
+pub mod stream;
 pub mod views;
 
 use sqlx::AnyPool;
@@ -59,6 +63,9 @@ pub enum ProjectionError {
     /// A read row holds something it never should (a hand-edited table).
     #[error("read table is corrupt: {0}")]
     Corrupt(String),
+    /// The log could not be read (NATS, or a message that does not decode).
+    #[error("log: {0}")]
+    Log(String),
     /// The database failed.
     #[error("read database: {0}")]
     Database(#[from] sqlx::Error),
@@ -72,7 +79,7 @@ pub async fn connect(url: &str) -> Result<ReadDb, ProjectionError> {
     sqlx::any::install_default_drivers();
     Ok(sqlx::any::AnyPoolOptions::new()
         .max_connections(8)
-        .acquire_timeout(std::time::Duration::from_secs(5))
+        .acquire_timeout(std::time::Duration::from_secs(3))
         .connect(url)
         .await?)
 }

@@ -32,6 +32,9 @@ pub const ALL: [&str; 4] = [
 
 const BATCH: i64 = 500;
 
+/// How often [`Projector::wait_for`] reads a checkpoint kept by another process.
+const CHECKPOINT_POLL: Duration = Duration::from_millis(5);
+
 /// Where one projection stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectionStatus {
@@ -46,7 +49,7 @@ pub struct ProjectionStatus {
 /// Runs the projections over one read database and tells waiters how far they got.
 #[derive(Clone)]
 pub struct Projector {
-    db: ReadDb,
+    pub(crate) db: ReadDb,
     positions: Arc<Mutex<HashMap<&'static str, i64>>>,
     progressed: Arc<Notify>,
 }
@@ -144,7 +147,7 @@ impl Projector {
         Ok(())
     }
 
-    fn record(&self, name: &'static str, position: i64) {
+    pub(crate) fn record(&self, name: &'static str, position: i64) {
         if let Ok(mut positions) = self.positions.lock() {
             positions.insert(name, position);
         }
@@ -159,18 +162,36 @@ impl Projector {
     }
 
     /// Waits until projection `name` has applied `position`, at most `timeout`.
-    /// Returns whether it got there.
+    /// Returns whether it got there. Works whether the projection runs in this
+    /// process (woken as it progresses) or in another (its checkpoint is
+    /// polled every few milliseconds).
     pub async fn wait_for(&self, name: &str, position: i64, timeout: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let progressed = self.progressed.notified();
-            if self.position(name) >= position {
+            if self.position(name) >= position || self.stored_position(name).await >= position {
                 return true;
             }
-            if tokio::time::timeout_at(deadline, progressed).await.is_err() {
-                return self.position(name) >= position;
+            let tick = tokio::time::Instant::now() + CHECKPOINT_POLL;
+            if tokio::time::timeout_at(deadline.min(tick), progressed)
+                .await
+                .is_err()
+                && tokio::time::Instant::now() >= deadline
+            {
+                return self.position(name) >= position
+                    || self.stored_position(name).await >= position;
             }
         }
+    }
+
+    async fn stored_position(&self, name: &str) -> i64 {
+        sqlx::query_scalar("SELECT position FROM projection_checkpoints WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&self.db)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(0)
     }
 
     /// Where every projection stands, from the checkpoints table.
@@ -215,7 +236,7 @@ impl Projector {
     }
 }
 
-async fn apply(
+pub(crate) async fn apply(
     name: &str,
     tx: &mut Transaction<'_, Any>,
     event: &StoredEvent,
@@ -229,6 +250,6 @@ async fn apply(
     }
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Micros, true)
 }

@@ -1,6 +1,9 @@
 //! Integration tests of the `basel` binary and the REST edge.
 
+mod broken_store;
 mod cli;
+mod inproc;
 mod rest;
+mod rest_steward;
 mod serve;
 mod support;

@@ -1,0 +1,298 @@
+//! The outbox relay: publishes committed events from the PostgreSQL `events`
+//! table to the JetStream log (server mode).
+//!
+//! A command commits its events to PostgreSQL and is acknowledged; nothing
+//! on that path talks to NATS, so a NATS outage never fails a write. The relay
+//! then publishes every row with `published_at IS NULL`, in `position` order,
+//! one at a time, awaiting each acknowledgement before the next (so the
+//! stream holds events in commit order, per aggregate and overall), and marks
+//! the rows published. A crash between the ack and the mark re-publishes the
+//! row with the same `Nats-Msg-Id`, which JetStream drops as a duplicate.
+//!
+//! Exactly one relay is active: it holds a session-level PostgreSQL advisory
+//! lock on its own connection. When its process dies the connection closes,
+//! the lock is released and a standby takes over within a poll interval.
+//!
+//! Must not: publish from a cqrs-es `Query` (those run after the commit and
+//! cannot fail it); publish out of position order.
+
+use std::time::Duration;
+
+use async_nats::jetstream::{self, stream};
+use async_nats::HeaderMap;
+use bytes::Bytes;
+use domain::envelope::Envelope;
+use futures::StreamExt;
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::{PgListener, PgPool};
+use sqlx::{Postgres, Row};
+
+use crate::store::NOTIFY_CHANNEL;
+
+/// The advisory-lock key the active relay holds (distinct from the position lock).
+pub const RELAY_LOCK_KEY: i64 = 0x6261_7365_6c72_6c79; // "baselrly"
+
+/// Header carrying the event's log position, so consumers can report it.
+pub const POSITION_HEADER: &str = "Basel-Position";
+
+/// How many rows one pass reads.
+const BATCH: i64 = 500;
+
+/// How long to wait for one publish acknowledgement.
+const ACK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the log lives on NATS.
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    /// The NATS server URL.
+    pub url: String,
+    /// The stream's name (`BASEL_EVENTS`).
+    pub stream: String,
+    /// Subject prefix (`basel.events`).
+    pub subject_prefix: String,
+    /// Replicas when the stream is created.
+    pub replicas: usize,
+}
+
+/// Why the relay could not do its work.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    /// NATS refused or did not answer.
+    #[error("NATS: {0}")]
+    Nats(String),
+    /// PostgreSQL failed.
+    #[error("PostgreSQL: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+fn nats(error: impl std::fmt::Display) -> RelayError {
+    RelayError::Nats(error.to_string())
+}
+
+/// Connects to NATS (retrying in the background when it is down) and returns
+/// a JetStream context whose requests time out after [`ACK_TIMEOUT`].
+///
+/// # Errors
+/// [`RelayError::Nats`] when the URL is unusable.
+pub async fn connect(settings: &LogSettings) -> Result<jetstream::Context, RelayError> {
+    let client = async_nats::ConnectOptions::new()
+        .name("basel")
+        .retry_on_initial_connect()
+        .connection_timeout(Duration::from_secs(2))
+        .connect(settings.url.as_str())
+        .await
+        .map_err(nats)?;
+    let mut context = jetstream::new(client);
+    context.set_timeout(ACK_TIMEOUT);
+    Ok(context)
+}
+
+/// The stream's configuration: every basel subject, file storage, kept
+/// forever (it is the audit log), a ten-minute de-duplication window.
+pub fn stream_config(settings: &LogSettings) -> stream::Config {
+    stream::Config {
+        name: settings.stream.clone(),
+        subjects: vec![format!("{}.>", settings.subject_prefix)],
+        storage: stream::StorageType::File,
+        retention: stream::RetentionPolicy::Limits,
+        max_age: Duration::ZERO,
+        duplicate_window: Duration::from_secs(600),
+        num_replicas: settings.replicas.max(1),
+        ..stream::Config::default()
+    }
+}
+
+/// Creates the stream if it is missing (an existing one is left as it is).
+///
+/// # Errors
+/// [`RelayError::Nats`] when NATS cannot be reached or refuses.
+pub async fn ensure_stream(
+    context: &jetstream::Context,
+    settings: &LogSettings,
+) -> Result<stream::Stream, RelayError> {
+    context
+        .get_or_create_stream(stream_config(settings))
+        .await
+        .map_err(nats)
+}
+
+/// Events still waiting to be published.
+///
+/// # Errors
+/// [`RelayError::Database`] on failure.
+pub async fn backlog(pool: &PgPool) -> Result<i64, RelayError> {
+    Ok(
+        sqlx::query_scalar("SELECT COUNT(*) FROM events WHERE published_at IS NULL")
+            .fetch_one(pool)
+            .await?,
+    )
+}
+
+/// The outbox relay.
+#[derive(Clone)]
+pub struct Relay {
+    pool: PgPool,
+    context: jetstream::Context,
+    settings: LogSettings,
+}
+
+impl Relay {
+    /// A relay from `pool` to the stream in `settings`.
+    pub fn new(pool: PgPool, context: jetstream::Context, settings: LogSettings) -> Self {
+        Self {
+            pool,
+            context,
+            settings,
+        }
+    }
+
+    /// Runs until `shutdown`: waits to become the active relay, then publishes
+    /// whatever is unpublished whenever a commit is notified, and every `poll`.
+    /// Failures (NATS or PostgreSQL down) are logged and retried; the relay
+    /// never gives up.
+    pub async fn run(self, poll: Duration, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => return,
+                result = self.lead(poll) => {
+                    if let Err(error) = result {
+                        tracing::warn!(error = %error, "relay interrupted; retrying");
+                    }
+                }
+            }
+            tokio::select! {
+                () = &mut shutdown => return,
+                () = tokio::time::sleep(poll) => {}
+            }
+        }
+    }
+
+    /// Takes the lock (waiting for it), then relays until an error.
+    async fn lead(&self, poll: Duration) -> Result<(), RelayError> {
+        let mut lock = self.pool.acquire().await?;
+        loop {
+            let held: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+                .bind(RELAY_LOCK_KEY)
+                .fetch_one(&mut *lock)
+                .await?;
+            if held {
+                break;
+            }
+            tokio::time::sleep(poll).await;
+        }
+        tracing::info!(stream = %self.settings.stream, "relay active");
+        let result = self.relay(&mut lock, poll).await;
+        // The lock goes with the session; do not return a locked connection to the pool.
+        lock.detach();
+        result
+    }
+
+    async fn relay(
+        &self,
+        lock: &mut PoolConnection<Postgres>,
+        poll: Duration,
+    ) -> Result<(), RelayError> {
+        let mut listener = PgListener::connect_with(&self.pool).await?;
+        listener.listen(NOTIFY_CHANNEL).await?;
+        ensure_stream(&self.context, &self.settings).await?;
+        loop {
+            // Each pass runs on the lock's own connection: if that connection
+            // is gone, so is the lock, and the relay must stop at once.
+            while self.pass(lock).await? == BATCH as usize {}
+            tokio::select! {
+                notified = listener.recv() => { notified?; }
+                () = tokio::time::sleep(poll) => {}
+            }
+        }
+    }
+
+    /// Publishes one batch of unpublished rows; returns how many it read.
+    async fn pass(&self, conn: &mut PoolConnection<Postgres>) -> Result<usize, RelayError> {
+        let rows = sqlx::query(
+            "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
+             FROM events WHERE published_at IS NULL ORDER BY position LIMIT $1",
+        )
+        .bind(BATCH)
+        .fetch_all(&mut **conn)
+        .await?;
+        let count = rows.len();
+        let mut published = Vec::with_capacity(count);
+        let mut failure = None;
+        for row in rows {
+            let envelope = envelope(&row)?;
+            match self.publish(&envelope).await {
+                Ok(_) => published.push(envelope.position),
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            }
+        }
+        if !published.is_empty() {
+            sqlx::query("UPDATE events SET published_at = now() WHERE position = ANY($1)")
+                .bind(&published)
+                .execute(&mut **conn)
+                .await?;
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => Ok(count),
+        }
+    }
+
+    async fn publish(
+        &self,
+        envelope: &Envelope,
+    ) -> Result<jetstream::publish::PublishAck, RelayError> {
+        let mut headers = HeaderMap::new();
+        headers.insert("Nats-Msg-Id", envelope.message_id().as_str());
+        headers.insert(POSITION_HEADER, envelope.position.to_string().as_str());
+        let payload = Bytes::from(serde_json::to_vec(envelope).map_err(nats)?);
+        let ack = self
+            .context
+            .publish_with_headers(envelope.subject(&self.settings.subject_prefix), headers, payload)
+            .await
+            .map_err(nats)?;
+        ack.await.map_err(nats)
+    }
+
+    /// Publishes again every event from `position` on (an operator's repair
+    /// after a stream was lost or truncated). Events still inside the
+    /// de-duplication window are dropped by JetStream as duplicates; returns
+    /// how many the stream stored as new.
+    ///
+    /// # Errors
+    /// NATS or PostgreSQL failures.
+    pub async fn republish_from(&self, position: i64) -> Result<(usize, usize), RelayError> {
+        ensure_stream(&self.context, &self.settings).await?;
+        let mut rows = sqlx::query(
+            "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
+             FROM events WHERE position >= $1 ORDER BY position",
+        )
+        .bind(position)
+        .fetch(&self.pool);
+        let (mut sent, mut stored) = (0, 0);
+        while let Some(row) = rows.next().await {
+            let ack = self.publish(&envelope(&row?)?).await?;
+            sent += 1;
+            if !ack.duplicate {
+                stored += 1;
+            }
+        }
+        Ok((sent, stored))
+    }
+}
+
+fn envelope(row: &sqlx::postgres::PgRow) -> Result<Envelope, RelayError> {
+    Ok(Envelope {
+        position: row.try_get("position")?,
+        aggregate_type: row.try_get("aggregate_type")?,
+        aggregate_id: row.try_get("aggregate_id")?,
+        sequence: row.try_get("sequence")?,
+        event_type: row.try_get("event_type")?,
+        event_version: row.try_get("event_version")?,
+        payload: row.try_get("payload")?,
+        metadata: row.try_get("metadata")?,
+    })
+}
