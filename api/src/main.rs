@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use api::cli::{steward, transfer};
+use api::cli::{log, steward, transfer};
 use api::runtime::Runtime;
-use api::settings::{Cli, Command, ServeSettings, StewardCommand};
+use api::settings::{Cli, Command, Role, ServeSettings, StewardCommand};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -59,6 +59,30 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 &settings.file.display().to_string(),
                 rows,
                 &settings.steward,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Relay {
+            republish_from: Some(position),
+        } => log::republish(&Runtime::open(&cli.store).await?, position, &mut stdout).await,
+        Command::Relay {
+            republish_from: None,
+        } => {
+            let settings = ServeSettings {
+                role: vec![Role::Relay],
+                ..ServeSettings::from_env()
+            };
+            api::serve::serve(&cli.store, &settings).await
+        }
+        Command::Replay { verify } => {
+            log::replay(&Runtime::open(&cli.store).await?, verify, &mut stdout).await
+        }
+        Command::History { country_code, json } => {
+            log::history(
+                &Runtime::open(&cli.store).await?,
+                &country_code,
+                json,
                 &mut stdout,
             )
             .await

@@ -4,14 +4,17 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use secrecy::SecretString;
 use tokio::sync::Notify;
 
+use commands::relay::LogSettings;
 use commands::secrets::ServerSecret;
 use commands::store::Backend;
 use projections::runner::Projector;
+use projections::stream::LogSource;
 use projections::ReadDb;
 
 use crate::settings::StoreSettings;
@@ -29,6 +32,32 @@ pub struct Runtime {
     pub wake: Arc<Notify>,
     /// The secret API keys are derived under.
     pub secret: ServerSecret,
+    /// The read database's URL (replay creates scratch tables beside it).
+    pub read_url: String,
+    /// The JetStream log, in server mode (PostgreSQL + NATS); `None` in
+    /// embedded mode and PostgreSQL-only mode, where projections read the
+    /// events table.
+    pub log: Option<ServerLog>,
+}
+
+/// The JetStream side of server mode.
+#[derive(Clone)]
+pub struct ServerLog {
+    /// JetStream.
+    pub context: async_nats::jetstream::Context,
+    /// Stream, subjects, replicas.
+    pub settings: LogSettings,
+}
+
+impl ServerLog {
+    /// Where projections read the log.
+    pub fn source(&self) -> LogSource {
+        LogSource {
+            context: self.context.clone(),
+            stream: self.settings.stream.clone(),
+            subject_prefix: self.settings.subject_prefix.clone(),
+        }
+    }
 }
 
 impl Runtime {
@@ -37,8 +66,8 @@ impl Runtime {
     /// # Errors
     /// When a database cannot be reached or migrated, or the secret is unusable.
     pub async fn open(settings: &StoreSettings) -> anyhow::Result<Self> {
-        if settings.nats_url.is_some() {
-            tracing::warn!("BASEL_NATS_URL is set, but the JetStream log is not built yet: using the embedded log");
+        if settings.nats_url.is_some() && settings.database_url.is_none() {
+            bail!("BASEL_NATS_URL needs BASEL_DATABASE_URL: the JetStream log is relayed from PostgreSQL (server mode)");
         }
         let backend =
             Backend::connect(settings.database_url.as_deref(), &settings.data_dir).await?;
@@ -56,20 +85,47 @@ impl Runtime {
             .await
             .context("cannot prepare the projections")?;
         let secret = ServerSecret::new(load_secret(settings)?);
+        let log = match &settings.nats_url {
+            Some(url) => {
+                let settings = LogSettings {
+                    url: url.clone(),
+                    stream: settings.nats_stream.clone(),
+                    subject_prefix: settings.nats_subject_prefix.clone(),
+                    replicas: settings.nats_replicas,
+                };
+                let context = commands::relay::connect(&settings)
+                    .await
+                    .context("cannot use BASEL_NATS_URL")?;
+                Some(ServerLog { context, settings })
+            }
+            None => None,
+        };
         Ok(Self {
             backend,
             read_db,
             projector,
             wake: Arc::default(),
             secret,
+            read_url,
+            log,
         })
     }
 
-    /// Applies everything committed so far to every projection.
+    /// Brings the projections up to the log as it is now. Where this process
+    /// projects the events table itself (embedded mode, PostgreSQL without
+    /// NATS) it applies what is new; in server mode the JetStream consumers
+    /// do, and this waits for them (at most 2 s).
     ///
     /// # Errors
     /// When a projection cannot apply the log.
     pub async fn catch_up(&self) -> anyhow::Result<()> {
+        if self.log.is_some() {
+            self.projector
+                .wait_for_head(Duration::from_secs(2))
+                .await
+                .context("cannot read the projection checkpoints")?;
+            return Ok(());
+        }
         self.projector
             .catch_up()
             .await

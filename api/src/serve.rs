@@ -9,6 +9,7 @@ use chrono::Utc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use commands::relay::Relay;
 use domain::classifier::Classifier;
 
 use crate::app::{self, AppState};
@@ -18,39 +19,80 @@ use crate::settings::{Role, ServeSettings, StoreSettings};
 /// How often projections look for writes made by other processes.
 const POLL: Duration = Duration::from_millis(250);
 
+/// How often the relay looks for unpublished events (besides LISTEN/NOTIFY),
+/// and a standby relay for the lock.
+const RELAY_POLL: Duration = Duration::from_millis(500);
+
 /// Runs the service until a shutdown signal.
 ///
 /// # Errors
 /// When start-up fails (store unreachable, port taken, …) or the server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let runtime = Runtime::open(store).await?;
-    let role = settings.role;
-    let runs = |part: Role| role == Role::All || role == part;
-    let now = Utc::now();
-    let seeded = commands::seed::seed_if_empty(&runtime.backend, now, now.date_naive())
-        .await
-        .context("cannot seed the store")?;
-    if seeded > 0 {
-        tracing::info!(
-            seed.records = seeded,
-            "seeded the directory from the bundled dataset"
-        );
+    let role = &settings.role;
+    let runs = |part: Role| settings.runs(part);
+    if runs(Role::Rest) {
+        // The first start seeds; read-only and background roles never write.
+        let now = Utc::now();
+        let seeded = commands::seed::seed_if_empty(&runtime.backend, now, now.date_naive())
+            .await
+            .context("cannot seed the store")?;
+        if seeded > 0 {
+            tracing::info!(
+                seed.records = seeded,
+                "seeded the directory from the bundled dataset"
+            );
+        }
     }
     let (stop, stopped) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
-    if runs(Role::Projector) {
-        if let Err(error) = runtime.catch_up().await {
-            tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
+    if let Some(log) = &runtime.log {
+        if let Err(error) = commands::relay::ensure_stream(&log.context, &log.settings).await {
+            tracing::warn!(error = %error, "the JetStream stream is not reachable yet; retrying in the background");
         }
-        let projector =
-            runtime
-                .projector
-                .clone()
-                .run(runtime.wake.clone(), POLL, wait(stopped.clone()));
-        tasks.spawn(async move {
-            projector.await;
-            Ok(())
-        });
+    }
+    if runs(Role::Relay) {
+        match (&runtime.log, runtime.backend.pg_pool()) {
+            (Some(log), Some(pool)) => {
+                let relay = Relay::new(pool.clone(), log.context.clone(), log.settings.clone());
+                let shutdown = wait(stopped.clone());
+                tasks.spawn(async move {
+                    relay.run(RELAY_POLL, shutdown).await;
+                    Ok(())
+                });
+            }
+            _ if role.contains(&Role::Relay) => {
+                anyhow::bail!(
+                    "--role relay needs server mode (BASEL_DATABASE_URL and BASEL_NATS_URL)"
+                )
+            }
+            _ => {}
+        }
+    }
+    if runs(Role::Projector) {
+        let shutdown = wait(stopped.clone());
+        match &runtime.log {
+            Some(log) => {
+                let projector = runtime.projector.clone().run_stream(log.source(), shutdown);
+                tasks.spawn(async move {
+                    projector.await;
+                    Ok(())
+                });
+            }
+            None => {
+                if let Err(error) = runtime.catch_up().await {
+                    tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
+                }
+                let projector = runtime
+                    .projector
+                    .clone()
+                    .run(runtime.wake.clone(), POLL, shutdown);
+                tasks.spawn(async move {
+                    projector.await;
+                    Ok(())
+                });
+            }
+        }
     }
     let classifier =
         Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);

@@ -77,6 +77,28 @@ pub enum Command {
     Import(ImportSettings),
     /// Dump the directory as JSON or CSV to stdout (from the read side).
     Export(ExportSettings),
+    /// Run the outbox relay alone, or re-publish a range of the log (server mode).
+    Relay {
+        /// Re-publish every event from this log position on (JetStream drops
+        /// the ones it still has), then exit.
+        #[arg(long)]
+        republish_from: Option<i64>,
+    },
+    /// Rebuild every projection from the log into scratch tables.
+    Replay {
+        /// Compare each rebuilt table with the live one; exit 1 naming the
+        /// rows that differ.
+        #[arg(long)]
+        verify: bool,
+    },
+    /// Print a country's audit trail (from the history projection).
+    History {
+        /// ISO 3166-1 alpha-2 code.
+        country_code: String,
+        /// Print JSON (as the REST history endpoint returns its items).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `basel serve`.
@@ -88,9 +110,16 @@ pub struct ServeSettings {
     /// Address of the MCP server.
     #[arg(long, env = "BASEL_MCP_LISTEN", default_value = "127.0.0.1:8081")]
     pub mcp_listen: SocketAddr,
-    /// What this process runs: everything, or one part of a scaled-out deployment.
-    #[arg(long, env = "BASEL_ROLE", value_enum, default_value = "all")]
-    pub role: Role,
+    /// What this process runs: everything, or parts of a scaled-out deployment
+    /// (comma-separated, e.g. `relay,projector`).
+    #[arg(
+        long,
+        env = "BASEL_ROLE",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "all"
+    )]
+    pub role: Vec<Role>,
     /// A record whose last check is older than this many days is reported `stale`.
     #[arg(long, env = "BASEL_STALE_AFTER_DAYS", default_value_t = 365)]
     pub stale_after_days: i64,
@@ -127,11 +156,18 @@ impl Default for ServeSettings {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             mcp_listen: SocketAddr::from(([127, 0, 0, 1], 8081)),
-            role: Role::All,
+            role: vec![Role::All],
             stale_after_days: 365,
             mcp_allowed_origins: Vec::new(),
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
         }
+    }
+}
+
+impl ServeSettings {
+    /// Whether this process runs `part`.
+    pub fn runs(&self, part: Role) -> bool {
+        self.role.iter().any(|r| *r == Role::All || *r == part)
     }
 }
 

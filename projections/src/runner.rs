@@ -46,6 +46,44 @@ pub struct ProjectionStatus {
     pub halted: Option<String>,
 }
 
+/// A projection's distance from the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectionLag {
+    /// Its name.
+    pub name: String,
+    /// The last log position it applied.
+    pub position: i64,
+    /// The last log position of an event it reads.
+    pub head: i64,
+    /// `head - position`, never negative.
+    pub lag: i64,
+    /// Why it halted, if it did.
+    pub halted: Option<String>,
+}
+
+/// The last position of the events each projection reads.
+async fn heads(db: &ReadDb) -> Result<HashMap<&'static str, i64>, ProjectionError> {
+    let rows = sqlx::query(
+        "SELECT aggregate_type, CAST(MAX(position) AS BIGINT) AS head FROM events GROUP BY aggregate_type",
+    )
+    .fetch_all(db)
+    .await?;
+    let mut heads = HashMap::new();
+    for row in rows {
+        let head: i64 = row.try_get("head")?;
+        let names: &[&'static str] = match row.try_get::<String, _>("aggregate_type")?.as_str() {
+            "authority" => &[directory::NAME, history::NAME],
+            "api_key" => &[api_keys::NAME],
+            "steward" => &[stewards::NAME],
+            _ => &[],
+        };
+        for name in names {
+            heads.insert(*name, head);
+        }
+    }
+    Ok(heads)
+}
+
 /// Runs the projections over one read database and tells waiters how far they got.
 #[derive(Clone)]
 pub struct Projector {
@@ -212,6 +250,50 @@ impl Projector {
                 })
             })
             .collect()
+    }
+
+    /// Where every projection stands against the log: its checkpoint, the
+    /// last log position of the events it reads (`head`), and whether it
+    /// halted. `head - position` is its lag in log positions.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] on failure.
+    pub async fn lag(&self) -> Result<Vec<ProjectionLag>, ProjectionError> {
+        let heads = heads(&self.db).await?;
+        Ok(self
+            .status()
+            .await?
+            .into_iter()
+            .map(|s| {
+                let head = heads.get(s.name.as_str()).copied().unwrap_or(0);
+                ProjectionLag {
+                    head,
+                    lag: (head - s.position).max(0),
+                    name: s.name,
+                    position: s.position,
+                    halted: s.halted,
+                }
+            })
+            .collect())
+    }
+
+    /// Waits until every projection has applied the whole log as it is now,
+    /// at most `timeout`; returns whether they got there. For processes that
+    /// do not run the projections themselves (server mode, other roles).
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] on failure.
+    pub async fn wait_for_head(&self, timeout: Duration) -> Result<bool, ProjectionError> {
+        let heads = heads(&self.db).await?;
+        let deadline = tokio::time::Instant::now() + timeout;
+        for name in ALL {
+            let head = heads.get(name).copied().unwrap_or(0);
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if !self.wait_for(name, head, left).await {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Runs until `shutdown` resolves: catches up, then waits for a wake-up

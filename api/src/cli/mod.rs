@@ -1,6 +1,7 @@
 //! The non-serving subcommands. Each writes through command services and
 //! reads through projections, exactly like the HTTP edges.
 
+pub mod log;
 pub mod steward;
 pub mod transfer;
 
