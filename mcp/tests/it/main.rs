@@ -1,1 +1,8 @@
-//! placeholder
+//! In-process tests of the MCP server: the router on port 0 over a fresh
+//! SQLite store, driven by the rmcp client and by raw HTTP.
+
+mod http;
+mod resources;
+mod schema;
+mod support;
+mod tools;

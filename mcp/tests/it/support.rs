@@ -1,0 +1,243 @@
+//! The MCP router on port 0 over a fresh SQLite store with a few records,
+//! and clients for it: the rmcp client (streamable HTTP) and raw HTTP.
+
+use std::sync::Arc;
+
+use chrono::{Duration, Utc};
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use commands::api_key::ApiKeyCommands;
+use commands::authority::AuthorityCommands;
+use commands::secrets::ServerSecret;
+use commands::store::testing::fresh_sqlite;
+use commands::store::Backend;
+use domain::authority::{
+    ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
+    VerificationMethod,
+};
+use domain::classifier::Classifier;
+use domain::metadata::{Actor, Metadata};
+use domain::values::{CountryCode, Email, Slug};
+use mcp::McpState;
+use projections::runner::Projector;
+
+/// A running MCP server with its store.
+pub struct App {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// An active API key.
+    pub key: String,
+    pub backend: Backend,
+    pub projector: Projector,
+    /// The read tables.
+    pub db: projections::ReadDb,
+    stop: CancellationToken,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+fn metadata(actor: Actor) -> Metadata {
+    Metadata {
+        recorded_at: Utc::now(),
+        actor,
+        request_id: "test".into(),
+    }
+}
+
+pub fn code(text: &str) -> CountryCode {
+    CountryCode::parse(text).expect("country code")
+}
+
+async fn register(backend: &Backend, cc: &str, name: &str, ca_name: Option<&str>) {
+    let command = RegisterAuthority {
+        country: code(cc),
+        country_name: name.into(),
+        contact: ContactInput {
+            ca_name: ca_name.map(str::to_owned),
+            ..ContactInput::default()
+        },
+        verified: false,
+        last_checked: Some(Utc::now().date_naive() - Duration::days(3000)),
+        source: Some("fact sheet 2004".into()),
+        today: Utc::now().date_naive(),
+    };
+    AuthorityCommands::new(backend)
+        .register(command, &metadata(Actor::Seed))
+        .await
+        .expect("register");
+}
+
+/// Verifies Germany's record by steward `ana`, today.
+pub async fn verify_germany(backend: &Backend, email: &str) {
+    let today = Utc::now().date_naive();
+    let update = SubmitVerificationUpdate {
+        verified: true,
+        checked_on: today,
+        method: VerificationMethod::Phone,
+        source: "call to the ministry".into(),
+        note: Some("confirmed by phone".into()),
+        changes: ContactPatch::from([
+            (ContactField::Email, Some(email.into())),
+            (ContactField::Phone, Some("+49-228-99305-0".into())),
+        ]),
+        steward: Some(Slug::parse("ana").expect("slug")),
+        today,
+    };
+    AuthorityCommands::new(backend)
+        .submit_verification(
+            &code("DE"),
+            update,
+            &metadata(Actor::Steward(Slug::parse("ana").expect("slug"))),
+        )
+        .await
+        .expect("verification");
+}
+
+/// Starts the router with these origins and hosts (None = loopback defaults).
+pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
+    let (backend, dir) = fresh_sqlite().await;
+    let db = projections::connect(&format!(
+        "sqlite://{}",
+        dir.path().join("basel.db").display()
+    ))
+    .await
+    .expect("read db");
+    let projector = Projector::new(db.clone()).await.expect("projector");
+    register(
+        &backend,
+        "DE",
+        "Germany",
+        Some("Federal Ministry for the Environment"),
+    )
+    .await;
+    register(
+        &backend,
+        "FR",
+        "France",
+        Some("Ministère de la Transition écologique"),
+    )
+    .await;
+    register(&backend, "NG", "Nigeria", None).await;
+    register(&backend, "CI", "Côte d'Ivoire", None).await;
+    register(
+        &backend,
+        "KR",
+        "South Korea",
+        Some("Ministry of Environment"),
+    )
+    .await;
+    register(&backend, "KP", "North Korea", None).await;
+    verify_germany(&backend, "ca@bmuv.example.de").await;
+    let secret = ServerSecret::new(SecretString::from("t".repeat(40)));
+    let registration = ApiKeyCommands::new(&backend, secret.clone())
+        .register(
+            &Email::parse("tester@example.org").expect("email"),
+            &metadata(Actor::Registrant),
+        )
+        .await
+        .expect("api key");
+    projector.catch_up().await.expect("catch up");
+    let state = McpState {
+        read_db: db.clone(),
+        secret,
+        classifier: Arc::new(Classifier::bundled().expect("classifier")),
+        stale_after_days: 365,
+        allowed_origins: origins.iter().map(|s| (*s).to_owned()).collect(),
+        allowed_hosts: hosts
+            .unwrap_or(&["localhost", "127.0.0.1", "::1"])
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+    };
+    let stop = CancellationToken::new();
+    let router = mcp::router_until(state, stop.clone().cancelled_owned());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let shutdown = stop.clone();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await;
+    });
+    App {
+        base,
+        key: registration.api_key.expose_secret().to_owned(),
+        backend,
+        projector,
+        db,
+        stop,
+        _dir: dir,
+    }
+}
+
+/// The router with default settings.
+pub async fn spawn() -> App {
+    spawn_with(&[], None).await
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// The rmcp client over streamable HTTP, authenticated with a bearer key.
+pub async fn client(app: &App) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", app.base))
+        .auth_header(app.key.clone());
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve(transport).await.expect("rmcp client connects")
+}
+
+/// Calls `name` with `arguments` (a JSON object).
+pub async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = match arguments {
+        Value::Object(map) => Some(map),
+        _ => Some(JsonObject::new()),
+    };
+    client.call_tool(params).await.expect("tools/call answers")
+}
+
+/// A successful call's structured content, checked against the text content.
+pub fn structured(result: &CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .expect("text content");
+    let parsed: Value = serde_json::from_str(&text).expect("text content is JSON");
+    assert_eq!(parsed, value, "text content must be the same JSON");
+    value
+}
+
+/// A tool error's stable code, checked to be `isError` with a readable text.
+pub fn refusal(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .expect("text content");
+    assert!(!text.is_empty());
+    let structured = result.structured_content.clone().expect("error object");
+    assert_eq!(structured["message"], text.as_str());
+    structured["error"].as_str().expect("code").to_owned()
+}
