@@ -47,10 +47,7 @@ pub fn router(state: AppState) -> Router {
         .route("/classify", keyed(post(classify::classify)))
         .route("/ca", post(ca::create::create))
         .route("/ca/{country_code}", keyed(get(ca::get::get)))
-        .route(
-            "/ca/{country_code}/verifications",
-            post(ca::verify::submit),
-        );
+        .route("/ca/{country_code}/verifications", post(ca::verify::submit));
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))

@@ -122,7 +122,9 @@ impl IntoResponse for ApiError {
                 body(
                     "conflict",
                     "version_mismatch",
-                    &format!("the record is no longer at version {expected}; GET it again and resubmit"),
+                    &format!(
+                        "the record is no longer at version {expected}; GET it again and resubmit"
+                    ),
                 ),
             ),
             Self::Conflict => (

@@ -177,7 +177,13 @@ mod tests {
     #[test]
     fn dates_are_strict() {
         assert!(parse_date("2024-02-29").is_some());
-        for bad in ["2024-2-29", "2023-02-29", "20240229", "2024-02-29T00:00:00Z", ""] {
+        for bad in [
+            "2024-2-29",
+            "2023-02-29",
+            "20240229",
+            "2024-02-29T00:00:00Z",
+            "",
+        ] {
             assert_eq!(parse_date(bad), None, "{bad}");
         }
     }

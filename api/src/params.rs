@@ -130,15 +130,13 @@ pub fn decode(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(hi), Some(lo)) => {
-                        out.push(hi * 16 + lo);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(hi), Some(lo)) => {
+                    out.push(hi * 16 + lo);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             other => out.push(other),
         }
         i += 1;
@@ -147,7 +145,9 @@ pub fn decode(text: &str) -> String {
 }
 
 fn hex(byte: u8) -> Option<u8> {
-    (byte as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    (byte as char)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 #[cfg(test)]
@@ -157,7 +157,10 @@ mod tests {
     #[test]
     fn values_are_decoded_and_repeats_refused() {
         let mut params = Params::parse("q=c%C3%B4te+d%27ivoire&page=2&page=3&x");
-        assert_eq!(params.take("q").ok().flatten().as_deref(), Some("côte d'ivoire"));
+        assert_eq!(
+            params.take("q").ok().flatten().as_deref(),
+            Some("côte d'ivoire")
+        );
         assert!(params.take("page").is_err());
         assert!(params.finish().is_err(), "x is unknown");
     }

@@ -109,6 +109,9 @@ mod tests {
         assert_eq!(bearer(&headers("Bearer ")), None);
         assert_eq!(bearer(&headers("bst_abc")), None);
         assert_eq!(bearer(&HeaderMap::new()), None);
-        assert_eq!(bearer(&headers(&format!("Bearer {}", "x".repeat(201)))), None);
+        assert_eq!(
+            bearer(&headers(&format!("Bearer {}", "x".repeat(201)))),
+            None
+        );
     }
 }

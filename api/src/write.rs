@@ -3,6 +3,8 @@
 //! directory projection to apply the commit, then answer with the record as
 //! `GET` now returns it, or 202 + `Location` when it did not catch up).
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use axum::http::{header, HeaderMap, StatusCode};
@@ -31,6 +33,29 @@ pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
 pub fn wake(runtime: &Runtime) {
     runtime.wake.notify_one();
     runtime.wake.notify_waiters();
+}
+
+/// One lock per country code (at most 26 × 26), shared by every app in the process.
+static WRITE_LOCKS: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> =
+    LazyLock::new(Mutex::default);
+
+/// Serialises this process's writes to one record, so an `expected_version`
+/// check and the command it guards cannot interleave with another local
+/// write. Across processes the event store's optimistic lock still decides
+/// (a lost race is a 409).
+pub async fn lock(country: &CountryCode) -> tokio::sync::OwnedMutexGuard<()> {
+    let lock = match WRITE_LOCKS.lock() {
+        Ok(mut locks) => locks
+            .entry(country.as_str().to_owned())
+            .or_default()
+            .clone(),
+        Err(poisoned) => poisoned
+            .into_inner()
+            .entry(country.as_str().to_owned())
+            .or_default()
+            .clone(),
+    };
+    lock.lock_owned().await
 }
 
 /// The metadata of a steward's command: now, `steward:<id>`, and the

@@ -34,10 +34,12 @@ pub async fn create(
     let mut command = parse(&body)?;
     command.today = Utc::now().date_naive();
     let country = command.country.clone();
+    let guard = write::lock(&country).await;
     let committed = AuthorityCommands::new(&state.runtime.backend)
         .register(command, &write::metadata(&steward, &headers))
         .await
         .map_err(write::from_command)?;
+    drop(guard);
     Ok(write::answer(&state, &country, &committed, StatusCode::CREATED).await)
 }
 
@@ -76,7 +78,9 @@ pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
             source,
             today: Utc::now().date_naive(),
         }),
-        _ => Err(ApiError::Internal("registration fields checked but missing".into())),
+        _ => Err(ApiError::Internal(
+            "registration fields checked but missing".into(),
+        )),
     }
 }
 

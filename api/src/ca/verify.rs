@@ -50,6 +50,7 @@ pub async fn submit(
     let mut input = parse(&body)?;
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
+    let guard = write::lock(&country).await;
     if let Some(expected) = input.expected_version {
         check_version(&state, &country, expected).await?;
     }
@@ -57,6 +58,7 @@ pub async fn submit(
         .submit_verification(&country, input.update, &write::metadata(&steward, &headers))
         .await
         .map_err(write::from_command)?;
+    drop(guard);
     Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
 }
 
@@ -105,7 +107,9 @@ pub fn parse(body: &Value) -> Result<VerificationInput, ApiError> {
             },
             expected_version,
         }),
-        _ => Err(ApiError::Internal("verification fields checked but missing".into())),
+        _ => Err(ApiError::Internal(
+            "verification fields checked but missing".into(),
+        )),
     }
 }
 
@@ -197,8 +201,14 @@ mod tests {
         }))
         .expect("valid");
         assert_eq!(input.expected_version, Some(3));
-        assert_eq!(input.update.method, VerificationMethod::OfficialNotification);
-        assert_eq!(input.update.changes.get(&ContactField::Address), Some(&None));
+        assert_eq!(
+            input.update.method,
+            VerificationMethod::OfficialNotification
+        );
+        assert_eq!(
+            input.update.changes.get(&ContactField::Address),
+            Some(&None)
+        );
         assert_eq!(input.update.changes.len(), 2);
     }
 

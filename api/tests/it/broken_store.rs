@@ -45,10 +45,12 @@ pub async fn cut_off(store: &Store) {
         .and_then(|u| u.parse().ok())
         .unwrap_or(admin);
     let mut conn = admin.connect().await.expect("admin connection");
-    sqlx::query(&format!("ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"))
-        .execute(&mut conn)
-        .await
-        .expect("disallow connections");
+    sqlx::query(&format!(
+        "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"
+    ))
+    .execute(&mut conn)
+    .await
+    .expect("disallow connections");
     sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()")
         .bind(name)
         .execute(&mut conn)

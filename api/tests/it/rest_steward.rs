@@ -43,7 +43,10 @@ async fn a_verification_answers_with_the_record_as_get_now_returns_it(mode: Mode
     assert_eq!(record["country_code"], "DE");
     assert_eq!(record["verified"], true);
     assert_eq!(record["ca_name"], "Ministry of Environment");
-    assert_eq!(record["email"], "Basel@Ministry.example.org");
+    assert_eq!(
+        record["email"], "Basel@ministry.example.org",
+        "the domain is lower-cased"
+    );
     assert_eq!(record["email_primary"], record["email"]);
     assert_eq!(record["last_checked"], today());
     assert_eq!(record["last_verified_date"], today());
@@ -99,17 +102,43 @@ async fn steward_writes_refuse_missing_wrong_and_api_key_credentials_with_401(mo
     let path = "/api/v1/ca/FR/verifications";
     let body = check(&today());
     let cases = [
-        ("no credentials", app.client().post(app.url(path)).json(&body)),
-        ("wrong token", app.client().post(app.url(path)).bearer_auth("bst_0000").json(&body)),
-        ("API key as bearer", app.client().post(app.url(path)).bearer_auth(&key).json(&body)),
-        ("API key header", app.client().post(app.url(path)).header("x-api-key", &key).json(&body)),
+        (
+            "no credentials",
+            app.client().post(app.url(path)).json(&body),
+        ),
+        (
+            "wrong token",
+            app.client()
+                .post(app.url(path))
+                .bearer_auth("bst_0000")
+                .json(&body),
+        ),
+        (
+            "API key as bearer",
+            app.client()
+                .post(app.url(path))
+                .bearer_auth(&key)
+                .json(&body),
+        ),
+        (
+            "API key header",
+            app.client()
+                .post(app.url(path))
+                .header("x-api-key", &key)
+                .json(&body),
+        ),
         (
             "token with another scheme",
-            app.client().post(app.url(path)).header("authorization", format!("Basic {token}")).json(&body),
+            app.client()
+                .post(app.url(path))
+                .header("authorization", format!("Basic {token}"))
+                .json(&body),
         ),
         (
             "create with an API key",
-            app.client().post(app.url("/api/v1/ca")).header("x-api-key", &key)
+            app.client()
+                .post(app.url("/api/v1/ca"))
+                .header("x-api-key", &key)
                 .json(&json!({"country_code": "BE", "country_name": "Belgium"})),
         ),
     ];
@@ -117,8 +146,13 @@ async fn steward_writes_refuse_missing_wrong_and_api_key_credentials_with_401(mo
         let answer = app.send(request).await;
         assert_eq!(answer.status, 401, "{case}: {}", answer.text);
         assert_eq!(answer.code(), "steward_token_required", "{case}");
-        assert!(answer.header("www-authenticate").is_some_and(|h| h.starts_with("Bearer")));
-        assert!(!answer.text.contains(&key) && !answer.text.contains(&token), "{case}");
+        assert!(answer
+            .header("www-authenticate")
+            .is_some_and(|h| h.starts_with("Bearer")));
+        assert!(
+            !answer.text.contains(&key) && !answer.text.contains(&token),
+            "{case}"
+        );
     }
     let record = app.get("/api/v1/ca/FR", &key).await;
     assert_eq!(record.body["version"], 1, "nothing was written");
@@ -136,7 +170,11 @@ async fn a_suspended_steward_gets_403(mode: Mode) {
     assert_eq!(answer.status, 403, "{}", answer.text);
     assert_eq!(answer.code(), "steward_suspended");
     let create = app
-        .post_as("/api/v1/ca", &token, &json!({"country_code": "ES", "country_name": "Spain"}))
+        .post_as(
+            "/api/v1/ca",
+            &token,
+            &json!({"country_code": "ES", "country_name": "Spain"}),
+        )
         .await;
     assert_eq!(create.status, 403);
 }
@@ -179,13 +217,24 @@ async fn invalid_writes_get_422_naming_every_field(mode: Mode) {
         assert_eq!(named, fields, "{body}");
     }
     let create = app
-        .post_as("/api/v1/ca", &token, &json!({"country_code": "PRT", "email": "x"}))
+        .post_as(
+            "/api/v1/ca",
+            &token,
+            &json!({"country_code": "PRT", "email": "x"}),
+        )
         .await;
     assert_eq!(create.status, 422);
-    let unknown = app.post_as("/api/v1/ca/QQ/verifications", &token, &check(&today())).await;
+    let unknown = app
+        .post_as("/api/v1/ca/QQ/verifications", &token, &check(&today()))
+        .await;
     assert_eq!((unknown.status, unknown.code()), (404, "country_not_found"));
-    let malformed = app.post_as("/api/v1/ca/Q1/verifications", &token, &check(&today())).await;
-    assert_eq!((malformed.status, malformed.code()), (400, "invalid_country_code"));
+    let malformed = app
+        .post_as("/api/v1/ca/Q1/verifications", &token, &check(&today()))
+        .await;
+    assert_eq!(
+        (malformed.status, malformed.code()),
+        (400, "invalid_country_code")
+    );
 }
 
 async fn a_stale_expected_version_gets_409_and_concurrent_updates_on_one_version_apply_once(
@@ -208,10 +257,21 @@ async fn a_stale_expected_version_gets_409_and_concurrent_updates_on_one_version
     let racers = (0..8).map(|_| app.post_as(path, &token, &body));
     let answers = futures_join(racers).await;
     let statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
-    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "{statuses:?}");
-    assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 7, "{statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 409).count(),
+        7,
+        "{statuses:?}"
+    );
     let record = app.get("/api/v1/ca/NL", &key).await;
-    assert_eq!(record.body["version"], 5, "exactly one racer applied (two events)");
+    assert_eq!(
+        record.body["version"], 5,
+        "exactly one racer applied (two events)"
+    );
 }
 
 async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
@@ -228,20 +288,43 @@ async fn get_record_is_case_insensitive_404_when_unknown_400_when_malformed(mode
     let record = app.get("/api/v1/ca/ch", &key).await;
     assert_eq!(record.status, 200, "{}", record.text);
     for field in [
-        "country_code", "country_name", "ca_name", "email", "phone", "address", "verified",
-        "last_checked", "email_primary", "last_verified_date", "notes", "source", "stale", "version",
+        "country_code",
+        "country_name",
+        "ca_name",
+        "email",
+        "phone",
+        "address",
+        "verified",
+        "last_checked",
+        "email_primary",
+        "last_verified_date",
+        "notes",
+        "source",
+        "stale",
+        "version",
     ] {
-        assert!(record.body.get(field).is_some(), "{field} missing: {}", record.text);
+        assert!(
+            record.body.get(field).is_some(),
+            "{field} missing: {}",
+            record.text
+        );
     }
     assert_eq!(record.body["country_code"], "CH");
     assert_eq!(record.body["country_name"], "Switzerland");
-    assert_eq!(record.body["verified"], false, "seeded records are unverified");
+    assert_eq!(
+        record.body["verified"], false,
+        "seeded records are unverified"
+    );
     assert_eq!(record.body["stale"], true, "sources are from 2002–2006");
     let unknown = app.get("/api/v1/ca/ZZ", &key).await;
     assert_eq!((unknown.status, unknown.code()), (404, "country_not_found"));
     for bad in ["C", "CHE", "C1", "%C3%A9e", "%20"] {
         let answer = app.get(&format!("/api/v1/ca/{bad}"), &key).await;
-        assert_eq!((answer.status, answer.code()), (400, "invalid_country_code"), "{bad}");
+        assert_eq!(
+            (answer.status, answer.code()),
+            (400, "invalid_country_code"),
+            "{bad}"
+        );
     }
     let anonymous = app.get_anonymous("/api/v1/ca/CH").await;
     assert_eq!(anonymous.status, 401);
@@ -260,11 +343,24 @@ async fn an_unreachable_event_store_gets_503_json_within_5_s(mode: Mode) {
     let answer = broken
         .post_as("/api/v1/ca/AT/verifications", &token, &check(&today()))
         .await;
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
-    assert_eq!((answer.status, answer.code()), (503, "unavailable"), "{}", answer.text);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        (answer.status, answer.code()),
+        (503, "unavailable"),
+        "{}",
+        answer.text
+    );
     assert_eq!(answer.body["error"], "service unavailable");
     let create = broken
-        .post_as("/api/v1/ca", &token, &json!({"country_code": "LI", "country_name": "Liechtenstein"}))
+        .post_as(
+            "/api/v1/ca",
+            &token,
+            &json!({"country_code": "LI", "country_name": "Liechtenstein"}),
+        )
         .await;
     assert_eq!((create.status, create.code()), (503, "unavailable"));
 }
@@ -290,12 +386,32 @@ async fn postgres_going_away_gets_503_json_within_5_s_for_reads_and_writes() {
     app.add_country(&token, "SE", "Sweden").await;
     crate::broken_store::cut_off(&app.store).await;
     for (what, request) in [
-        ("write", app.client().post(app.url("/api/v1/ca/SE/verifications")).bearer_auth(&token).json(&check(&today()))),
-        ("read", app.client().get(app.url("/api/v1/ca/SE")).header("x-api-key", &key)),
+        (
+            "write",
+            app.client()
+                .post(app.url("/api/v1/ca/SE/verifications"))
+                .bearer_auth(&token)
+                .json(&check(&today())),
+        ),
+        (
+            "read",
+            app.client()
+                .get(app.url("/api/v1/ca/SE"))
+                .header("x-api-key", &key),
+        ),
     ] {
         let started = Instant::now();
         let answer = app.send(request).await;
-        assert!(started.elapsed() < Duration::from_secs(5), "{what}: {:?}", started.elapsed());
-        assert_eq!((answer.status, answer.code()), (503, "unavailable"), "{what}: {}", answer.text);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            (answer.status, answer.code()),
+            (503, "unavailable"),
+            "{what}: {}",
+            answer.text
+        );
     }
 }
