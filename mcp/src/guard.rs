@@ -237,9 +237,16 @@ pub(crate) async fn streamable(
     request: Request,
 ) -> Response {
     match *request.method() {
-        Method::GET | Method::POST | Method::DELETE => {
-            service.handle(request).await.map(axum::body::Body::new)
+        Method::DELETE => {
+            let mut response = service.handle(request).await.map(axum::body::Body::new);
+            if response.status() == StatusCode::ACCEPTED {
+                // A closed session: 204, the answer clients expect to DELETE.
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                *response.body_mut() = axum::body::Body::empty();
+            }
+            response
         }
+        Method::GET | Method::POST => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
 }

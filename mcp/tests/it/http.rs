@@ -491,3 +491,55 @@ async fn messages_for_unknown_or_missing_sessions_are_refused() {
     assert_eq!(status, 400);
     assert_eq!(body["code"], "session_required");
 }
+
+#[tokio::test]
+async fn shutting_down_ends_open_event_streams_and_sessions() {
+    let app = spawn().await;
+    let key = [("x-api-key", app.key.as_str())];
+    let sse = send(&app, reqwest::Method::GET, "/sse", &key, None).await;
+    let mut events = Events::new(sse);
+    assert_eq!(events.next().await.0, "endpoint");
+    let client = crate::support::client(&app).await;
+    assert_eq!(client.list_all_tools().await.expect("tools").len(), 6);
+    assert!(
+        app.shut_down().await,
+        "graceful shutdown must not wait for open event streams"
+    );
+}
+
+#[tokio::test]
+async fn deleting_a_session_answers_204_and_ends_it() {
+    let app = spawn().await;
+    let key = [("x-api-key", app.key.as_str())];
+    let response = send(
+        &app,
+        reqwest::Method::POST,
+        "/mcp",
+        &key,
+        Some(initialize("2025-06-18")),
+    )
+    .await;
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("session id")
+        .to_owned();
+    drop(response);
+    let with_session = [
+        ("x-api-key", app.key.as_str()),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let deleted = send(&app, reqwest::Method::DELETE, "/mcp", &with_session, None).await;
+    assert_eq!(deleted.status(), 204);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let after = send(
+        &app,
+        reqwest::Method::POST,
+        "/mcp",
+        &with_session,
+        Some(list),
+    )
+    .await;
+    assert_eq!(after.status(), 404, "the session is gone");
+}

@@ -39,7 +39,21 @@ pub struct App {
     /// The read tables.
     pub db: projections::ReadDb,
     stop: CancellationToken,
+    served: Option<tokio::task::JoinHandle<()>>,
     _dir: tempfile::TempDir,
+}
+
+impl App {
+    /// Shuts the server down; whether the graceful shutdown finished within 5 s.
+    pub async fn shut_down(mut self) -> bool {
+        self.stop.cancel();
+        match self.served.take() {
+            Some(served) => tokio::time::timeout(std::time::Duration::from_secs(5), served)
+                .await
+                .is_ok(),
+            None => true,
+        }
+    }
 }
 
 impl Drop for App {
@@ -168,7 +182,7 @@ pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
         .expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
     let shutdown = stop.clone();
-    tokio::spawn(async move {
+    let served = tokio::spawn(async move {
         let _ = axum::serve(listener, router)
             .with_graceful_shutdown(shutdown.cancelled_owned())
             .await;
@@ -180,6 +194,7 @@ pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
         projector,
         db,
         stop,
+        served: Some(served),
         _dir: dir,
     }
 }
