@@ -251,7 +251,11 @@ impl Relay {
         let payload = Bytes::from(serde_json::to_vec(envelope).map_err(nats)?);
         let ack = self
             .context
-            .publish_with_headers(envelope.subject(&self.settings.subject_prefix), headers, payload)
+            .publish_with_headers(
+                envelope.subject(&self.settings.subject_prefix),
+                headers,
+                payload,
+            )
             .await
             .map_err(nats)?;
         ack.await.map_err(nats)

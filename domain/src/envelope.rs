@@ -63,7 +63,10 @@ mod tests {
             metadata: json!({}),
         };
         assert_eq!(envelope.message_id(), "authority:FR:3");
-        assert_eq!(envelope.subject("basel.events"), "basel.events.authority.FR");
+        assert_eq!(
+            envelope.subject("basel.events"),
+            "basel.events.authority.FR"
+        );
         let text = serde_json::to_string(&envelope).unwrap();
         assert_eq!(serde_json::from_str::<Envelope>(&text).unwrap(), envelope);
         assert!(serde_json::from_str::<Envelope>("{\"position\": 1}").is_err());

@@ -138,7 +138,11 @@ pub async fn apply(
     upsert(
         tx,
         &VERSIONS,
-        vec![NAME.into(), event.aggregate_id.clone().into(), event.sequence.into()],
+        vec![
+            NAME.into(),
+            event.aggregate_id.clone().into(),
+            event.sequence.into(),
+        ],
     )
     .await?;
     Ok(())

@@ -161,9 +161,7 @@ pub fn fold(
             ..current.clone()
         },
         // The guard lets a non-first event through only after the first.
-        (_, None) => {
-            return Err(event.undecodable("a change to a record never registered".into()))
-        }
+        (_, None) => return Err(event.undecodable("a change to a record never registered".into())),
     };
     row.version = event.sequence;
     row.position = event.position;

@@ -26,6 +26,7 @@ pub mod directory;
 pub mod history;
 pub mod log;
 pub mod replay;
+pub mod rest_queries;
 mod rows;
 pub mod runner;
 pub mod stewards;

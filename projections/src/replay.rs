@@ -157,7 +157,12 @@ pub async fn fold_log(source: Source<'_>) -> Result<Rebuilt, ProjectionError> {
                 .get_stream(&source.stream)
                 .await
                 .map_err(|e| nats(&e))?;
-            let last = stream.info().await.map_err(|e| nats(&e))?.state.last_sequence;
+            let last = stream
+                .info()
+                .await
+                .map_err(|e| nats(&e))?
+                .state
+                .last_sequence;
             if last == 0 {
                 return Ok(rebuilt);
             }
@@ -243,7 +248,7 @@ impl Scratch {
             .chain([api_keys::VERSIONS.name]);
         if url.starts_with("postgres") {
             let schema = format!("basel_replay_{}", uuid::Uuid::new_v4().simple());
-            let live_schema: String = sqlx::query_scalar("SELECT current_schema()")
+            let live_schema: String = sqlx::query_scalar("SELECT CAST(current_schema() AS TEXT)")
                 .fetch_one(live)
                 .await?;
             sqlx::query(&format!("CREATE SCHEMA {schema}"))
@@ -282,11 +287,12 @@ impl Scratch {
             ))
             .await?;
             for table in names {
-                let ddl: String =
-                    sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = $1")
-                        .bind(table)
-                        .fetch_one(live)
-                        .await?;
+                let ddl: String = sqlx::query_scalar(
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = $1",
+                )
+                .bind(table)
+                .fetch_one(live)
+                .await?;
                 sqlx::query(&ddl).execute(&db).await?;
             }
             Ok(Self {

@@ -55,7 +55,12 @@ pub fn fold(
         return Ok(None);
     }
     let mut next = match (decoded, current) {
-        (StewardEvent::StewardEnrolled { name, token_hash, .. }, _) => StoredSteward {
+        (
+            StewardEvent::StewardEnrolled {
+                name, token_hash, ..
+            },
+            _,
+        ) => StoredSteward {
             steward: StewardRow {
                 id: event.aggregate_id.clone(),
                 name,
@@ -73,9 +78,7 @@ pub fn fold(
             token_hash,
             ..current.clone()
         },
-        (_, None) => {
-            return Err(event.undecodable("a change to a steward never enrolled".into()))
-        }
+        (_, None) => return Err(event.undecodable("a change to a steward never enrolled".into())),
     };
     next.version = event.sequence;
     Ok(Some(next))
@@ -100,24 +103,23 @@ pub async fn apply(
     tx: &mut Transaction<'_, Any>,
     event: &StoredEvent,
 ) -> Result<(), ProjectionError> {
-    let current = sqlx::query(
-        "SELECT id, name, token_hash, status, version FROM stewards WHERE id = $1",
-    )
-    .bind(&event.aggregate_id)
-    .fetch_optional(&mut **tx)
-    .await?
-    .map(|r| -> Result<StoredSteward, sqlx::Error> {
-        Ok(StoredSteward {
-            steward: StewardRow {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                status: r.try_get("status")?,
-            },
-            token_hash: r.try_get("token_hash")?,
-            version: r.try_get("version")?,
-        })
-    })
-    .transpose()?;
+    let current =
+        sqlx::query("SELECT id, name, token_hash, status, version FROM stewards WHERE id = $1")
+            .bind(&event.aggregate_id)
+            .fetch_optional(&mut **tx)
+            .await?
+            .map(|r| -> Result<StoredSteward, sqlx::Error> {
+                Ok(StoredSteward {
+                    steward: StewardRow {
+                        id: r.try_get("id")?,
+                        name: r.try_get("name")?,
+                        status: r.try_get("status")?,
+                    },
+                    token_hash: r.try_get("token_hash")?,
+                    version: r.try_get("version")?,
+                })
+            })
+            .transpose()?;
     if let Some(next) = fold(current.as_ref(), event)? {
         upsert(tx, &TABLE, cells(next)).await?;
     }

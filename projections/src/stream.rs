@@ -67,8 +67,7 @@ impl LogSource {
 /// # Errors
 /// The reason, when it is not an [`Envelope`].
 pub fn decode(message: &async_nats::Message) -> Result<StoredEvent, String> {
-    let envelope: Envelope =
-        serde_json::from_slice(&message.payload).map_err(|e| e.to_string())?;
+    let envelope: Envelope = serde_json::from_slice(&message.payload).map_err(|e| e.to_string())?;
     Ok(StoredEvent {
         position: envelope.position,
         aggregate_type: envelope.aggregate_type,
