@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::Method;
 use axum::middleware::{from_fn, from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
@@ -16,7 +17,7 @@ use domain::classifier::Classifier;
 
 use crate::error::ApiError;
 use crate::runtime::Runtime;
-use crate::{auth, ca, classify, ops, register};
+use crate::{auth, ca, changes, classify, metrics, openapi, ops, register};
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -36,28 +37,132 @@ pub struct AppState {
     pub stale_after_days: i64,
 }
 
+/// How a route authenticates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// Open (health, readiness, metrics, registration, the OpenAPI document).
+    None,
+    /// `X-API-Key` (reads and the classifier).
+    ApiKey,
+    /// A steward's `Authorization: Bearer` token (directory writes).
+    Steward,
+}
+
+/// One route: method, path template, how it authenticates, its handler.
+pub struct RouteSpec {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path template (`{country_code}` style).
+    pub path: &'static str,
+    /// How it authenticates.
+    pub auth: Auth,
+    endpoint: MethodRouter<AppState>,
+}
+
+fn spec(
+    method: Method,
+    path: &'static str,
+    auth: Auth,
+    endpoint: MethodRouter<AppState>,
+) -> RouteSpec {
+    RouteSpec {
+        method,
+        path,
+        auth,
+        endpoint,
+    }
+}
+
+/// Every route the server answers. [`router`] is built from this table
+/// alone, and a test checks each entry against the OpenAPI document.
+pub fn route_table() -> Vec<RouteSpec> {
+    use Auth::{ApiKey, Steward};
+    vec![
+        spec(Method::GET, "/healthz", Auth::None, get(ops::healthz)),
+        spec(Method::GET, "/readyz", Auth::None, get(ops::readyz)),
+        spec(Method::GET, "/metrics", Auth::None, get(metrics::metrics)),
+        spec(Method::GET, "/register", Auth::None, get(register::form)),
+        spec(
+            Method::POST,
+            "/register",
+            Auth::None,
+            post(register::register),
+        ),
+        spec(Method::GET, "/api/v1/health", Auth::None, get(ops::health)),
+        spec(
+            Method::GET,
+            "/api/v1/openapi.json",
+            Auth::None,
+            get(openapi::openapi_json),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/classify",
+            ApiKey,
+            post(classify::classify),
+        ),
+        spec(Method::GET, "/api/v1/ca", ApiKey, get(ca::list::list)),
+        spec(
+            Method::POST,
+            "/api/v1/ca",
+            Steward,
+            post(ca::create::create),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/ca/{country_code}",
+            ApiKey,
+            get(ca::get::get),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/ca/{country_code}/history",
+            ApiKey,
+            get(ca::history::history),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/verifications",
+            Steward,
+            post(ca::verify::submit),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/changes",
+            ApiKey,
+            get(changes::changes),
+        ),
+    ]
+}
+
 /// The REST router.
 pub fn router(state: AppState) -> Router {
-    let keyed = |route: MethodRouter<AppState>| {
-        route
-            .fallback(method_not_allowed)
-            .layer(from_fn_with_state(state.clone(), auth::require_api_key))
-    };
-    let v1 = Router::new()
-        .route("/classify", keyed(post(classify::classify)))
-        .route("/ca", post(ca::create::create))
-        .route("/ca/{country_code}", keyed(get(ca::get::get)))
-        .route("/ca/{country_code}/verifications", post(ca::verify::submit));
-    Router::new()
-        .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/api/v1/health", get(ops::healthz))
-        .route("/register", post(register::register_json))
-        .nest("/api/v1", v1)
+    let mut paths: Vec<(&'static str, MethodRouter<AppState>)> = Vec::new();
+    for route in route_table() {
+        let endpoint = match route.auth {
+            Auth::ApiKey => route
+                .endpoint
+                .route_layer(from_fn_with_state(state.clone(), auth::require_api_key)),
+            Auth::None | Auth::Steward => route.endpoint,
+        };
+        match paths.iter_mut().find(|(path, _)| *path == route.path) {
+            Some((_, existing)) => {
+                *existing = std::mem::replace(existing, MethodRouter::new()).merge(endpoint);
+            }
+            None => paths.push((route.path, endpoint)),
+        }
+    }
+    let mut router = Router::new();
+    for (path, endpoint) in paths {
+        router = router.route(path, endpoint);
+    }
+    router
+        .route_layer(from_fn(metrics::mark_route))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(from_fn(deadline))
+        .layer(from_fn(metrics::track))
         .with_state(state)
 }
 

@@ -19,6 +19,16 @@ pub const MAX_DESCRIPTION_CHARS: usize = 5000;
 /// # Errors
 /// 422 naming the field when `description` is missing, not a string, empty
 /// after trimming or over 5 000 characters, or a country is not ISO alpha-2.
+#[utoipa::path(post, path = "/api/v1/classify", tag = "classifier", security(("api_key" = [])),
+    request_body = crate::openapi::ClassifyBody,
+    responses(
+        (status = 200, description = "Basel signals for the description", body = crate::openapi::Classification),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
+        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError)
+    ))]
 pub async fn classify(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,

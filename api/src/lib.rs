@@ -11,8 +11,11 @@
 //! - [`ops`]: `/healthz`, `/readyz`;
 //! - [`error`], [`extract`]: the one JSON error shape and the JSON body extractor;
 //! - [`auth`]: the `X-API-Key` check;
-//! - [`register`]: `POST /register` (JSON);
+//! - [`register`], [`page`]: `/register` (the HTML form and page, and JSON);
 //! - [`classify`]: `POST /api/v1/classify`;
+//! - [`changes`]: the changes feed `/api/v1/changes`;
+//! - [`metrics`]: `/metrics` (Prometheus text) and the middleware that counts requests;
+//! - [`openapi`]: `/api/v1/openapi.json` (utoipa) and the schemas it documents;
 //! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes);
 //! - [`steward_auth`], [`write`]: steward bearer tokens, and what every
 //!   steward write shares (metadata, errors, read-your-writes);
@@ -24,12 +27,16 @@
 pub mod app;
 pub mod auth;
 pub mod ca;
+pub mod changes;
 pub mod classify;
 pub mod cli;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod metrics;
+pub mod openapi;
 pub mod ops;
+pub mod page;
 pub mod params;
 pub mod register;
 pub mod runtime;

@@ -9,12 +9,25 @@ use serde_json::json;
 use crate::app::AppState;
 
 /// `GET /healthz`: the process is up.
+#[utoipa::path(get, path = "/healthz", tag = "ops",
+    responses((status = 200, description = "`{\"status\": \"ok\"}`: the process is up")))]
 pub async fn healthz() -> impl IntoResponse {
     Json(json!({ "status": "ok" }))
 }
 
+/// `GET /api/v1/health`: the same as `/healthz`, kept for client compatibility.
+#[utoipa::path(get, path = "/api/v1/health", tag = "ops",
+    responses((status = 200, description = "`{\"status\": \"ok\"}`: the process is up")))]
+pub async fn health() -> impl IntoResponse {
+    healthz().await
+}
+
 /// `GET /readyz`: the store answers, and no projection is halted or behind
 /// the log by more than it can apply in one poll.
+#[utoipa::path(get, path = "/readyz", tag = "ops",
+    responses(
+        (status = 200, description = "Store reachable, projections caught up and not halted"),
+        (status = 503, description = "Not ready: `{error, message, code: not_ready, details}`")))]
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     let runtime = &state.runtime;
     let head = match projections::log::head(&runtime.read_db).await {

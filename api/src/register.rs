@@ -1,15 +1,24 @@
-//! `POST /register` with a JSON body: a free API key bound to an e-mail
-//! address. Registering the same address again (case and surrounding spaces
-//! ignored) returns the same key with `created: false`. The answer waits
-//! (bounded) until the key table holds the key, so it works on the very next
-//! request.
+//! `/register`: a free API key bound to an e-mail address.
+//!
+//! - `GET /register`: an HTML page with a form (no JavaScript needed);
+//! - `POST /register` with a form body: an HTML page showing the key, or the
+//!   form again with the error (422);
+//! - `POST /register` with a JSON body `{"email"}`: `{api_key, email, created}`.
+//!
+//! Registering the same address again (case and surrounding spaces ignored)
+//! returns the same key with `created: false`. The answer waits (bounded)
+//! until the key table holds the key, so it works on the very next request.
+//! The key is never logged.
 
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::{json, Value};
 
 use commands::api_key::ApiKeyCommands;
@@ -20,11 +29,91 @@ use domain::values::Email;
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::extract::{object, JsonBody};
+use crate::page;
+use crate::params::Params;
 
 /// How long a registration waits for the key table to catch up.
 const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
 
-/// Registers an address and answers `{api_key, email, created}`.
+/// A key just issued (or issued again).
+pub struct Issued {
+    /// The key, in plaintext on its way to its owner only.
+    pub api_key: SecretString,
+    /// The address as given (trimmed).
+    pub email: Email,
+    /// `false` when the address already had this key.
+    pub created: bool,
+}
+
+/// `GET /register`: the form.
+#[utoipa::path(get, path = "/register", tag = "keys",
+    responses((status = 200, description = "An HTML page with the registration form", content_type = "text/html")))]
+pub async fn form() -> Response {
+    page::register_form(None, None)
+}
+
+/// `POST /register`: a form body gets HTML, anything else is read as JSON.
+///
+/// # Errors
+/// As [`register_json`] for JSON; a form gets 422 HTML for a bad address.
+#[utoipa::path(post, path = "/register", tag = "keys",
+    request_body(description = "JSON, or an HTML form body `email=…`", content(
+        (crate::openapi::RegisterBody = "application/json"),
+        (crate::openapi::RegisterBody = "application/x-www-form-urlencoded"))),
+    responses(
+        (status = 200, description = "The key (JSON), or a page showing it (form)", content(
+            (crate::openapi::RegisterAnswer = "application/json"), ("text/html"))),
+        (status = 422, description = "Invalid e-mail: 422 JSON naming `email`, or the form again with the error", content(
+            (crate::openapi::ValidationError = "application/json"), ("text/html"))),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
+pub async fn register(State(state): State<AppState>, request: Request) -> Response {
+    let is_form = request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| {
+            t.to_ascii_lowercase()
+                .starts_with("application/x-www-form-urlencoded")
+        });
+    if is_form {
+        register_form(state, request).await
+    } else {
+        match JsonBody::from_request(request, &state).await {
+            Ok(body) => register_json(State(state), body).await.into_response(),
+            Err(error) => error.into_response(),
+        }
+    }
+}
+
+async fn register_form(state: AppState, request: Request) -> Response {
+    let bytes = match Bytes::from_request(request, &state).await {
+        Ok(bytes) => bytes,
+        Err(_) => return ApiError::PayloadTooLarge.into_response(),
+    };
+    let mut params = Params::parse(&String::from_utf8_lossy(&bytes));
+    let raw = params.take("email").ok().flatten().unwrap_or_default();
+    let email = match Email::parse(&raw) {
+        Ok(email) => email,
+        Err(error) => {
+            let message = if raw.trim().is_empty() {
+                "Enter your e-mail address.".to_owned()
+            } else {
+                format!("That is not an e-mail address we can use: {error}.")
+            };
+            return page::register_form(Some(&raw), Some(&message));
+        }
+    };
+    match issue(&state, email).await {
+        Ok(issued) => page::key_page(&issued),
+        Err(error) => error.into_response(),
+    }
+}
+
+/// `POST /register` with JSON: `{api_key, email, created}`.
 ///
 /// # Errors
 /// 422 for a missing or invalid e-mail; 409 when concurrent registrations of
@@ -41,6 +130,19 @@ pub async fn register_json(
         None | Some(Value::Null) => return Err(ApiError::invalid("email", "is required")),
         Some(_) => return Err(ApiError::invalid("email", "must be a string")),
     };
+    let issued = issue(&state, email).await?;
+    Ok(Json(json!({
+        "api_key": issued.api_key.expose_secret(),
+        "email": issued.email.as_str(),
+        "created": issued.created,
+    })))
+}
+
+/// Issues (or re-issues) the key of `email` and waits until it works.
+///
+/// # Errors
+/// 409 when registrations kept racing; 503 when the store fails.
+pub async fn issue(state: &AppState, email: Email) -> Result<Issued, ApiError> {
     let runtime = &state.runtime;
     let metadata = Metadata {
         recorded_at: Utc::now(),
@@ -57,7 +159,7 @@ pub async fn register_json(
             CommandError::Conflict => ApiError::Conflict,
             CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
         })?;
-    runtime.wake.notify_one();
+    crate::write::wake(runtime);
     let position = registration.committed.position;
     if !runtime
         .projector
@@ -69,9 +171,9 @@ pub async fn register_json(
             "api_keys projection did not reach a registration within the bound"
         );
     }
-    Ok(Json(json!({
-        "api_key": registration.api_key.expose_secret(),
-        "email": email.as_str(),
-        "created": registration.created,
-    })))
+    Ok(Issued {
+        api_key: registration.api_key,
+        email,
+        created: registration.created,
+    })
 }

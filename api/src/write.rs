@@ -1,7 +1,8 @@
 //! What every steward write shares: the event metadata, turning command
 //! errors into answers, and read-your-writes (wait, bounded, for the
-//! directory projection to apply the commit, then answer with the record as
-//! `GET` now returns it, or 202 + `Location` when it did not catch up).
+//! directory and history projections to apply the commit, then answer with
+//! the record as `GET` now returns it, or 202 + `Location` when the
+//! directory did not catch up).
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -18,7 +19,7 @@ use commands::CommandError;
 use domain::authority::AuthorityError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::CountryCode;
-use projections::directory;
+use projections::{directory, history};
 
 use crate::app::AppState;
 use crate::error::ApiError;
@@ -119,10 +120,23 @@ pub async fn answer(
     let runtime = &state.runtime;
     wake(runtime);
     let location = location(country);
+    let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
     let shown = runtime
         .projector
         .wait_for(directory::NAME, committed.position, READ_YOUR_WRITES)
         .await;
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    if shown
+        && !runtime
+            .projector
+            .wait_for(history::NAME, committed.position, left)
+            .await
+    {
+        tracing::warn!(
+            event.position = committed.position,
+            "history projection did not reach a steward write within the bound"
+        );
+    }
     if shown {
         match crate::ca::record(state, country).await {
             Ok(Some(record)) => {

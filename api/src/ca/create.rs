@@ -25,6 +25,22 @@ use crate::write;
 ///
 /// # Errors
 /// 401/403 (token), 409 (already registered), 422 (fields), 503 (store).
+#[utoipa::path(post, path = "/api/v1/ca", tag = "stewards", security(("steward_token" = [])),
+    request_body = crate::openapi::CreateBody,
+    responses(
+        (status = 201, description = "Registered; the record as GET returns it", body = crate::openapi::Record,
+            headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::openapi::Accepted,
+            headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::openapi::Error),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     steward: Steward,

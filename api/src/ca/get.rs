@@ -18,6 +18,16 @@ use crate::write::unknown_country;
 /// # Errors
 /// 400 for a malformed code or `as_of`; 404 when the country is unknown (or
 /// was not registered yet at `as_of`); 503 when the read side is unavailable.
+#[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
+        ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then")),
+    responses(
+        (status = 200, description = "The record", body = crate::openapi::Record),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
+        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
 pub async fn get(
     State(state): State<AppState>,
     CountryPath(country): CountryPath,

@@ -1,6 +1,8 @@
 //! The directory routes under `/api/v1/ca`: one file per use case.
 //!
 //! - [`get`]: `GET /ca/{country_code}` (the record, optionally `as_of`);
+//! - [`list`]: `GET /ca` (pages, `verified`, `q`);
+//! - [`history`]: `GET /ca/{country_code}/history`;
 //! - [`create`]: `POST /ca` (a steward adds a country);
 //! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check).
 //!
@@ -9,6 +11,8 @@
 
 pub mod create;
 pub mod get;
+pub mod history;
+pub mod list;
 pub mod verify;
 
 use axum::extract::{FromRequestParts, Path};

@@ -40,6 +40,24 @@ pub struct VerificationInput {
 /// # Errors
 /// 401/403 (token), 400 (code), 404 (unknown country), 409 (version moved or
 /// a concurrent write won), 422 (fields), 503 (store unavailable).
+#[utoipa::path(post, path = "/api/v1/ca/{country_code}/verifications", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
+    request_body = crate::openapi::VerificationBody,
+    responses(
+        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::openapi::Record,
+            headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::openapi::Accepted,
+            headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::openapi::Error),
+        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
 pub async fn submit(
     State(state): State<AppState>,
     steward: Steward,

@@ -4,6 +4,7 @@ mod broken_store;
 mod cli;
 mod inproc;
 mod rest;
+mod rest_contract;
 mod rest_steward;
 mod serve;
 mod support;

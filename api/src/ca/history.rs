@@ -1,0 +1,40 @@
+//! `GET /api/v1/ca/{country_code}/history`: every event of a record, oldest
+//! first, for auditors. Stewards appear by id and name, never by e-mail.
+
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+
+use super::CountryPath;
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::params::Params;
+use crate::write::unknown_country;
+
+/// `{country_code, items}` for a registered country.
+///
+/// # Errors
+/// 400 malformed code, 404 unknown country, 503 read side unavailable.
+#[utoipa::path(get, path = "/api/v1/ca/{country_code}/history", tag = "directory", security(("api_key" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
+    responses(
+        (status = 200, description = "Every event of the record, oldest first", body = crate::openapi::History),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
+        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
+pub async fn history(
+    State(state): State<AppState>,
+    CountryPath(country): CountryPath,
+    params: Params,
+) -> Result<Json<Value>, ApiError> {
+    params.finish()?;
+    let items = projections::history::items(&state.runtime.read_db, country.as_str()).await?;
+    if items.is_empty() {
+        return Err(unknown_country());
+    }
+    Ok(Json(
+        json!({ "country_code": country.as_str(), "items": items }),
+    ))
+}

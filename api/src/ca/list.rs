@@ -1,0 +1,142 @@
+//! `GET /api/v1/ca`: the directory, one page at a time, sorted by country
+//! code. The default page (200 per page) holds every country.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Serialize;
+
+use projections::directory::Reader;
+use projections::views::ListItem;
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::params::Params;
+
+/// Items per page unless `perPage` says otherwise.
+pub const DEFAULT_PER_PAGE: i64 = 200;
+/// The largest `perPage`.
+pub const MAX_PER_PAGE: i64 = 500;
+/// The largest `page` accepted (far past any real directory).
+pub const MAX_PAGE: i64 = 1_000_000;
+
+/// One page of the directory.
+#[derive(Debug, Serialize)]
+pub struct Page {
+    /// This page's number (1-based).
+    pub page: i64,
+    /// Items per page.
+    #[serde(rename = "perPage")]
+    pub per_page: i64,
+    /// Items matching the filters, on every page.
+    #[serde(rename = "totalItems")]
+    pub total_items: i64,
+    /// `ceil(totalItems / perPage)`.
+    #[serde(rename = "totalPages")]
+    pub total_pages: i64,
+    /// This page's items (empty past the last page).
+    pub items: Vec<ListItem>,
+}
+
+/// What the list is filtered by.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Filter {
+    /// Only verified (or only unverified) records.
+    pub verified: Option<bool>,
+    /// Case-insensitive text in the country's or the authority's name, or the code.
+    pub q: Option<String>,
+}
+
+/// Lists records: `page`, `perPage` (alias `per_page`), `verified`, `q`.
+///
+/// # Errors
+/// 400 for a bad or unknown parameter; 503 when the read side is unavailable.
+#[utoipa::path(get, path = "/api/v1/ca", tag = "directory", security(("api_key" = [])),
+    params(
+        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
+        ("perPage" = Option<i64>, Query, description = "Items per page, 1–500 (default 200: every country on one page); alias per_page"),
+        ("verified" = Option<bool>, Query, description = "Only verified (true) or unverified (false) records"),
+        ("q" = Option<String>, Query, description = "Case-insensitive text in the country's or the authority's name (or the exact code)"),
+    ),
+    responses(
+        (status = 200, description = "One page, sorted by country_code", body = crate::openapi::Page),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
+pub async fn list(State(state): State<AppState>, params: Params) -> Result<Json<Page>, ApiError> {
+    let mut params = params;
+    let page = params.integer(&["page"], 1, 1, MAX_PAGE)?;
+    let per_page = params.integer(&["perPage", "per_page"], DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)?;
+    let filter = Filter {
+        verified: params.flag("verified")?,
+        q: params
+            .take("q")?
+            .map(|q| q.trim().to_lowercase())
+            .filter(|q| !q.is_empty()),
+    };
+    if filter.q.as_ref().is_some_and(|q| q.chars().count() > 200) {
+        return Err(crate::params::bad("q must be at most 200 characters"));
+    }
+    params.finish()?;
+    let rows = Reader::new(state.runtime.read_db.clone()).all().await?;
+    let matching: Vec<ListItem> = rows
+        .iter()
+        .filter(|row| filter.verified.is_none_or(|v| row.verified == v))
+        .filter(|row| filter.q.as_deref().is_none_or(|q| matches(row, q)))
+        .map(ListItem::from)
+        .collect();
+    Ok(Json(paginate(matching, page, per_page)))
+}
+
+fn matches(row: &projections::directory::AuthorityRow, q: &str) -> bool {
+    row.country_code.eq_ignore_ascii_case(q)
+        || row.country_name.to_lowercase().contains(q)
+        || row
+            .ca_name
+            .as_deref()
+            .is_some_and(|name| name.to_lowercase().contains(q))
+}
+
+/// Cuts `items` into page `page` of `per_page` (both at least 1).
+pub fn paginate(items: Vec<ListItem>, page: i64, per_page: i64) -> Page {
+    let total_items = i64::try_from(items.len()).unwrap_or(i64::MAX);
+    let per = per_page.max(1);
+    let skip = usize::try_from((page.max(1) - 1).saturating_mul(per)).unwrap_or(usize::MAX);
+    let take = usize::try_from(per).unwrap_or(usize::MAX);
+    Page {
+        page,
+        per_page,
+        total_items,
+        total_pages: (total_items + per - 1) / per,
+        items: items.into_iter().skip(skip).take(take).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(n: usize) -> Vec<ListItem> {
+        (0..n)
+            .map(|i| ListItem {
+                country_code: format!("{i:02}"),
+                country_name: String::new(),
+                ca_name: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_add_up() {
+        let page = paginate(items(189), 2, 50);
+        assert_eq!(
+            (page.total_items, page.total_pages, page.items.len()),
+            (189, 4, 50)
+        );
+        assert_eq!(page.items[0].country_code, "50");
+        assert_eq!(paginate(items(189), 4, 50).items.len(), 39);
+        assert!(paginate(items(189), 5, 50).items.is_empty());
+        assert_eq!(paginate(items(0), 1, 200).total_pages, 0);
+        assert!(paginate(items(3), MAX_PAGE, MAX_PER_PAGE).items.is_empty());
+    }
+}

@@ -1,0 +1,51 @@
+//! `GET /api/v1/changes?after=POSITION&limit=N`: directory changes across
+//! every country in log order, so a consumer can keep a copy in sync: start
+//! with `after=0`, then pass the answer's `next` as `after`.
+
+use axum::extract::State;
+use axum::Json;
+use serde_json::{json, Value};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::params::Params;
+
+/// Entries per answer unless `limit` says otherwise.
+pub const DEFAULT_LIMIT: i64 = 100;
+/// The largest `limit`.
+pub const MAX_LIMIT: i64 = 1000;
+
+/// `{items, next}`: up to `limit` changes after log position `after`; `next`
+/// is the position to pass as `after` for the following ones (unchanged when
+/// there is nothing new).
+///
+/// # Errors
+/// 400 for a bad or unknown parameter; 503 when the read side is unavailable.
+#[utoipa::path(get, path = "/api/v1/changes", tag = "directory", security(("api_key" = [])),
+    params(
+        ("after" = Option<i64>, Query, description = "Log position to start after (default 0); pass the last answer's `next`"),
+        ("limit" = Option<i64>, Query, description = "At most this many entries, 1–1000 (default 100)"),
+    ),
+    responses(
+        (status = 200, description = "Changes in log order", body = crate::openapi::Changes),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+    ))]
+pub async fn changes(
+    State(state): State<AppState>,
+    params: Params,
+) -> Result<Json<Value>, ApiError> {
+    let mut params = params;
+    let after = params.integer(&["after"], 0, 0, i64::MAX)?;
+    let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+    params.finish()?;
+    let items = projections::history::after(&state.runtime.read_db, after, limit).await?;
+    let next = items
+        .last()
+        .and_then(|item| item["position"].as_i64())
+        .unwrap_or(after);
+    Ok(Json(
+        json!({ "after": after, "limit": limit, "next": next, "items": items }),
+    ))
+}

@@ -1,0 +1,231 @@
+//! `GET /metrics`: Prometheus text. Request counts and latency histograms by
+//! route (the route's template, never the raw path), method and status;
+//! projection positions, heads and lag; the log head; and, where a relay
+//! publishes the log (server mode), the relay backlog (events not yet
+//! published).
+//!
+//! The request series live in one process-wide registry: every request is
+//! recorded by [`track`], a middleware around the whole router.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::{LazyLock, Mutex};
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+
+/// Upper bounds (seconds) of the latency histogram's buckets.
+pub const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
+
+#[derive(Debug, Default, Clone)]
+struct Series {
+    count: u64,
+    sum: f64,
+    buckets: [u64; BUCKETS.len()],
+}
+
+type Key = (String, &'static str, u16);
+
+static REQUESTS: LazyLock<Mutex<BTreeMap<Key, Series>>> = LazyLock::new(Mutex::default);
+
+/// The route template of a matched request, carried from the inner router to
+/// [`track`] in the response's extensions.
+#[derive(Debug, Clone)]
+struct Route(String);
+
+/// Inner middleware (a route layer): remembers which route matched.
+pub async fn mark_route(request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned());
+    let mut response = next.run(request).await;
+    if let Some(route) = route {
+        response.extensions_mut().insert(Route(route));
+    }
+    response
+}
+
+/// Outer middleware: counts and times every request.
+pub async fn track(request: Request, next: Next) -> Response {
+    let method = method_label(request.method());
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let route = response
+        .extensions()
+        .get::<Route>()
+        .map_or_else(|| "unmatched".to_owned(), |r| r.0.clone());
+    record(
+        route,
+        method,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
+}
+
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
+}
+
+fn record(route: String, method: &'static str, status: u16, seconds: f64) {
+    let Ok(mut requests) = REQUESTS.lock() else {
+        return;
+    };
+    let series = requests.entry((route, method, status)).or_default();
+    series.count += 1;
+    series.sum += seconds;
+    for (bucket, bound) in series.buckets.iter_mut().zip(BUCKETS) {
+        if seconds <= bound {
+            *bucket += 1;
+        }
+    }
+}
+
+/// `GET /metrics`.
+#[utoipa::path(get, path = "/metrics", tag = "ops",
+    responses((status = 200, description = "Prometheus text: requests and latencies by route and status, projection positions and lag, relay backlog", content_type = "text/plain")))]
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let mut out = String::new();
+    render_requests(&mut out);
+    render_log(&state, &mut out).await;
+    let mut response = (StatusCode::OK, out).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
+}
+
+fn render_requests(out: &mut String) {
+    let requests = match REQUESTS.lock() {
+        Ok(requests) => requests.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    out.push_str("# HELP basel_http_requests_total HTTP requests answered, by route template, method and status.\n# TYPE basel_http_requests_total counter\n");
+    for ((route, method, status), series) in &requests {
+        let _ = writeln!(out, "basel_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}", series.count);
+    }
+    out.push_str("# HELP basel_http_request_duration_seconds Time to answer, by route template, method and status.\n# TYPE basel_http_request_duration_seconds histogram\n");
+    for ((route, method, status), series) in &requests {
+        let labels = format!("route=\"{route}\",method=\"{method}\",status=\"{status}\"");
+        for (bound, count) in BUCKETS.iter().zip(series.buckets) {
+            let _ = writeln!(
+                out,
+                "basel_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {count}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "basel_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
+            series.count
+        );
+        let _ = writeln!(
+            out,
+            "basel_http_request_duration_seconds_sum{{{labels}}} {}",
+            series.sum
+        );
+        let _ = writeln!(
+            out,
+            "basel_http_request_duration_seconds_count{{{labels}}} {}",
+            series.count
+        );
+    }
+}
+
+async fn render_log(state: &AppState, out: &mut String) {
+    let runtime = &state.runtime;
+    let up = match runtime.projector.lag().await {
+        Ok(lags) => {
+            out.push_str("# HELP basel_projection_position Last log position a projection applied.\n# TYPE basel_projection_position gauge\n");
+            for l in &lags {
+                let _ = writeln!(
+                    out,
+                    "basel_projection_position{{projection=\"{}\"}} {}",
+                    l.name, l.position
+                );
+            }
+            out.push_str("# HELP basel_projection_head Last log position of the events a projection reads.\n# TYPE basel_projection_head gauge\n");
+            for l in &lags {
+                let _ = writeln!(
+                    out,
+                    "basel_projection_head{{projection=\"{}\"}} {}",
+                    l.name, l.head
+                );
+            }
+            out.push_str("# HELP basel_projection_lag Log positions a projection is behind its head.\n# TYPE basel_projection_lag gauge\n");
+            for l in &lags {
+                let _ = writeln!(
+                    out,
+                    "basel_projection_lag{{projection=\"{}\"}} {}",
+                    l.name, l.lag
+                );
+            }
+            out.push_str("# HELP basel_projection_halted 1 when a projection halted on an event it cannot decode.\n# TYPE basel_projection_halted gauge\n");
+            for l in &lags {
+                let _ = writeln!(
+                    out,
+                    "basel_projection_halted{{projection=\"{}\"}} {}",
+                    l.name,
+                    u8::from(l.halted.is_some())
+                );
+            }
+            true
+        }
+        Err(error) => {
+            tracing::warn!(error = %error, "metrics: projection checkpoints unreadable");
+            false
+        }
+    };
+    if let Ok(head) = projections::log::head(&runtime.read_db).await {
+        let _ = writeln!(out, "# HELP basel_log_head Position of the last committed event.\n# TYPE basel_log_head gauge\nbasel_log_head {head}");
+    }
+    if let Some(backlog) = relay_backlog(state).await {
+        let _ = writeln!(out, "# HELP basel_relay_backlog Committed events the relay has not published yet.\n# TYPE basel_relay_backlog gauge\nbasel_relay_backlog {backlog}");
+    }
+    let _ = writeln!(out, "# HELP basel_read_store_up 1 when the read store answered this scrape.\n# TYPE basel_read_store_up gauge\nbasel_read_store_up {}", u8::from(up));
+}
+
+/// Events with `published_at IS NULL`, where a relay publishes the log
+/// (server mode with JetStream); `None` elsewhere or when the store fails.
+async fn relay_backlog(state: &AppState) -> Option<i64> {
+    state.runtime.log.as_ref()?;
+    state.runtime.backend.pg_pool()?;
+    projections::rest_queries::unpublished_events(&state.runtime.read_db)
+        .await
+        .map_err(|error| tracing::warn!(error = %error, "metrics: relay backlog unreadable"))
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_lands_in_its_buckets_and_the_text_names_its_route() {
+        record("/test/{id}".into(), "GET", 200, 0.003);
+        let mut out = String::new();
+        render_requests(&mut out);
+        assert!(out.contains(
+            "basel_http_requests_total{route=\"/test/{id}\",method=\"GET\",status=\"200\"}"
+        ));
+        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.005\"}"));
+        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.0025\"} 0\n"));
+    }
+}
