@@ -3,6 +3,7 @@
 mod broken_store;
 mod cli;
 mod inproc;
+mod mcp;
 mod rest;
 mod rest_contract;
 mod rest_steward;

@@ -1,0 +1,369 @@
+//! The MCP server of the running `basel` binary, driven by real clients:
+//! the rmcp client over streamable HTTP, and the official MCP Python SDK
+//! (`scripts/mcp_client_check.py`) over streamable HTTP and legacy SSE. And a
+//! steward's change, made through REST in server mode, seen through MCP as
+//! soon as through REST.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+
+use crate::support::Store;
+
+/// `basel serve` with both listeners on port 0.
+struct Running {
+    child: Child,
+    rest: String,
+    mcp: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `basel serve` and waits for both addresses and `/healthz`.
+async fn serve(store: &Store) -> Running {
+    let mut child = store
+        .basel(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--mcp-listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("basel serve starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            for (field, which) in [(" mcp_addr=", "mcp"), (" addr=", "rest")] {
+                if let Some(rest) = line.split(field).nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or_default();
+                    let _ = tx.send((which, addr.to_owned()));
+                }
+            }
+        }
+    });
+    let (mut rest, mut mcp) = (None, None);
+    while rest.is_none() || mcp.is_none() {
+        let (which, addr) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("basel serve logs addr= and mcp_addr= within 60 s");
+        match which {
+            "mcp" => mcp = Some(format!("http://{addr}")),
+            _ => rest = Some(format!("http://{addr}")),
+        }
+    }
+    let running = Running {
+        child,
+        rest: rest.unwrap_or_default(),
+        mcp: mcp.unwrap_or_default(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let health = reqwest::get(format!("{}/healthz", running.rest)).await;
+        if health.is_ok_and(|r| r.status() == 200) {
+            return running;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("/healthz did not answer 200 within 30 s");
+}
+
+/// A fresh API key from `POST /register`.
+async fn api_key(server: &Running) -> String {
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{}/register", server.rest))
+        .json(&json!({ "email": "mcp-client@example.org" }))
+        .send()
+        .await
+        .expect("register")
+        .json()
+        .await
+        .expect("JSON");
+    answer["api_key"].as_str().expect("api_key").to_owned()
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn rmcp_client(server: &Running, key: &str) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.mcp))
+        .auth_header(key.to_owned());
+    ().serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("the rmcp client initialises against basel")
+}
+
+async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = arguments.as_object().cloned();
+    client.call_tool(params).await.expect("tools/call")
+}
+
+fn structured(result: &CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .expect("text content");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).expect("JSON text"),
+        value
+    );
+    value
+}
+
+#[tokio::test]
+async fn the_rmcp_client_lists_tools_and_calls_them_over_streamable_http() {
+    let store = Store::embedded();
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let client = rmcp_client(&server, &key).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("basel")
+    );
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 6);
+    assert!(tools.iter().all(|t| t
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.read_only_hint == Some(true))
+        && t.output_schema.is_some()));
+    let record = structured(
+        &call(
+            &client,
+            "get_competent_authority",
+            json!({"country_code": "DE"}),
+        )
+        .await,
+    );
+    assert_eq!(record["country_code"], "DE");
+    assert_eq!(record["country_name"], "Germany");
+    let rest: Value = reqwest::Client::new()
+        .get(format!("{}/api/v1/ca/DE", server.rest))
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .expect("REST")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(record, rest, "MCP and REST return the same record");
+    let classified = structured(
+        &call(
+            &client,
+            "classify_waste",
+            json!({"description": "Spent lead-acid car batteries, whole, from garages"}),
+        )
+        .await,
+    );
+    assert_eq!(classified["list_type"], "Amber");
+    assert_eq!(classified["a_codes"][0]["code"], "A1160");
+    let _ = client.cancel().await;
+}
+
+/// Runs the Python SDK check script against `server` over `transport`.
+fn python_check(server: &Running, key: &str, transport: &str) {
+    let import = Command::new("python3").args(["-c", "import mcp"]).output();
+    match import {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => panic!(
+            "the official MCP Python SDK is not importable (python3 -c 'import mcp': {}); \
+             install it with: python3 -m pip install -r scripts/requirements-mcp.txt",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ),
+        Err(error) => panic!(
+            "python3 is not available ({error}); install Python 3 and then \
+             python3 -m pip install -r scripts/requirements-mcp.txt"
+        ),
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/mcp_client_check.py"
+    );
+    let output = Command::new("python3")
+        .args([
+            script,
+            "--base",
+            &server.mcp,
+            "--key",
+            key,
+            "--transport",
+            transport,
+        ])
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the Python SDK check over {transport} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert!(!stdout.contains(key) && !stderr.contains(key));
+}
+
+#[tokio::test]
+async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
+    let store = Store::embedded();
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let (server, key) = tokio::task::spawn_blocking(move || {
+        python_check(&server, &key, "streamable");
+        (server, key)
+    })
+    .await
+    .expect("check ran");
+    drop((server, key));
+}
+
+#[tokio::test]
+async fn the_python_sdk_lists_tools_and_calls_them_over_legacy_sse() {
+    let store = Store::embedded();
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let (server, key) = tokio::task::spawn_blocking(move || {
+        python_check(&server, &key, "sse");
+        (server, key)
+    })
+    .await
+    .expect("check ran");
+    drop((server, key));
+}
+
+/// Enrols a steward through the CLI; returns the bearer token.
+fn enrol(store: &Store) -> String {
+    let output = store.run(&[
+        "steward",
+        "enrol",
+        "--name",
+        "Mia Chen",
+        "--email",
+        "mia@example.org",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .expect("token line")
+        .trim()
+        .to_owned()
+}
+
+async fn rest_record(server: &Running, key: &str) -> Value {
+    reqwest::Client::new()
+        .get(format!("{}/api/v1/ca/DE", server.rest))
+        .header("x-api-key", key)
+        .send()
+        .await
+        .expect("REST")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+#[tokio::test]
+async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
+    let store = Store::postgres().await;
+    let token = enrol(&store);
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let client = rmcp_client(&server, &key).await;
+    let before = structured(
+        &call(
+            &client,
+            "get_competent_authority",
+            json!({"country_code": "DE"}),
+        )
+        .await,
+    );
+    assert_ne!(before["email"], "mcp-e2e@example.de");
+    let today = chrono::Utc::now().date_naive().to_string();
+    let response = reqwest::Client::new()
+        .post(format!("{}/api/v1/ca/DE/verifications", server.rest))
+        .bearer_auth(&token)
+        .json(&json!({
+            "verified": true,
+            "checked_on": today,
+            "method": "phone",
+            "source": "call to the ministry",
+            "note": "MCP freshness test",
+            "changes": {
+                "ca_name": "Federal Ministry for the Environment",
+                "email": "mcp-e2e@example.de",
+                "phone": "+49-30-18305-0",
+            },
+        }))
+        .send()
+        .await
+        .expect("steward write");
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.unwrap_or(Value::Null);
+    assert!(status == 200 || status == 202, "{status}: {body}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let rest = loop {
+        let rest = rest_record(&server, &key).await;
+        if rest["email"] == "mcp-e2e@example.de" {
+            break rest;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "REST never showed the change: {rest}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let seen = structured(
+        &call(
+            &client,
+            "get_competent_authority",
+            json!({"country_code": "DE"}),
+        )
+        .await,
+    );
+    assert_eq!(seen["email"], "mcp-e2e@example.de", "MCP lags REST: {seen}");
+    assert_eq!(seen, rest, "MCP shows the record REST shows");
+    assert_eq!(seen["verified"], true);
+    assert_eq!(seen["provenance"]["steward"], "mia-chen");
+    let history = structured(
+        &call(
+            &client,
+            "get_authority_history",
+            json!({"country_code": "Germany"}),
+        )
+        .await,
+    );
+    let last = history["items"]
+        .as_array()
+        .and_then(|items| items.last())
+        .cloned()
+        .expect("history");
+    assert_eq!(last["event_type"], "VerificationRecorded");
+    assert_eq!(last["actor"], "steward:mia-chen");
+    let _ = client.cancel().await;
+}
