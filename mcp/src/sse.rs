@@ -137,11 +137,11 @@ pub(crate) async fn message(State(sessions): State<Sessions>, request: Request) 
             "Pass the sessionId from the endpoint event: POST /message?sessionId=<id>.",
         );
     };
-    let Some(mut sender) = sessions.with_open(|open| open.get(&id).cloned()) else {
-        return unknown_session();
-    };
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES).await else {
         return guard::too_large();
+    };
+    let Some(mut sender) = sessions.with_open(|open| open.get(&id).cloned()) else {
+        return unknown_session();
     };
     let messages = match parse(&body) {
         Ok(messages) => messages,

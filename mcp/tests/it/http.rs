@@ -543,3 +543,22 @@ async fn deleting_a_session_answers_204_and_ends_it() {
     .await;
     assert_eq!(after.status(), 404, "the session is gone");
 }
+
+#[tokio::test]
+async fn chunked_bodies_over_the_limit_get_413_too() {
+    let app = spawn().await;
+    for path in ["/mcp", "/message?sessionId=abc"] {
+        let chunks: Vec<Result<String, std::io::Error>> =
+            (0..80).map(|_| Ok("x".repeat(4096))).collect();
+        let response = reqwest::Client::new()
+            .post(format!("{}{path}", app.base))
+            .header("x-api-key", &app.key)
+            .header("accept", ACCEPT)
+            .header("content-type", "application/json")
+            .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks)))
+            .send()
+            .await
+            .expect("response");
+        assert_eq!(response.status(), 413, "{path}");
+    }
+}
