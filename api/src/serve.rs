@@ -118,14 +118,17 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
             .await
             .with_context(|| format!("cannot listen on {}", settings.mcp_listen))?;
         tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
-        let router = mcp::router(mcp::McpState {
-            read_db: runtime.read_db.clone(),
-            secret: runtime.secret.clone(),
-            classifier: classifier.clone(),
-            stale_after_days: settings.stale_after_days,
-            allowed_origins: settings.mcp_allowed_origins.clone(),
-            allowed_hosts: settings.mcp_allowed_hosts.clone(),
-        });
+        let router = mcp::router_until(
+            mcp::McpState {
+                read_db: runtime.read_db.clone(),
+                secret: runtime.secret.clone(),
+                classifier: classifier.clone(),
+                stale_after_days: settings.stale_after_days,
+                allowed_origins: settings.mcp_allowed_origins.clone(),
+                allowed_hosts: settings.mcp_allowed_hosts.clone(),
+            },
+            wait(stopped.clone()),
+        );
         let shutdown = wait(stopped.clone());
         tasks.spawn(async move {
             axum::serve(listener, router)

@@ -2,8 +2,11 @@
 
 mod broken_store;
 mod cli;
+mod faults;
+mod harness;
 mod inproc;
 mod mcp;
+mod replay;
 mod rest;
 mod rest_browser;
 mod rest_contract;
