@@ -26,6 +26,10 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// stopped answering must not hang clients; pools give up after 5 s).
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(4);
 
+/// The state as handlers get it: one allocation shared by every request
+/// (cloning the whole runtime per request showed up in profiles).
+pub type Shared = Arc<AppState>;
+
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
@@ -56,14 +60,14 @@ pub struct RouteSpec {
     pub path: &'static str,
     /// How it authenticates.
     pub auth: Auth,
-    endpoint: MethodRouter<AppState>,
+    endpoint: MethodRouter<Shared>,
 }
 
 fn spec(
     method: Method,
     path: &'static str,
     auth: Auth,
-    endpoint: MethodRouter<AppState>,
+    endpoint: MethodRouter<Shared>,
 ) -> RouteSpec {
     RouteSpec {
         method,
@@ -137,7 +141,8 @@ pub fn route_table() -> Vec<RouteSpec> {
 
 /// The REST router.
 pub fn router(state: AppState) -> Router {
-    let mut paths: Vec<(&'static str, MethodRouter<AppState>)> = Vec::new();
+    let state: Shared = Arc::new(state);
+    let mut paths: Vec<(&'static str, MethodRouter<Shared>)> = Vec::new();
     for route in route_table() {
         let endpoint = match route.auth {
             Auth::ApiKey => route

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::params::Params;
 
@@ -32,10 +32,7 @@ pub const MAX_LIMIT: i64 = 1000;
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
-pub async fn changes(
-    State(state): State<AppState>,
-    params: Params,
-) -> Result<Json<Value>, ApiError> {
+pub async fn changes(State(state): State<Shared>, params: Params) -> Result<Json<Value>, ApiError> {
     let mut params = params;
     let after = params.integer(&["after"], 0, 0, i64::MAX)?;
     let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;

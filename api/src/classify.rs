@@ -7,7 +7,7 @@ use serde_json::Value;
 use domain::classifier::Classification;
 use domain::values::CountryCode;
 
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::extract::{object, optional_string, JsonBody};
 
@@ -30,7 +30,7 @@ pub const MAX_DESCRIPTION_CHARS: usize = 5000;
         (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError)
     ))]
 pub async fn classify(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Classification>, ApiError> {
     object(&body)?;

@@ -11,6 +11,7 @@
 //! - [`ops`]: `/healthz`, `/readyz`;
 //! - [`error`], [`extract`]: the one JSON error shape and the JSON body extractor;
 //! - [`auth`]: the `X-API-Key` check;
+//! - [`cache`]: active keys and records remembered until the read tables change;
 //! - [`register`], [`page`]: `/register` (the HTML form and page, and JSON);
 //! - [`classify`]: `POST /api/v1/classify`;
 //! - [`changes`]: the changes feed `/api/v1/changes`;
@@ -27,6 +28,7 @@
 pub mod app;
 pub mod auth;
 pub mod ca;
+pub mod cache;
 pub mod changes;
 pub mod classify;
 pub mod cli;

@@ -17,7 +17,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::AppState;
+use crate::app::{AppState, Shared};
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [
@@ -101,7 +101,7 @@ fn record(route: String, method: &'static str, status: u16, seconds: f64) {
 /// `GET /metrics`.
 #[utoipa::path(get, path = "/metrics", tag = "ops",
     responses((status = 200, description = "Prometheus text: requests and latencies by route and status, projection positions and lag, relay backlog", content_type = "text/plain")))]
-pub async fn metrics(State(state): State<AppState>) -> Response {
+pub async fn metrics(State(state): State<Shared>) -> Response {
     let mut out = String::new();
     render_requests(&mut out);
     render_log(&state, &mut out).await;

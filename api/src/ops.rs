@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use crate::app::AppState;
+use crate::app::Shared;
 
 /// `GET /healthz`: the process is up.
 #[utoipa::path(get, path = "/healthz", tag = "ops",
@@ -34,7 +34,7 @@ const READY_LAG: i64 = 500;
     responses(
         (status = 200, description = "Store reachable, projections caught up and not halted"),
         (status = 503, description = "Not ready: `{error, message, code: not_ready, details}`")))]
-pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
     let runtime = &state.runtime;
     let lags = match runtime.projector.lag().await {
         Ok(lags) => lags,

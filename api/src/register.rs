@@ -26,7 +26,7 @@ use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::Email;
 
-use crate::app::AppState;
+use crate::app::{AppState, Shared};
 use crate::error::ApiError;
 use crate::extract::{object, JsonBody};
 use crate::page;
@@ -70,7 +70,7 @@ pub async fn form() -> Response {
         (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
-pub async fn register(State(state): State<AppState>, request: Request) -> Response {
+pub async fn register(State(state): State<Shared>, request: Request) -> Response {
     let is_form = request
         .headers()
         .get(CONTENT_TYPE)
@@ -89,7 +89,7 @@ pub async fn register(State(state): State<AppState>, request: Request) -> Respon
     }
 }
 
-async fn register_form(state: AppState, request: Request) -> Response {
+async fn register_form(state: Shared, request: Request) -> Response {
     let bytes = match Bytes::from_request(request, &state).await {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::PayloadTooLarge.into_response(),
@@ -119,7 +119,7 @@ async fn register_form(state: AppState, request: Request) -> Response {
 /// 422 for a missing or invalid e-mail; 409 when concurrent registrations of
 /// the same address kept racing; 503 when the store fails.
 pub async fn register_json(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     object(&body)?;

@@ -17,7 +17,7 @@ use axum::http::HeaderMap;
 use domain::values::Slug;
 use projections::stewards;
 
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::runtime::Runtime;
 
@@ -36,10 +36,10 @@ pub struct Steward {
     pub name: String,
 }
 
-impl FromRequestParts<AppState> for Steward {
+impl FromRequestParts<Shared> for Steward {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
         let token = bearer(&parts.headers).ok_or(ApiError::StewardTokenRequired)?;
         let runtime = &state.runtime;
         catch_up(runtime).await?;
@@ -65,24 +65,23 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .then_some(token)
 }
 
-/// Brings the `stewards` projection up to the log head, at most [`CATCH_UP`].
+/// Brings the `stewards` projection up to the last steward event, at most [`CATCH_UP`].
 async fn catch_up(runtime: &Runtime) -> Result<(), ApiError> {
-    let head = projections::log::head(&runtime.read_db).await?;
     let behind = runtime
         .projector
-        .status()
+        .lag()
         .await?
-        .iter()
-        .any(|s| s.name == stewards::NAME && s.position < head);
-    if behind {
+        .into_iter()
+        .find(|l| l.name == stewards::NAME && l.lag > 0);
+    if let Some(lag) = behind {
         crate::write::wake(runtime);
         if !runtime
             .projector
-            .wait_for(stewards::NAME, head, CATCH_UP)
+            .wait_for(stewards::NAME, lag.head, CATCH_UP)
             .await
         {
             tracing::warn!(
-                log.head = head,
+                log.head = lag.head,
                 "stewards projection behind the log; authenticating against it as it stands"
             );
         }

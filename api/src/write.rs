@@ -137,6 +137,7 @@ pub async fn answer(
             "history projection did not reach a steward write within the bound"
         );
     }
+    crate::cache::ReadCache::of(runtime).bump();
     if shown {
         match crate::ca::record(state, country).await {
             Ok(Some(record)) => {

@@ -14,7 +14,7 @@ use commands::authority::AuthorityCommands;
 use domain::authority::{ContactInput, RegisterAuthority};
 use domain::values::CountryCode;
 
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::fields::Fields;
@@ -42,7 +42,7 @@ use crate::write;
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
 pub async fn create(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     steward: Steward,
     headers: HeaderMap,
     JsonBody(body): JsonBody,

@@ -1,14 +1,20 @@
 //! `GET /api/v1/ca/{country_code}`: one country's record, now or `as_of` a
 //! past moment (rebuilt from the record's history).
 
+use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, NaiveTime, Utc};
+
+use domain::values::CountryCode;
 
 use projections::views::Record;
 
 use super::CountryPath;
-use crate::app::AppState;
+use crate::app::{AppState, Shared};
+use crate::cache::ReadCache;
 use crate::error::ApiError;
 use crate::params::Params;
 use crate::write::unknown_country;
@@ -29,15 +35,15 @@ use crate::write::unknown_country;
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
 pub async fn get(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     CountryPath(country): CountryPath,
     params: Params,
-) -> Result<Json<Record>, ApiError> {
+) -> Result<Response, ApiError> {
     let mut params = params;
     let as_of = params.take("as_of")?;
     params.finish()?;
     let record = match as_of {
-        None => super::record(&state, &country).await?,
+        None => return current(&state, &country).await,
         Some(text) => {
             let at = parse_instant(&text).ok_or_else(|| ApiError::BadRequest {
                 code: "invalid_parameter",
@@ -48,7 +54,31 @@ pub async fn get(
                 .map(|row| Record::new(row, at.date_naive(), state.stale_after_days))
         }
     };
-    record.map(Json).ok_or_else(unknown_country)
+    record
+        .map(|r| Json(r).into_response())
+        .ok_or_else(unknown_country)
+}
+
+/// The record as the directory shows it now, from the [`ReadCache`] when it
+/// was read in the current generation (and today: `stale` depends on the date).
+async fn current(state: &AppState, country: &CountryCode) -> Result<Response, ApiError> {
+    let cache = ReadCache::of(&state.runtime);
+    let key = format!("{country}@{}", Utc::now().date_naive());
+    let json = match cache.record(&key) {
+        Some(json) => json,
+        None => {
+            let generation = cache.generation();
+            let record = super::record(state, country)
+                .await?
+                .ok_or_else(unknown_country)?;
+            let json = Bytes::from(
+                serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?,
+            );
+            cache.remember_record(&key, generation, json.clone());
+            json
+        }
+    };
+    Ok(([(CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 /// An RFC 3339 instant, or a date meaning the end of that day (UTC): the

@@ -6,7 +6,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::CountryPath;
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::params::Params;
 use crate::write::unknown_country;
@@ -25,7 +25,7 @@ use crate::write::unknown_country;
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
 pub async fn history(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     CountryPath(country): CountryPath,
     params: Params,
 ) -> Result<Json<Value>, ApiError> {

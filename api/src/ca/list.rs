@@ -8,7 +8,7 @@ use serde::Serialize;
 use projections::directory::Reader;
 use projections::views::ListItem;
 
-use crate::app::AppState;
+use crate::app::Shared;
 use crate::error::ApiError;
 use crate::params::Params;
 
@@ -63,7 +63,7 @@ pub struct Filter {
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
-pub async fn list(State(state): State<AppState>, params: Params) -> Result<Json<Page>, ApiError> {
+pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Page>, ApiError> {
     let mut params = params;
     let page = params.integer(&["page"], 1, 1, MAX_PAGE)?;
     let per_page = params.integer(&["perPage", "per_page"], DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)?;

@@ -19,7 +19,7 @@ use domain::authority::{
 use domain::values::CountryCode;
 
 use super::CountryPath;
-use crate::app::AppState;
+use crate::app::{AppState, Shared};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::fields::Fields;
@@ -59,7 +59,7 @@ pub struct VerificationInput {
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
     ))]
 pub async fn submit(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     steward: Steward,
     CountryPath(country): CountryPath,
     headers: HeaderMap,

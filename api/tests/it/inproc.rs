@@ -105,8 +105,25 @@ impl App {
         app
     }
 
+    /// An app on an empty store whose projections only move when the test
+    /// calls `runtime.catch_up()` (a projector that is far behind).
+    pub async fn start_stalled(mode: Mode) -> Self {
+        let store = match mode {
+            Mode::Embedded => Store::embedded(),
+            Mode::Postgres => Store::postgres().await,
+        };
+        let runtime = Runtime::open(&store_settings(&store))
+            .await
+            .expect("runtime opens");
+        Self::serve_with(store, runtime, false).await
+    }
+
     /// Serves `runtime` (which may be wired by hand, e.g. to a broken store).
     pub async fn serve(store: Store, runtime: Runtime) -> Self {
+        Self::serve_with(store, runtime, true).await
+    }
+
+    async fn serve_with(store: Store, runtime: Runtime, project: bool) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let (stop, stopped) = oneshot::channel::<()>();
@@ -119,7 +136,9 @@ impl App {
                 let _ = stopped.wait_for(|s| *s).await;
             },
         );
-        tokio::spawn(projector);
+        if project {
+            tokio::spawn(projector);
+        }
         let state = AppState {
             runtime: runtime.clone(),
             classifier: classifier(),
@@ -214,6 +233,14 @@ impl App {
             .await;
         assert_eq!(answer.status, 200, "{}", answer.text);
         answer.body["api_key"].as_str().expect("key").to_owned()
+    }
+
+    /// A fresh API key on an app whose projector is stalled: registers
+    /// (waiting out the 2 s bound), then applies the log by hand.
+    pub async fn key_after_catch_up(&self) -> String {
+        let key = self.key().await;
+        self.runtime.catch_up().await.expect("catch up");
+        key
     }
 
     /// Enrols a steward as `basel steward enrol` does; returns the token.

@@ -365,7 +365,41 @@ async fn an_unreachable_event_store_gets_503_json_within_5_s(mode: Mode) {
     assert_eq!((create.status, create.code()), (503, "unavailable"));
 }
 
+async fn a_write_the_directory_does_not_show_within_2_s_answers_202_with_location(mode: Mode) {
+    let app = App::start_stalled(mode).await;
+    let token = app.enrol("ivy").await;
+    app.runtime.catch_up().await.expect("steward projected");
+    let created = app
+        .post_as(
+            "/api/v1/ca",
+            &token,
+            &json!({"country_code": "LU", "country_name": "Luxembourg"}),
+        )
+        .await;
+    assert_eq!(created.status, 202, "{}", created.text);
+    assert_eq!(created.header("location"), Some("/api/v1/ca/LU"));
+    assert_eq!(
+        (&created.body["status"], &created.body["version"]),
+        (&json!("accepted"), &json!(1))
+    );
+    app.runtime.catch_up().await.expect("catch up");
+    let update = app
+        .post_as("/api/v1/ca/LU/verifications", &token, &check(&today()))
+        .await;
+    assert_eq!(update.status, 202, "{}", update.text);
+    assert_eq!(update.body["version"], 3);
+    app.runtime.catch_up().await.expect("catch up");
+    let key = app.key_after_catch_up().await;
+    let record = app.get("/api/v1/ca/LU", &key).await;
+    assert_eq!(
+        (record.status, &record.body["version"]),
+        (200, &json!(3)),
+        "the write was committed"
+    );
+}
+
 both_modes!(
+    a_write_the_directory_does_not_show_within_2_s_answers_202_with_location,
     a_verification_answers_with_the_record_as_get_now_returns_it,
     adding_a_country_answers_201_with_location_and_409_when_it_exists,
     steward_writes_refuse_missing_wrong_and_api_key_credentials_with_401,

@@ -1,0 +1,153 @@
+//! A read-through cache of the two lookups every `GET /api/v1/ca/{cc}` makes
+//! (is this API key active? what is this country's record?), so the hot path
+//! needs no database round trip.
+//!
+//! Entries are tagged with a *generation*. The generation moves when the read
+//! tables may have changed: a watcher task follows the `directory` and
+//! `api_keys` checkpoints (woken by the local projector, and polling every
+//! 250 ms for projectors in other processes), and a local steward write moves
+//! it before it answers, so the write's author never reads their old record.
+//! An entry is served only while its generation is current, and its tag is
+//! taken *before* the database read, so a row read just before a change is
+//! never served after the change was seen. Only active keys are cached: a new
+//! key works at once; a revoked one stops within one watcher cycle.
+//!
+//! One cache per [`Runtime`] (found by the runtime's `wake` handle, which it
+//! keeps alive), so apps over different stores in one process never share.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use axum::body::Bytes;
+
+use projections::{api_keys, directory};
+
+use crate::runtime::Runtime;
+
+/// How often the watcher looks at the checkpoints when not woken.
+const POLL: Duration = Duration::from_millis(250);
+
+/// The largest number of entries of each kind (a full cache is cleared).
+const MAX_ENTRIES: usize = 10_000;
+
+/// The cache of one runtime.
+#[derive(Default)]
+pub struct ReadCache {
+    generation: AtomicU64,
+    keys: Mutex<HashMap<String, u64>>,
+    records: Mutex<HashMap<String, (u64, Bytes)>>,
+}
+
+type Registry = Vec<(Weak<Notify>, Arc<ReadCache>)>;
+
+static CACHES: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
+
+impl ReadCache {
+    /// The cache of `runtime`, created (with its watcher) on first use.
+    pub fn of(runtime: &Runtime) -> Arc<ReadCache> {
+        let mut caches = CACHES.lock().unwrap_or_else(|p| p.into_inner());
+        caches.retain(|(wake, _)| wake.strong_count() > 0);
+        if let Some((_, cache)) = caches
+            .iter()
+            .find(|(wake, _)| std::ptr::eq(wake.as_ptr(), Arc::as_ptr(&runtime.wake)))
+        {
+            return cache.clone();
+        }
+        let cache = Arc::new(ReadCache::default());
+        caches.push((Arc::downgrade(&runtime.wake), cache.clone()));
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(watch(runtime.clone(), Arc::downgrade(&cache)));
+        }
+        cache
+    }
+
+    /// The current generation: take it before reading the database.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Forgets everything cached so far (the read tables changed).
+    pub fn bump(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Whether `key_hash` was seen active in the current generation.
+    pub fn key_is_active(&self, key_hash: &str) -> bool {
+        let generation = self.generation();
+        self.keys
+            .lock()
+            .map(|keys| keys.get(key_hash) == Some(&generation))
+            .unwrap_or(false)
+    }
+
+    /// Remembers an active key, read at `generation`.
+    pub fn remember_key(&self, key_hash: &str, generation: u64) {
+        if let Ok(mut keys) = self.keys.lock() {
+            if keys.len() >= MAX_ENTRIES {
+                keys.clear();
+            }
+            keys.insert(key_hash.to_owned(), generation);
+        }
+    }
+
+    /// The record (as JSON) under `key` if it was read in the current generation.
+    pub fn record(&self, key: &str) -> Option<Bytes> {
+        let generation = self.generation();
+        let records = self.records.lock().ok()?;
+        records
+            .get(key)
+            .filter(|(tag, _)| *tag == generation)
+            .map(|(_, record)| record.clone())
+    }
+
+    /// Remembers a record's JSON under `key`, read at `generation`.
+    pub fn remember_record(&self, key: &str, generation: u64, record: Bytes) {
+        if let Ok(mut records) = self.records.lock() {
+            if records.len() >= MAX_ENTRIES {
+                records.clear();
+            }
+            records.insert(key.to_owned(), (generation, record));
+        }
+    }
+}
+
+/// Moves the generation whenever the `directory` or `api_keys` checkpoint
+/// moves; stops when the runtime or the cache is gone.
+async fn watch(runtime: Runtime, cache: Weak<ReadCache>) {
+    let wake = Arc::downgrade(&runtime.wake);
+    let mut seen: Option<(i64, i64)> = None;
+    loop {
+        let Some(cache) = cache.upgrade() else { return };
+        if wake.strong_count() <= 1 {
+            // Only this task still holds the runtime: the app is gone.
+            return;
+        }
+        let positions = runtime.projector.status().await.ok().map(|statuses| {
+            let at = |name: &str| {
+                statuses
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map_or(0, |s| s.position)
+            };
+            (at(directory::NAME), at(api_keys::NAME))
+        });
+        if positions.is_none() || positions != seen {
+            cache.bump();
+        }
+        seen = positions;
+        drop(cache);
+        if seen.is_none() {
+            tokio::time::sleep(POLL).await;
+            continue;
+        }
+        let (dir, keys) = seen.unwrap_or_default();
+        tokio::select! {
+            _ = runtime.projector.wait_for(directory::NAME, dir + 1, POLL) => {}
+            _ = runtime.projector.wait_for(api_keys::NAME, keys + 1, POLL) => {}
+        }
+    }
+}
