@@ -311,6 +311,7 @@ async fn fill(store: &Store, target: i64, concurrency: usize) -> anyhow::Result<
         let commands = AuthorityCommands::new(&backend);
         workers.spawn(async move {
             let mut commits = 0_u64;
+            let mut retried = Vec::new();
             for (i, country) in mine.iter().cycle().enumerate() {
                 // Two events (a correction and the check) while the budget
                 // allows, one (the check alone) for an odd last event.
@@ -332,7 +333,16 @@ async fn fill(store: &Store, target: i64, concurrency: usize) -> anyhow::Result<
                         .await
                     {
                         Ok(_) => break,
-                        Err(CommandError::Conflict) if tries < 5 => tries += 1,
+                        // A lost race, or (embedded mode, 16 writers queued on
+                        // SQLite's write lock) the 5 s busy timeout: nothing
+                        // was committed; try again, and say so at the end.
+                        Err(error @ (CommandError::Conflict | CommandError::Infrastructure(_)))
+                            if tries < 5 =>
+                        {
+                            tries += 1;
+                            retried.push(format!("{}: {error}", country.as_str()));
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
                         Err(error) => {
                             return Err(anyhow!("{}: {error}", country.as_str()));
                         }
@@ -340,12 +350,15 @@ async fn fill(store: &Store, target: i64, concurrency: usize) -> anyhow::Result<
                 }
                 commits += 1;
             }
-            Ok::<_, anyhow::Error>(commits)
+            Ok::<_, anyhow::Error>((commits, retried))
         });
     }
     let mut commits = 0;
+    let mut retried = Vec::new();
     while let Some(joined) = workers.join_next().await {
-        commits += joined??;
+        let (done, errors) = joined??;
+        commits += done;
+        retried.extend(errors);
     }
     let elapsed = started.elapsed().as_secs_f64();
     let after = count_events(&backend).await?;
@@ -357,6 +370,12 @@ async fn fill(store: &Store, target: i64, concurrency: usize) -> anyhow::Result<
         commits as f64 / elapsed,
         backend.name(),
     );
+    if let Some(first) = retried.first() {
+        println!(
+            "fill: {} commands failed and were retried (first: {first})",
+            retried.len()
+        );
+    }
     if after != target {
         bail!("the log holds {after} events, not {target}");
     }
