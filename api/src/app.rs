@@ -5,10 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::Method;
-use axum::middleware::{from_fn, from_fn_with_state, Next};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{DefaultBodyLimit, MatchedPath};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
@@ -162,34 +161,23 @@ pub fn router(state: AppState) -> Router {
         router = router.route(path, endpoint);
     }
     router
-        .route_layer(from_fn(metrics::mark_route))
+        .route_layer(from_fn(metrics::observe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(from_fn(deadline))
-        .layer(from_fn(metrics::track))
         .with_state(state)
 }
 
-/// Answers 503 JSON when a request runs past [`REQUEST_DEADLINE`].
-async fn deadline(request: Request, next: Next) -> Response {
-    match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::Unavailable(format!(
-            "request did not finish within {REQUEST_DEADLINE:?}"
-        ))
-        .into_response(),
-    }
-}
-
-async fn not_found() -> ApiError {
+async fn not_found(method: Method) -> ApiError {
+    metrics::observe_fallback(None, &method, StatusCode::NOT_FOUND);
     ApiError::NotFound {
         code: "not_found",
         message: "no such route".into(),
     }
 }
 
-async fn method_not_allowed() -> ApiError {
+async fn method_not_allowed(method: Method, route: Option<MatchedPath>) -> ApiError {
+    metrics::observe_fallback(route.as_ref(), &method, StatusCode::METHOD_NOT_ALLOWED);
     ApiError::MethodNotAllowed
 }
 

@@ -5,7 +5,8 @@
 //! published).
 //!
 //! The request series live in one process-wide registry: every request is
-//! recorded by [`track`], a middleware around the whole router.
+//! recorded by [`observe`], the route layer around every route (which also
+//! enforces the request deadline), or by the fallbacks.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -17,7 +18,8 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::{AppState, Shared};
+use crate::app::{AppState, Shared, REQUEST_DEADLINE};
+use crate::error::ApiError;
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [
@@ -31,37 +33,27 @@ struct Series {
     buckets: [u64; BUCKETS.len()],
 }
 
-type Key = (String, &'static str, u16);
+/// Route template → (method, status) → series.
+type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
 
-static REQUESTS: LazyLock<Mutex<BTreeMap<Key, Series>>> = LazyLock::new(Mutex::default);
+static REQUESTS: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
 
-/// The route template of a matched request, carried from the inner router to
-/// [`track`] in the response's extensions.
-#[derive(Debug, Clone)]
-struct Route(String);
-
-/// Inner middleware (a route layer): remembers which route matched.
-pub async fn mark_route(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_owned());
-    let mut response = next.run(request).await;
-    if let Some(route) = route {
-        response.extensions_mut().insert(Route(route));
-    }
-    response
-}
-
-/// Outer middleware: counts and times every request.
-pub async fn track(request: Request, next: Next) -> Response {
+/// The route layer around every matched route: times it, cuts it off at
+/// [`REQUEST_DEADLINE`] (503 JSON: a store that stopped answering must not
+/// hang clients) and records it under the route's template. Unmatched routes
+/// and wrong methods are recorded by their fallback handlers ([`observe_fallback`]).
+pub async fn observe(request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let method = method_label(request.method());
     let started = Instant::now();
-    let response = next.run(request).await;
-    let route = response
-        .extensions()
-        .get::<Route>()
-        .map_or_else(|| "unmatched".to_owned(), |r| r.0.clone());
+    let response = match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Unavailable(format!(
+            "request did not finish within {REQUEST_DEADLINE:?}"
+        ))
+        .into_response(),
+    };
+    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
     record(
         route,
         method,
@@ -69,6 +61,12 @@ pub async fn track(request: Request, next: Next) -> Response {
         started.elapsed().as_secs_f64(),
     );
     response
+}
+
+/// Records an answer given by a fallback (no route, or not this method).
+pub fn observe_fallback(route: Option<&MatchedPath>, method: &Method, status: StatusCode) {
+    let route = route.map_or("unmatched", MatchedPath::as_str);
+    record(route, method_label(method), status.as_u16(), 0.0);
 }
 
 fn method_label(method: &Method) -> &'static str {
@@ -84,11 +82,15 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-fn record(route: String, method: &'static str, status: u16, seconds: f64) {
+fn record(route: &str, method: &'static str, status: u16, seconds: f64) {
     let Ok(mut requests) = REQUESTS.lock() else {
         return;
     };
-    let series = requests.entry((route, method, status)).or_default();
+    let by_answer = match requests.get_mut(route) {
+        Some(by_answer) => by_answer,
+        None => requests.entry(route.to_owned()).or_default(),
+    };
+    let series = by_answer.entry((method, status)).or_default();
     series.count += 1;
     series.sum += seconds;
     for (bucket, bound) in series.buckets.iter_mut().zip(BUCKETS) {
@@ -113,17 +115,25 @@ pub async fn metrics(State(state): State<Shared>) -> Response {
     response
 }
 
+fn flatten(requests: &Registry) -> impl Iterator<Item = (&str, &str, u16, &Series)> {
+    requests.iter().flat_map(|(route, by_answer)| {
+        by_answer
+            .iter()
+            .map(move |((method, status), series)| (route.as_str(), *method, *status, series))
+    })
+}
+
 fn render_requests(out: &mut String) {
     let requests = match REQUESTS.lock() {
         Ok(requests) => requests.clone(),
         Err(poisoned) => poisoned.into_inner().clone(),
     };
     out.push_str("# HELP basel_http_requests_total HTTP requests answered, by route template, method and status.\n# TYPE basel_http_requests_total counter\n");
-    for ((route, method, status), series) in &requests {
+    for (route, method, status, series) in flatten(&requests) {
         let _ = writeln!(out, "basel_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}", series.count);
     }
     out.push_str("# HELP basel_http_request_duration_seconds Time to answer, by route template, method and status.\n# TYPE basel_http_request_duration_seconds histogram\n");
-    for ((route, method, status), series) in &requests {
+    for (route, method, status, series) in flatten(&requests) {
         let labels = format!("route=\"{route}\",method=\"{method}\",status=\"{status}\"");
         for (bound, count) in BUCKETS.iter().zip(series.buckets) {
             let _ = writeln!(
@@ -219,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_request_lands_in_its_buckets_and_the_text_names_its_route() {
-        record("/test/{id}".into(), "GET", 200, 0.003);
+        record("/test/{id}", "GET", 200, 0.003);
         let mut out = String::new();
         render_requests(&mut out);
         assert!(out.contains(
