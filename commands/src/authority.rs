@@ -51,11 +51,30 @@ impl AuthorityCommands {
         command: SubmitVerificationUpdate,
         metadata: &Metadata,
     ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.submit_verification_at(country, command, metadata, None)
+            .await
+    }
+
+    /// [`AuthorityCommands::submit_verification`] only if the record is still
+    /// at `expected_version` (the `version` the steward last read).
+    ///
+    /// # Errors
+    /// As `submit_verification`; [`CommandError::Conflict`] when the record
+    /// moved on, even if by a write of another process a moment ago.
+    pub async fn submit_verification_at(
+        &self,
+        country: &CountryCode,
+        command: SubmitVerificationUpdate,
+        metadata: &Metadata,
+        expected_version: Option<i64>,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        let expected = expected_version.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
         self.executor
-            .execute(
+            .execute_at(
                 country.as_str(),
                 &AuthorityCommand::SubmitVerification(command),
                 metadata,
+                expected,
             )
             .await
     }

@@ -82,11 +82,33 @@ where
         command: &A::Command,
         metadata: &Metadata,
     ) -> Result<Committed, CommandError<A::Error>> {
+        self.execute_at(aggregate_id, command, metadata, None).await
+    }
+
+    /// Like [`Executor::execute`], but only if the aggregate is at sequence
+    /// `expected` (its version as the caller last saw it). The check and the
+    /// commit are one optimistic step: if another command commits between the
+    /// load and the append, the append fails; so a stale version never
+    /// slips through, whichever process wrote in between.
+    ///
+    /// # Errors
+    /// As [`Executor::execute`]; [`CommandError::Conflict`] also when the
+    /// aggregate is not at `expected`.
+    pub async fn execute_at(
+        &self,
+        aggregate_id: &str,
+        command: &A::Command,
+        metadata: &Metadata,
+        expected: Option<usize>,
+    ) -> Result<Committed, CommandError<A::Error>> {
         let mut context = self
             .store
             .load_aggregate(aggregate_id)
             .await
             .map_err(from_aggregate_error)?;
+        if expected.is_some_and(|expected| expected != context.current_sequence) {
+            return Err(CommandError::Conflict);
+        }
         let events = context
             .aggregate()
             .0

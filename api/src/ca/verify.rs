@@ -73,7 +73,12 @@ pub async fn submit(
         check_version(&state, &country, expected).await?;
     }
     let committed = AuthorityCommands::new(&state.runtime.backend)
-        .submit_verification(&country, input.update, &write::metadata(&steward, &headers))
+        .submit_verification_at(
+            &country,
+            input.update,
+            &write::metadata(&steward, &headers),
+            input.expected_version,
+        )
         .await
         .map_err(write::from_command)?;
     drop(guard);

@@ -137,3 +137,35 @@ async fn a_refused_command_writes_nothing_and_says_why() {
     ));
     assert_eq!(backend.max_position().await.expect("position"), 0);
 }
+
+async fn a_stale_expected_version_is_a_conflict_and_writes_nothing(backend: Backend) {
+    let commands = AuthorityCommands::new(&backend);
+    register_de(&commands).await;
+    let de = CountryCode::parse("DE").expect("code");
+    // Another writer moves the record from version 1 to 3 first.
+    commands
+        .submit_verification(&de, update(1), &metadata(1))
+        .await
+        .expect("first update");
+    let stale = commands
+        .submit_verification_at(&de, update(2), &metadata(2), Some(1))
+        .await;
+    assert!(matches!(stale, Err(CommandError::Conflict)), "{stale:?}");
+    let current = commands
+        .submit_verification_at(&de, update(3), &metadata(3), Some(3))
+        .await
+        .expect("at the current version");
+    assert_eq!(current.sequence, 5);
+}
+
+#[tokio::test]
+async fn sqlite_a_stale_expected_version_is_a_conflict() {
+    let (backend, _dir) = fresh_sqlite().await;
+    a_stale_expected_version_is_a_conflict_and_writes_nothing(backend).await;
+}
+
+#[tokio::test]
+async fn postgres_a_stale_expected_version_is_a_conflict() {
+    let (backend, _db) = fresh_postgres().await;
+    a_stale_expected_version_is_a_conflict_and_writes_nothing(backend).await;
+}
