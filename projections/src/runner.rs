@@ -61,22 +61,21 @@ pub struct ProjectionLag {
     pub halted: Option<String>,
 }
 
-/// The last position of the events each projection reads.
+/// The last position of the events each projection reads (one index lookup
+/// per aggregate type).
 async fn heads(db: &ReadDb) -> Result<HashMap<&'static str, i64>, ProjectionError> {
-    let rows = sqlx::query(
-        "SELECT aggregate_type, CAST(MAX(position) AS BIGINT) AS head FROM events GROUP BY aggregate_type",
-    )
-    .fetch_all(db)
-    .await?;
     let mut heads = HashMap::new();
-    for row in rows {
-        let head: i64 = row.try_get("head")?;
-        let names: &[&'static str] = match row.try_get::<String, _>("aggregate_type")?.as_str() {
-            "authority" => &[directory::NAME, history::NAME],
-            "api_key" => &[api_keys::NAME],
-            "steward" => &[stewards::NAME],
-            _ => &[],
-        };
+    for (aggregate_type, names) in [
+        ("authority", &[directory::NAME, history::NAME][..]),
+        ("api_key", &[api_keys::NAME][..]),
+        ("steward", &[stewards::NAME][..]),
+    ] {
+        let head: i64 = sqlx::query_scalar(
+            "SELECT CAST(COALESCE(MAX(position), 0) AS BIGINT) FROM events WHERE aggregate_type = $1",
+        )
+        .bind(aggregate_type)
+        .fetch_one(db)
+        .await?;
         for name in names {
             heads.insert(*name, head);
         }
