@@ -55,7 +55,7 @@ async fn committed(deployment: &Deployment) -> Vec<(String, String)> {
 /// every committed event.
 async fn settled(deployment: &Deployment) -> bool {
     let db = deployment.db().await;
-    if deployment.database_url.is_some() {
+    if deployment.store.database_url.is_some() {
         let unpublished: i64 = sqlx::query_scalar(
             "SELECT CAST(COUNT(*) AS BIGINT) FROM events WHERE published_at IS NULL",
         )

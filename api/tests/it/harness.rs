@@ -4,7 +4,6 @@
 //! embedded or server mode with their stderr kept for assertions.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -15,7 +14,7 @@ use async_nats::jetstream::{self, consumer::pull};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use commands::store::testing::{fresh_postgres, TestDb};
+use crate::support::{spawn_serve, steward_token, Store};
 
 pub const SECRET: &str = "fault-test-secret-0123456789abcdef0123456789";
 
@@ -216,70 +215,52 @@ impl Drop for PrivatePostgres {
     }
 }
 
-/// A basel deployment: one data directory, one store, one log.
+/// A basel deployment: a [`Store`] plus the server secret and, in server
+/// mode, a JetStream stream and subject prefix of its own.
 pub struct Deployment {
-    dir: tempfile::TempDir,
+    pub store: Store,
     env: HashMap<&'static str, String>,
-    pub database_url: Option<String>,
     pub stream: String,
     pub prefix: String,
-    _db: Option<TestDb>,
 }
 
 impl Deployment {
     pub fn embedded() -> Self {
-        Self::with(None, None, None)
+        Self::with(Store::embedded(), None)
     }
 
     /// PostgreSQL (a fresh database on the shared server) and NATS at `nats_url`.
     pub async fn server(nats_url: &str) -> Self {
-        let (_backend, db) = fresh_postgres().await;
-        let url = format!("postgres://postgres@127.0.0.1:5432/{}", db.name());
-        Self::with(Some(url), Some(nats_url), Some(db))
+        Self::with(Store::postgres().await, Some(nats_url))
     }
 
     /// Server mode on a store at `database_url` (e.g. a private cluster).
     pub fn server_at(database_url: String, nats_url: &str) -> Self {
-        Self::with(Some(database_url), Some(nats_url), None)
+        Self::with(Store::at(database_url), Some(nats_url))
     }
 
-    fn with(database_url: Option<String>, nats_url: Option<&str>, db: Option<TestDb>) -> Self {
+    fn with(store: Store, nats_url: Option<&str>) -> Self {
         let tag = uuid::Uuid::new_v4().simple().to_string();
         let stream = format!("FAULT_{tag}");
         let prefix = format!("fault{tag}.events");
         let mut env = HashMap::new();
         env.insert("BASEL_SECRET", SECRET.to_owned());
-        env.insert("BASEL_LOG", "info".to_owned());
-        if let Some(url) = &database_url {
-            env.insert("BASEL_DATABASE_URL", url.clone());
-        }
         if let Some(nats) = nats_url {
             env.insert("BASEL_NATS_URL", nats.to_owned());
             env.insert("BASEL_NATS_STREAM", stream.clone());
             env.insert("BASEL_NATS_SUBJECT_PREFIX", prefix.clone());
         }
         Self {
-            dir: tempfile::tempdir().expect("temp dir"),
+            store,
             env,
-            database_url,
             stream,
             prefix,
-            _db: db,
         }
     }
 
-    pub fn data_dir(&self) -> PathBuf {
-        self.dir.path().join("data")
-    }
-
     pub fn basel(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_basel"));
-        command
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("BASEL_DATA_DIR", self.data_dir())
-            .envs(&self.env);
+        let mut command = self.store.basel(args);
+        command.envs(&self.env);
         command
     }
 
@@ -289,44 +270,11 @@ impl Deployment {
 
     /// `basel serve` on free ports; waits for `/healthz`.
     pub async fn serve(&self) -> Node {
-        let mut child = self
-            .basel(&[
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--mcp-listen",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("basel serve starts");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let kept = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("REST API listening") {
-                    if let Some(addr) = line.split(" addr=").nth(1) {
-                        let _ = tx.send(
-                            addr.split_whitespace()
-                                .next()
-                                .unwrap_or_default()
-                                .to_owned(),
-                        );
-                    }
-                }
-                kept.lock().expect("lines").push(line);
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("basel serve logs its address within 60 s");
+        let spawned = spawn_serve(self.basel(&[]));
         let node = Node {
-            child,
-            base: format!("http://{addr}"),
-            lines,
+            child: spawned.child,
+            base: spawned.base,
+            lines: spawned.lines,
             http: reqwest::Client::builder()
                 .timeout(Duration::from_secs(20))
                 .build()
@@ -344,25 +292,14 @@ impl Deployment {
 
     /// Enrols a steward with the CLI; returns their token.
     pub fn enrol(&self, name: &str) -> String {
-        let output = self.run(&[
+        steward_token(&self.run(&[
             "steward",
             "enrol",
             "--name",
             name,
             "--email",
             "steward@example.org",
-        ]);
-        assert!(
-            output.status.success(),
-            "enrol failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .last()
-            .expect("a token line")
-            .trim()
-            .to_owned()
+        ]))
     }
 
     /// `basel replay --verify`: (exit success, stdout).
@@ -381,9 +318,12 @@ impl Deployment {
     /// The read/write database (sqlx Any over SQLite or PostgreSQL).
     pub async fn db(&self) -> sqlx::AnyPool {
         sqlx::any::install_default_drivers();
-        let url = match &self.database_url {
+        let url = match &self.store.database_url {
             Some(url) => url.clone(),
-            None => format!("sqlite://{}", self.data_dir().join("basel.db").display()),
+            None => format!(
+                "sqlite://{}",
+                self.store.data_dir().join("basel.db").display()
+            ),
         };
         sqlx::any::AnyPoolOptions::new()
             .max_connections(2)

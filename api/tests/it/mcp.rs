@@ -253,29 +253,6 @@ async fn the_python_sdk_lists_tools_and_calls_them_over_legacy_sse() {
     drop((server, key));
 }
 
-/// Enrols a steward through the CLI; returns the bearer token.
-fn enrol(store: &Store) -> String {
-    let output = store.run(&[
-        "steward",
-        "enrol",
-        "--name",
-        "Mia Chen",
-        "--email",
-        "mia@example.org",
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .last()
-        .expect("token line")
-        .trim()
-        .to_owned()
-}
-
 async fn rest_record(server: &Running, key: &str) -> Value {
     reqwest::Client::new()
         .get(format!("{}/api/v1/ca/DE", server.rest))
@@ -291,7 +268,7 @@ async fn rest_record(server: &Running, key: &str) -> Value {
 #[tokio::test]
 async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
     let store = Store::postgres().await;
-    let token = enrol(&store);
+    let token = store.enrol("Mia Chen", "mia@example.org");
     let server = serve(&store).await;
     let key = api_key(&server).await;
     let client = rmcp_client(&server, &key).await;

@@ -3,6 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use commands::store::testing::{fresh_postgres, TestDb};
@@ -33,6 +34,21 @@ impl Store {
         }
     }
 
+    /// A store on an existing PostgreSQL database (e.g. a private cluster).
+    pub fn at(database_url: String) -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+            database_url: Some(database_url),
+            _db: None,
+        }
+    }
+
+    /// Enrols a steward with `basel steward enrol`; returns the bearer token
+    /// (the last line of stdout).
+    pub fn enrol(&self, name: &str, email: &str) -> String {
+        steward_token(&self.run(&["steward", "enrol", "--name", name, "--email", email]))
+    }
+
     pub fn data_dir(&self) -> PathBuf {
         self.dir.path().join("data")
     }
@@ -59,38 +75,10 @@ impl Store {
 
     /// Starts `basel serve` on a free port and waits until `/healthz` answers.
     pub async fn serve(&self) -> Server {
-        let mut child = self
-            .basel(&[
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--mcp-listen",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("basel serve starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(addr) = line.split("addr=").nth(1) {
-                    let _ = tx.send(
-                        addr.split_whitespace()
-                            .next()
-                            .unwrap_or_default()
-                            .to_owned(),
-                    );
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("server logs its address within 60 s");
+        let spawned = spawn_serve(self.basel(&[]));
         let server = Server {
-            child,
-            base: format!("http://{addr}"),
+            child: spawned.child,
+            base: spawned.base,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
@@ -100,6 +88,69 @@ impl Store {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("/healthz did not answer 200 within 30 s");
+    }
+}
+
+/// The bearer token `basel steward enrol` printed (its last stdout line).
+pub fn steward_token(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "enrol failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .expect("a token line")
+        .trim()
+        .to_owned()
+}
+
+/// A `basel serve` process just started: its REST base URL and every stderr
+/// line it has written (kept for assertions on the log).
+pub struct Spawned {
+    pub child: Child,
+    pub base: String,
+    pub lines: Arc<Mutex<Vec<String>>>,
+}
+
+/// Runs `command` (a `basel` command without a subcommand) as `basel serve`
+/// on free ports and waits until it logs the REST address.
+pub fn spawn_serve(mut command: Command) -> Spawned {
+    let mut child = command
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--mcp-listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("basel serve starts");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let kept = lines.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("REST API listening") {
+                if let Some(addr) = line.split(" addr=").nth(1) {
+                    let addr = addr.split_whitespace().next().unwrap_or_default();
+                    let _ = tx.send(addr.to_owned());
+                }
+            }
+            kept.lock().expect("lines").push(line);
+        }
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("basel serve logs its address within 60 s");
+    Spawned {
+        child,
+        base: format!("http://{addr}"),
+        lines,
     }
 }
 
