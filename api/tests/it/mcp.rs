@@ -4,8 +4,7 @@
 //! steward's change, made through REST in server mode, seen through MCP as
 //! soon as through REST.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -15,7 +14,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::support::Store;
+use crate::support::{spawn_serve, Store};
 
 /// `basel serve` with both listeners on port 0.
 struct Running {
@@ -33,44 +32,11 @@ impl Drop for Running {
 
 /// Starts `basel serve` and waits for both addresses and `/healthz`.
 async fn serve(store: &Store) -> Running {
-    let mut child = store
-        .basel(&[
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--mcp-listen",
-            "127.0.0.1:0",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("basel serve starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            for (field, which) in [(" mcp_addr=", "mcp"), (" addr=", "rest")] {
-                if let Some(rest) = line.split(field).nth(1) {
-                    let addr = rest.split_whitespace().next().unwrap_or_default();
-                    let _ = tx.send((which, addr.to_owned()));
-                }
-            }
-        }
-    });
-    let (mut rest, mut mcp) = (None, None);
-    while rest.is_none() || mcp.is_none() {
-        let (which, addr) = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("basel serve logs addr= and mcp_addr= within 60 s");
-        match which {
-            "mcp" => mcp = Some(format!("http://{addr}")),
-            _ => rest = Some(format!("http://{addr}")),
-        }
-    }
+    let spawned = spawn_serve(store.basel(&[]));
     let running = Running {
-        child,
-        rest: rest.unwrap_or_default(),
-        mcp: mcp.unwrap_or_default(),
+        child: spawned.child,
+        rest: spawned.base,
+        mcp: spawned.mcp,
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {

@@ -111,11 +111,12 @@ pub fn steward_token(output: &Output) -> String {
 pub struct Spawned {
     pub child: Child,
     pub base: String,
+    pub mcp: String,
     pub lines: Arc<Mutex<Vec<String>>>,
 }
 
 /// Runs `command` (a `basel` command without a subcommand) as `basel serve`
-/// on free ports and waits until it logs the REST address.
+/// on free ports and waits until it logs the REST and MCP addresses.
 pub fn spawn_serve(mut command: Command) -> Spawned {
     let mut child = command
         .args([
@@ -135,21 +136,29 @@ pub fn spawn_serve(mut command: Command) -> Spawned {
     let kept = lines.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("REST API listening") {
-                if let Some(addr) = line.split(" addr=").nth(1) {
+            for field in [" addr=", " mcp_addr="] {
+                if let Some(addr) = line.split(field).nth(1) {
                     let addr = addr.split_whitespace().next().unwrap_or_default();
-                    let _ = tx.send(addr.to_owned());
+                    let _ = tx.send((field, format!("http://{addr}")));
                 }
             }
             kept.lock().expect("lines").push(line);
         }
     });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("basel serve logs its address within 60 s");
+    let (mut base, mut mcp) = (None, None);
+    while base.is_none() || mcp.is_none() {
+        let (field, url) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("basel serve logs addr= and mcp_addr= within 60 s");
+        match field {
+            " addr=" => base = Some(url),
+            _ => mcp = Some(url),
+        }
+    }
     Spawned {
         child,
-        base: format!("http://{addr}"),
+        base: base.unwrap_or_default(),
+        mcp: mcp.unwrap_or_default(),
         lines,
     }
 }
