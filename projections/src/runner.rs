@@ -12,6 +12,7 @@
 //! after it is applied until an operator fixes the cause and clears it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -89,6 +90,10 @@ pub struct Projector {
     pub(crate) db: ReadDb,
     positions: Arc<Mutex<HashMap<&'static str, i64>>>,
     progressed: Arc<Notify>,
+    /// Whether this process runs the projections ([`Projector::run`] or
+    /// `run_stream`): then waiters are woken as they progress and need not
+    /// read the checkpoints table.
+    local: Arc<AtomicBool>,
 }
 
 impl Projector {
@@ -108,6 +113,7 @@ impl Projector {
             db,
             positions: Arc::default(),
             progressed: Arc::default(),
+            local: Arc::default(),
         })
     }
 
@@ -206,7 +212,7 @@ impl Projector {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let progressed = self.progressed.notified();
-            if self.position(name) >= position || self.stored_position(name).await >= position {
+            if self.reached(name, position).await {
                 return true;
             }
             let tick = tokio::time::Instant::now() + CHECKPOINT_POLL;
@@ -215,10 +221,21 @@ impl Projector {
                 .is_err()
                 && tokio::time::Instant::now() >= deadline
             {
-                return self.position(name) >= position
-                    || self.stored_position(name).await >= position;
+                return self.reached(name, position).await;
             }
         }
+    }
+
+    /// Whether `name` has applied `position`: by this process's own progress
+    /// when it runs the projections, else by the stored checkpoint.
+    async fn reached(&self, name: &str, position: i64) -> bool {
+        self.position(name) >= position
+            || (!self.local.load(Ordering::Relaxed) && self.stored_position(name).await >= position)
+    }
+
+    /// Marks this process as the one applying the projections.
+    pub(crate) fn run_here(&self) {
+        self.local.store(true, Ordering::Relaxed);
     }
 
     async fn stored_position(&self, name: &str) -> i64 {
@@ -303,6 +320,7 @@ impl Projector {
         poll: Duration,
         shutdown: impl std::future::Future<Output = ()>,
     ) {
+        self.run_here();
         tokio::pin!(shutdown);
         loop {
             if let Err(error) = self.catch_up().await {

@@ -91,6 +91,7 @@ impl Projector {
         source: LogSource,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) {
+        self.run_here();
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let mut tasks = tokio::task::JoinSet::new();
         for name in ALL {
