@@ -28,6 +28,7 @@ const RELAY_POLL: Duration = Duration::from_millis(500);
 /// # Errors
 /// When start-up fails (store unreachable, port taken, …) or the server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
+    let signalled = shutdown_signal()?;
     let runtime = Runtime::open(store).await?;
     let role = &settings.role;
     let runs = |part: Role| settings.runs(part);
@@ -138,7 +139,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         });
     }
     tokio::spawn(async move {
-        shutdown_signal().await;
+        signalled.await;
         tracing::info!("shutting down");
         let _ = stop.send(true);
     });
@@ -152,20 +153,24 @@ async fn wait(mut stopped: watch::Receiver<bool>) {
     let _ = stopped.wait_for(|stop| *stop).await;
 }
 
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Registers the SIGINT and SIGTERM handlers now (before anything serves, so
+/// a signal that arrives as soon as `/healthz` answers is never the default
+/// kill) and returns a future that resolves on the first of them.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
-        let mut terminate =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(signal) => signal,
-                Err(_) => return std::future::pending().await,
-            };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
-        }
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
-    let _ = interrupt.await;
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
