@@ -579,7 +579,7 @@ async fn lag(url: &str, rate: f64, seconds: u64, warmup: u64, poll_ms: u64) -> a
                             .entry(country.as_str().to_owned())
                             .or_default()
                             .push(Pending {
-                                sequence: i64::try_from(committed.sequence).unwrap_or(i64::MAX),
+                                sequence: committed.sequence,
                                 acked,
                                 measured: index >= warm,
                                 index,

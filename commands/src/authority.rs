@@ -59,8 +59,8 @@ impl AuthorityCommands {
     /// at `expected_version` (the `version` the steward last read).
     ///
     /// # Errors
-    /// As `submit_verification`; [`CommandError::Conflict`] when the record
-    /// moved on, even if by a write of another process a moment ago.
+    /// As `submit_verification`; [`CommandError::VersionMismatch`] when the
+    /// record moved on, even if by a write of another process a moment ago.
     pub async fn submit_verification_at(
         &self,
         country: &CountryCode,
@@ -68,13 +68,12 @@ impl AuthorityCommands {
         metadata: &Metadata,
         expected_version: Option<i64>,
     ) -> Result<Committed, CommandError<AuthorityError>> {
-        let expected = expected_version.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
         self.executor
             .execute_at(
                 country.as_str(),
                 &AuthorityCommand::SubmitVerification(command),
                 metadata,
-                expected,
+                expected_version,
             )
             .await
     }

@@ -24,13 +24,17 @@ use crate::CommandError;
 pub struct Committed {
     /// The aggregate's id.
     pub aggregate_id: String,
-    /// The sequence of its last new event.
-    pub sequence: usize,
+    /// The sequence of its last new event: the aggregate's new version.
+    pub sequence: i64,
     /// The log position of that event.
     pub position: i64,
     /// How many events were appended.
     pub events: usize,
 }
+
+/// How often a command without a pinned version is decided again after
+/// another command on the same aggregate committed first.
+const ATTEMPTS: usize = 4;
 
 /// Executes commands for aggregates of type `A`.
 pub struct Executor<A>
@@ -70,11 +74,13 @@ where
     }
 
     /// Decides and appends. Either every event of the decision is committed or
-    /// none is.
+    /// none is. When another command on the same aggregate commits between
+    /// the load and the append, the command is decided again on the new
+    /// state (a few times), as if the two had arrived one after the other.
     ///
     /// # Errors
     /// [`CommandError::Rejected`] when the domain refuses, [`CommandError::Conflict`]
-    /// when another command appended first, [`CommandError::Infrastructure`]
+    /// when other commands kept committing first, [`CommandError::Infrastructure`]
     /// when the store fails.
     pub async fn execute(
         &self,
@@ -85,29 +91,52 @@ where
         self.execute_at(aggregate_id, command, metadata, None).await
     }
 
-    /// Like [`Executor::execute`], but only if the aggregate is at sequence
-    /// `expected` (its version as the caller last saw it). The check and the
-    /// commit are one optimistic step: if another command commits between the
-    /// load and the append, the append fails; so a stale version never
-    /// slips through, whichever process wrote in between.
+    /// Like [`Executor::execute`], but only if the aggregate is at version
+    /// `expected` (as the caller last read it). The check and the commit are
+    /// one optimistic step: if another command commits between the load and
+    /// the append, the append fails; so a stale version never slips through,
+    /// whichever process wrote in between. This is the only place versions
+    /// are checked.
     ///
     /// # Errors
-    /// As [`Executor::execute`]; [`CommandError::Conflict`] also when the
-    /// aggregate is not at `expected`.
+    /// As [`Executor::execute`]; [`CommandError::VersionMismatch`] when the
+    /// aggregate exists and is not at `expected` (an aggregate with no events
+    /// is left to the domain, which refuses commands it cannot take).
     pub async fn execute_at(
         &self,
         aggregate_id: &str,
         command: &A::Command,
         metadata: &Metadata,
-        expected: Option<usize>,
+        expected: Option<i64>,
+    ) -> Result<Committed, CommandError<A::Error>> {
+        let attempts = if expected.is_some() { 1 } else { ATTEMPTS };
+        let mut attempt = 1;
+        loop {
+            match self
+                .attempt(aggregate_id, command, metadata, expected)
+                .await
+            {
+                Err(CommandError::Conflict) if attempt < attempts => attempt += 1,
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        aggregate_id: &str,
+        command: &A::Command,
+        metadata: &Metadata,
+        expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
         let mut context = self
             .store
             .load_aggregate(aggregate_id)
             .await
             .map_err(from_aggregate_error)?;
-        if expected.is_some_and(|expected| expected != context.current_sequence) {
-            return Err(CommandError::Conflict);
+        let current = version(context.current_sequence);
+        if let Some(expected) = expected.filter(|e| current != 0 && *e != current) {
+            return Err(CommandError::VersionMismatch { expected, current });
         }
         let events = context
             .aggregate()
@@ -133,11 +162,17 @@ where
             .unwrap_or_default();
         Ok(Committed {
             aggregate_id: aggregate_id.to_owned(),
-            sequence,
+            sequence: version(sequence),
             position,
             events: count,
         })
     }
+}
+
+/// cqrs-es counts sequences in `usize`; basel's versions are `i64`
+/// everywhere else (tables, JSON, expected versions).
+fn version(sequence: usize) -> i64 {
+    i64::try_from(sequence).unwrap_or(i64::MAX)
 }
 
 fn from_aggregate_error<E: std::error::Error>(error: AggregateError<E>) -> CommandError<E> {

@@ -31,9 +31,19 @@ pub enum CommandError<E: std::error::Error> {
     /// The domain refused it (a business rule).
     #[error(transparent)]
     Rejected(E),
-    /// Another command on the same aggregate committed first.
+    /// Another command on the same aggregate committed first (and retrying
+    /// did not help, or the caller pinned a version).
     #[error("another write to the same record committed first; retry")]
     Conflict,
+    /// The caller pinned the version it last read, and the aggregate has
+    /// moved on since.
+    #[error("the record is at version {current}, not {expected}")]
+    VersionMismatch {
+        /// The version the caller expected.
+        expected: i64,
+        /// The version the event store holds.
+        current: i64,
+    },
     /// The store failed; the cause is logged where this is handled.
     #[error("the event store failed: {0}")]
     Infrastructure(String),

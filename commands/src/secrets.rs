@@ -4,7 +4,7 @@
 use hmac::{Hmac, Mac};
 use rand::RngCore;
 use secrecy::{ExposeSecret, SecretString};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 /// The server secret under which API keys are derived. Losing it changes
 /// every key; leaking it lets anyone derive keys.
@@ -48,10 +48,7 @@ impl ServerSecret {
     }
 }
 
-/// SHA-256 of a secret, hex: what tables and events store.
-pub fn hash_secret(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
+pub use domain::credentials::hash_secret;
 
 /// The first characters of a key, safe to show in support conversations.
 pub fn key_prefix(key: &str) -> String {

@@ -9,6 +9,7 @@
 //! Layout:
 //! - [`aggregate`]: the decide/apply shape every aggregate has;
 //! - [`authority`], [`api_key`], [`steward`]: the three aggregates;
+//! - [`credentials`]: how API keys and steward tokens are read and hashed;
 //! - [`metadata`]: who, when and which request, stored with every event;
 //! - [`envelope`]: the log's wire format (an event as published to JetStream);
 //! - [`values`]: validated value types (country code, e-mail, phone, slug);
@@ -19,6 +20,7 @@ pub mod aggregate;
 pub mod api_key;
 pub mod authority;
 pub mod classifier;
+pub mod credentials;
 pub mod envelope;
 pub mod metadata;
 pub mod seed;

@@ -24,9 +24,6 @@ use crate::{McpState, MAX_BODY_BYTES};
 const API_KEY_HEADER: &str = "x-api-key";
 /// The protocol-revision header of the streamable HTTP transport.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
-/// Presented keys longer than this are not looked up.
-const MAX_KEY_LEN: usize = 200;
-
 /// A refusal: the response to send instead of serving the request.
 type Refusal = Box<Response>;
 
@@ -77,29 +74,25 @@ async fn refuse(
     Ok(())
 }
 
-/// The presented key: `X-API-Key`, else `Authorization: Bearer KEY`.
+/// The presented key: `X-API-Key`, else `Authorization: Bearer KEY`, read
+/// by the same `domain::credentials` reader as the REST edge.
 fn presented_key(headers: &HeaderMap) -> Option<&str> {
-    let from_header = headers
-        .get(API_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|v| !v.is_empty());
-    from_header.or_else(|| {
-        let value = headers
-            .get(axum::http::header::AUTHORIZATION)?
-            .to_str()
-            .ok()?;
-        let (scheme, token) = value.trim().split_once(' ')?;
-        let token = token.trim();
-        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-    })
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    domain::credentials::presented_api_key(
+        text(API_KEY_HEADER),
+        text(axum::http::header::AUTHORIZATION.as_str()),
+    )
 }
 
 async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Refusal> {
-    let Some(key) = presented_key(headers).filter(|k| k.len() <= MAX_KEY_LEN) else {
+    let Some(key) = presented_key(headers) else {
         return Err(Box::new(unauthorized()));
     };
-    let hash = commands::secrets::hash_secret(key);
+    let hash = domain::credentials::hash_secret(key);
     match projections::api_keys::is_active(&state.read_db, &hash).await {
         Ok(true) => Ok(()),
         Ok(false) => Err(Box::new(unauthorized())),

@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context};
 use domain::values::CountryCode;
 use projections::replay::{self, Scratch, Source};
 
-use crate::runtime::Runtime;
+use crate::node::runtime::Runtime;
 
 /// How long `replay` waits for live projections to reach the log before comparing.
 const SETTLE: Duration = Duration::from_secs(10);

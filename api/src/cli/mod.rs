@@ -1,6 +1,7 @@
 //! The non-serving subcommands. Each writes through command services and
 //! reads through projections, exactly like the HTTP edges.
 
+pub mod args;
 pub mod log;
 pub mod steward;
 pub mod transfer;
@@ -8,11 +9,86 @@ pub mod transfer;
 use chrono::Utc;
 use domain::metadata::{Actor, Metadata};
 
+use crate::node::runtime::Runtime;
+use crate::node::settings::{Role, ServeSettings};
+use args::{Cli, Command, StewardCommand};
+
 /// Metadata for a command issued from the command line.
 pub fn cli_metadata(actor: Actor) -> Metadata {
     Metadata {
         recorded_at: Utc::now(),
         actor,
         request_id: format!("cli-{}", uuid::Uuid::new_v4()),
+    }
+}
+
+/// Runs the command `cli` names (`serve` when it names none).
+///
+/// # Errors
+/// Whatever the subcommand fails with, with context for the operator.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match cli
+        .command
+        .unwrap_or(Command::Serve(ServeSettings::from_env()))
+    {
+        Command::Serve(settings) => crate::node::serve(&cli.store, &settings).await,
+        Command::Steward(StewardCommand::Enrol { name, email, id }) => {
+            steward::enrol(
+                &Runtime::open(&cli.store).await?,
+                &name,
+                &email,
+                id.as_deref(),
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Steward(StewardCommand::Suspend { id, reason }) => {
+            steward::suspend(&Runtime::open(&cli.store).await?, &id, &reason, &mut stdout).await
+        }
+        Command::Import(settings) => {
+            let rows = transfer::read(&settings.file, settings.format)?;
+            let runtime = Runtime::open(&cli.store).await?;
+            transfer::import(
+                &runtime,
+                &settings.file.display().to_string(),
+                rows,
+                &settings.steward,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Relay {
+            republish_from: Some(position),
+        } => log::republish(&Runtime::open(&cli.store).await?, position, &mut stdout).await,
+        Command::Relay {
+            republish_from: None,
+        } => {
+            let settings = ServeSettings {
+                role: vec![Role::Relay],
+                ..ServeSettings::from_env()
+            };
+            crate::node::serve(&cli.store, &settings).await
+        }
+        Command::Replay { verify } => {
+            log::replay(&Runtime::open(&cli.store).await?, verify, &mut stdout).await
+        }
+        Command::History { country_code, json } => {
+            log::history(
+                &Runtime::open(&cli.store).await?,
+                &country_code,
+                json,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Export(settings) => {
+            transfer::export(
+                &Runtime::open(&cli.store).await?,
+                settings.format,
+                &mut stdout,
+            )
+            .await
+        }
     }
 }

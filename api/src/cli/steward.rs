@@ -10,7 +10,7 @@ use domain::metadata::Actor;
 use domain::values::{Email, Slug};
 
 use super::cli_metadata;
-use crate::runtime::Runtime;
+use crate::node::runtime::Runtime;
 
 /// Enrols a steward and writes their token as the last line of `out`.
 ///

@@ -33,8 +33,8 @@ use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Slug};
 use projections::directory::{AuthorityRow, Reader};
 
-use crate::runtime::Runtime;
-use crate::settings::Format;
+use crate::cli::args::Format;
+use crate::node::runtime::Runtime;
 
 /// One record in a transfer file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use api::app::{self, AppState};
-use api::runtime::Runtime;
-use api::settings::Cli;
+use api::cli::args::Cli;
+use api::node::runtime::Runtime;
+use api::rest::{self, AppState};
 use commands::steward::StewardCommands;
 use domain::classifier::Classifier;
 use domain::metadata::{Actor, Metadata};
@@ -139,17 +139,13 @@ impl App {
         if project {
             tokio::spawn(projector);
         }
-        let state = AppState {
-            runtime: runtime.clone(),
-            classifier: classifier(),
-            stale_after_days: 365,
-        };
+        let state = AppState::new(runtime.wiring(), classifier(), 365);
         tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopped.await;
                 let _ = stop_projector.send(true);
             };
-            let _ = app::run(listener, state, shutdown).await;
+            let _ = rest::run(listener, state, shutdown).await;
         });
         Self {
             base,
@@ -309,7 +305,7 @@ fn rand_u32() -> u32 {
 }
 
 /// The settings `basel` would get for `store`.
-pub fn store_settings(store: &Store) -> api::settings::StoreSettings {
+pub fn store_settings(store: &Store) -> api::node::settings::StoreSettings {
     let data_dir = store.data_dir().display().to_string();
     let mut args = vec![
         "basel".to_owned(),

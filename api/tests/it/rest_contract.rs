@@ -570,9 +570,9 @@ both_modes!(
 #[test]
 fn every_route_of_the_router_is_in_the_openapi_document() {
     use utoipa::OpenApi;
-    let doc = serde_json::to_value(api::openapi::ApiDoc::openapi()).expect("doc");
+    let doc = serde_json::to_value(api::rest::openapi::ApiDoc::openapi()).expect("doc");
     let mut routes = 0;
-    for route in api::app::route_table() {
+    for route in api::rest::route_table() {
         let method = route.method.as_str().to_ascii_lowercase();
         let operation = &doc["paths"][route.path][&method];
         assert!(
@@ -583,19 +583,19 @@ fn every_route_of_the_router_is_in_the_openapi_document() {
         );
         let security = operation["security"].to_string();
         match route.auth {
-            api::app::Auth::ApiKey => assert!(
+            api::rest::Auth::ApiKey => assert!(
                 security.contains("api_key"),
                 "{} {}",
                 route.method,
                 route.path
             ),
-            api::app::Auth::Steward => assert!(
+            api::rest::Auth::Steward => assert!(
                 security.contains("steward_token"),
                 "{} {}",
                 route.method,
                 route.path
             ),
-            api::app::Auth::None => {
+            api::rest::Auth::None => {
                 assert_eq!(operation["security"], Value::Null, "{}", route.path)
             }
         }

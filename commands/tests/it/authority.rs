@@ -150,7 +150,16 @@ async fn a_stale_expected_version_is_a_conflict_and_writes_nothing(backend: Back
     let stale = commands
         .submit_verification_at(&de, update(2), &metadata(2), Some(1))
         .await;
-    assert!(matches!(stale, Err(CommandError::Conflict)), "{stale:?}");
+    assert!(
+        matches!(
+            stale,
+            Err(CommandError::VersionMismatch {
+                expected: 1,
+                current: 3
+            })
+        ),
+        "{stale:?}"
+    );
     let current = commands
         .submit_verification_at(&de, update(3), &metadata(3), Some(3))
         .await

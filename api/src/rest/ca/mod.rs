@@ -23,8 +23,8 @@ use domain::values::CountryCode;
 use projections::directory::Reader;
 use projections::views::Record;
 
-use crate::app::AppState;
-use crate::error::ApiError;
+use crate::rest::error::ApiError;
+use crate::rest::AppState;
 
 /// The `{country_code}` of the path: two ASCII letters in any case, else 400.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ fn malformed() -> ApiError {
 /// # Errors
 /// [`ApiError::Unavailable`] when the read table cannot be read.
 pub async fn record(state: &AppState, country: &CountryCode) -> Result<Option<Record>, ApiError> {
-    let row = Reader::new(state.runtime.read_db.clone())
+    let row = Reader::new(state.read_db().clone())
         .get(country.as_str())
         .await?;
     let today = Utc::now().date_naive();

@@ -6,9 +6,9 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::params::Params;
+use crate::rest::error::ApiError;
+use crate::rest::params::Params;
+use crate::rest::Shared;
 
 /// Entries per answer unless `limit` says otherwise.
 pub const DEFAULT_LIMIT: i64 = 100;
@@ -27,17 +27,17 @@ pub const MAX_LIMIT: i64 = 1000;
         ("limit" = Option<i64>, Query, description = "At most this many entries, 1–1000 (default 100)"),
     ),
     responses(
-        (status = 200, description = "Changes in log order", body = crate::openapi::Changes),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 200, description = "Changes in log order", body = crate::rest::openapi::Changes),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn changes(State(state): State<Shared>, params: Params) -> Result<Json<Value>, ApiError> {
     let mut params = params;
     let after = params.integer(&["after"], 0, 0, i64::MAX)?;
     let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     params.finish()?;
-    let items = projections::history::after(&state.runtime.read_db, after, limit).await?;
+    let items = projections::history::after(state.read_db(), after, limit).await?;
     let next = items
         .last()
         .and_then(|item| item["position"].as_i64())

@@ -7,9 +7,9 @@ use serde_json::Value;
 use domain::classifier::Classification;
 use domain::values::CountryCode;
 
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::extract::{object, optional_string, JsonBody};
+use crate::rest::error::ApiError;
+use crate::rest::extract::{object, optional_string, JsonBody};
+use crate::rest::Shared;
 
 /// The longest description accepted, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 5000;
@@ -20,14 +20,14 @@ pub const MAX_DESCRIPTION_CHARS: usize = 5000;
 /// 422 naming the field when `description` is missing, not a string, empty
 /// after trimming or over 5 000 characters, or a country is not ISO alpha-2.
 #[utoipa::path(post, path = "/api/v1/classify", tag = "classifier", security(("api_key" = [])),
-    request_body = crate::openapi::ClassifyBody,
+    request_body = crate::rest::openapi::ClassifyBody,
     responses(
-        (status = 200, description = "Basel signals for the description", body = crate::openapi::Classification),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
-        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError)
+        (status = 200, description = "Basel signals for the description", body = crate::rest::openapi::Classification),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
+        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError)
     ))]
 pub async fn classify(
     State(state): State<Shared>,

@@ -4,13 +4,14 @@
 //! publishes the log (server mode), the relay backlog (events not yet
 //! published).
 //!
-//! The request series live in one process-wide registry: every request is
-//! recorded by [`observe`], the route layer around every route (which also
-//! enforces the request deadline), or by the fallbacks.
+//! The request series live in the server's [`RequestMetrics`] (in its
+//! `AppState`): every request is recorded by [`observe`], the route layer
+//! around every route (which also enforces the request deadline), or by the
+//! fallbacks.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -18,8 +19,8 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::{AppState, Shared, REQUEST_DEADLINE};
-use crate::error::ApiError;
+use crate::rest::error::ApiError;
+use crate::rest::{AppState, Shared, REQUEST_DEADLINE};
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [
@@ -36,13 +37,42 @@ struct Series {
 /// Route template → (method, status) → series.
 type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
 
-static REQUESTS: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
+/// One server's request series, shared by its handlers.
+#[derive(Clone, Default)]
+pub struct RequestMetrics(Arc<Mutex<Registry>>);
+
+impl RequestMetrics {
+    fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
+        let Ok(mut requests) = self.0.lock() else {
+            return;
+        };
+        let by_answer = match requests.get_mut(route) {
+            Some(by_answer) => by_answer,
+            None => requests.entry(route.to_owned()).or_default(),
+        };
+        let series = by_answer.entry((method, status)).or_default();
+        series.count += 1;
+        series.sum += seconds;
+        for (bucket, bound) in series.buckets.iter_mut().zip(BUCKETS) {
+            if seconds <= bound {
+                *bucket += 1;
+            }
+        }
+    }
+
+    fn snapshot(&self) -> Registry {
+        match self.0.lock() {
+            Ok(requests) => requests.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
 
 /// The route layer around every matched route: times it, cuts it off at
 /// [`REQUEST_DEADLINE`] (503 JSON: a store that stopped answering must not
 /// hang clients) and records it under the route's template. Unmatched routes
 /// and wrong methods are recorded by their fallback handlers ([`observe_fallback`]).
-pub async fn observe(request: Request, next: Next) -> Response {
+pub async fn observe(State(state): State<Shared>, request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().cloned();
     let method = method_label(request.method());
     let started = Instant::now();
@@ -54,7 +84,7 @@ pub async fn observe(request: Request, next: Next) -> Response {
         .into_response(),
     };
     let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    record(
+    state.requests.record(
         route,
         method,
         response.status().as_u16(),
@@ -64,9 +94,16 @@ pub async fn observe(request: Request, next: Next) -> Response {
 }
 
 /// Records an answer given by a fallback (no route, or not this method).
-pub fn observe_fallback(route: Option<&MatchedPath>, method: &Method, status: StatusCode) {
+pub fn observe_fallback(
+    state: &AppState,
+    route: Option<&MatchedPath>,
+    method: &Method,
+    status: StatusCode,
+) {
     let route = route.map_or("unmatched", MatchedPath::as_str);
-    record(route, method_label(method), status.as_u16(), 0.0);
+    state
+        .requests
+        .record(route, method_label(method), status.as_u16(), 0.0);
 }
 
 fn method_label(method: &Method) -> &'static str {
@@ -82,30 +119,12 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-fn record(route: &str, method: &'static str, status: u16, seconds: f64) {
-    let Ok(mut requests) = REQUESTS.lock() else {
-        return;
-    };
-    let by_answer = match requests.get_mut(route) {
-        Some(by_answer) => by_answer,
-        None => requests.entry(route.to_owned()).or_default(),
-    };
-    let series = by_answer.entry((method, status)).or_default();
-    series.count += 1;
-    series.sum += seconds;
-    for (bucket, bound) in series.buckets.iter_mut().zip(BUCKETS) {
-        if seconds <= bound {
-            *bucket += 1;
-        }
-    }
-}
-
 /// `GET /metrics`.
 #[utoipa::path(get, path = "/metrics", tag = "ops",
     responses((status = 200, description = "Prometheus text: requests and latencies by route and status, projection positions and lag, relay backlog", content_type = "text/plain")))]
 pub async fn metrics(State(state): State<Shared>) -> Response {
     let mut out = String::new();
-    render_requests(&mut out);
+    render_requests(&state.requests.snapshot(), &mut out);
     render_log(&state, &mut out).await;
     let mut response = (StatusCode::OK, out).into_response();
     response.headers_mut().insert(
@@ -123,17 +142,13 @@ fn flatten(requests: &Registry) -> impl Iterator<Item = (&str, &str, u16, &Serie
     })
 }
 
-fn render_requests(out: &mut String) {
-    let requests = match REQUESTS.lock() {
-        Ok(requests) => requests.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    };
+fn render_requests(requests: &Registry, out: &mut String) {
     out.push_str("# HELP basel_http_requests_total HTTP requests answered, by route template, method and status.\n# TYPE basel_http_requests_total counter\n");
-    for (route, method, status, series) in flatten(&requests) {
+    for (route, method, status, series) in flatten(requests) {
         let _ = writeln!(out, "basel_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}", series.count);
     }
     out.push_str("# HELP basel_http_request_duration_seconds Time to answer, by route template, method and status.\n# TYPE basel_http_request_duration_seconds histogram\n");
-    for (route, method, status, series) in flatten(&requests) {
+    for (route, method, status, series) in flatten(requests) {
         let labels = format!("route=\"{route}\",method=\"{method}\",status=\"{status}\"");
         for (bound, count) in BUCKETS.iter().zip(series.buckets) {
             let _ = writeln!(
@@ -160,8 +175,7 @@ fn render_requests(out: &mut String) {
 }
 
 async fn render_log(state: &AppState, out: &mut String) {
-    let runtime = &state.runtime;
-    let up = match runtime.projector.lag().await {
+    let up = match state.wiring.projector.lag().await {
         Ok(lags) => {
             out.push_str("# HELP basel_projection_position Last log position a projection applied.\n# TYPE basel_projection_position gauge\n");
             for l in &lags {
@@ -203,7 +217,7 @@ async fn render_log(state: &AppState, out: &mut String) {
             false
         }
     };
-    if let Ok(head) = projections::log::head(&runtime.read_db).await {
+    if let Ok(head) = projections::log::head(state.read_db()).await {
         let _ = writeln!(out, "# HELP basel_log_head Position of the last committed event.\n# TYPE basel_log_head gauge\nbasel_log_head {head}");
     }
     if let Some(backlog) = relay_backlog(state).await {
@@ -215,9 +229,10 @@ async fn render_log(state: &AppState, out: &mut String) {
 /// Events with `published_at IS NULL`, where a relay publishes the log
 /// (server mode with JetStream); `None` elsewhere or when the store fails.
 async fn relay_backlog(state: &AppState) -> Option<i64> {
-    state.runtime.log.as_ref()?;
-    state.runtime.backend.pg_pool()?;
-    projections::rest_queries::unpublished_events(&state.runtime.read_db)
+    if !state.wiring.relayed {
+        return None;
+    }
+    projections::rest_queries::unpublished_events(state.read_db())
         .await
         .map_err(|error| tracing::warn!(error = %error, "metrics: relay backlog unreadable"))
         .ok()
@@ -229,9 +244,10 @@ mod tests {
 
     #[test]
     fn a_request_lands_in_its_buckets_and_the_text_names_its_route() {
-        record("/test/{id}", "GET", 200, 0.003);
+        let requests = RequestMetrics::default();
+        requests.record("/test/{id}", "GET", 200, 0.003);
         let mut out = String::new();
-        render_requests(&mut out);
+        render_requests(&requests.snapshot(), &mut out);
         assert!(out.contains(
             "basel_http_requests_total{route=\"/test/{id}\",method=\"GET\",status=\"200\"}"
         ));

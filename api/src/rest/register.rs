@@ -26,11 +26,11 @@ use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::Email;
 
-use crate::app::{AppState, Shared};
-use crate::error::ApiError;
-use crate::extract::{object, JsonBody};
-use crate::page;
-use crate::params::Params;
+use crate::rest::error::ApiError;
+use crate::rest::extract::{object, JsonBody};
+use crate::rest::page;
+use crate::rest::params::Params;
+use crate::rest::{AppState, Shared};
 
 /// How long a registration waits for the key table to catch up.
 const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
@@ -58,17 +58,17 @@ pub async fn form() -> Response {
 /// As [`register_json`] for JSON; a form gets 422 HTML for a bad address.
 #[utoipa::path(post, path = "/register", tag = "keys",
     request_body(description = "JSON, or an HTML form body `email=…`", content(
-        (crate::openapi::RegisterBody = "application/json"),
-        (crate::openapi::RegisterBody = "application/x-www-form-urlencoded"))),
+        (crate::rest::openapi::RegisterBody = "application/json"),
+        (crate::rest::openapi::RegisterBody = "application/x-www-form-urlencoded"))),
     responses(
         (status = 200, description = "The key (JSON), or a page showing it (form)", content(
-            (crate::openapi::RegisterAnswer = "application/json"), ("text/html"))),
+            (crate::rest::openapi::RegisterAnswer = "application/json"), ("text/html"))),
         (status = 422, description = "Invalid e-mail: 422 JSON naming `email`, or the form again with the error", content(
-            (crate::openapi::ValidationError = "application/json"), ("text/html"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+            (crate::rest::openapi::ValidationError = "application/json"), ("text/html"))),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn register(State(state): State<Shared>, request: Request) -> Response {
     let is_form = request
@@ -143,25 +143,25 @@ pub async fn register_json(
 /// # Errors
 /// 409 when registrations kept racing; 503 when the store fails.
 pub async fn issue(state: &AppState, email: Email) -> Result<Issued, ApiError> {
-    let runtime = &state.runtime;
+    let wiring = &state.wiring;
     let metadata = Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
         request_id: uuid::Uuid::new_v4().to_string(),
     };
-    let registration = ApiKeyCommands::new(&runtime.backend, runtime.secret.clone())
+    let registration = ApiKeyCommands::new(&wiring.store, wiring.secret.clone())
         .register(&email, &metadata)
         .await
         .map_err(|e| match e {
             CommandError::Rejected(refusal) => {
                 ApiError::Internal(format!("registration refused: {refusal}"))
             }
-            CommandError::Conflict => ApiError::Conflict,
+            CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
             CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
         })?;
-    crate::write::wake(runtime);
+    state.committed();
     let position = registration.committed.position;
-    if !runtime
+    if !wiring
         .projector
         .wait_for(projections::api_keys::NAME, position, READ_YOUR_WRITES)
         .await

@@ -4,8 +4,6 @@
 //! the record as `GET` now returns it, or 202 + `Location` when the
 //! directory did not catch up).
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use axum::http::{header, HeaderMap, StatusCode};
@@ -21,43 +19,12 @@ use domain::metadata::{Actor, Metadata};
 use domain::values::CountryCode;
 use projections::{directory, history};
 
-use crate::app::AppState;
-use crate::error::ApiError;
-use crate::runtime::Runtime;
-use crate::steward_auth::Steward;
+use crate::rest::auth::Steward;
+use crate::rest::error::ApiError;
+use crate::rest::AppState;
 
 /// How long a write waits for the directory projection to apply it.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
-
-/// Rings the local projector so it applies a commit at once (`notify_one`
-/// keeps a permit if it is busy; `notify_waiters` wakes every waiter).
-pub fn wake(runtime: &Runtime) {
-    runtime.wake.notify_one();
-    runtime.wake.notify_waiters();
-}
-
-/// One lock per country code (at most 26 × 26), shared by every app in the process.
-static WRITE_LOCKS: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> =
-    LazyLock::new(Mutex::default);
-
-/// Serialises this process's writes to one record, so an `expected_version`
-/// check and the command it guards cannot interleave with another local
-/// write. Across processes the event store's optimistic lock still decides
-/// (a lost race is a 409).
-pub async fn lock(country: &CountryCode) -> tokio::sync::OwnedMutexGuard<()> {
-    let lock = match WRITE_LOCKS.lock() {
-        Ok(mut locks) => locks
-            .entry(country.as_str().to_owned())
-            .or_default()
-            .clone(),
-        Err(poisoned) => poisoned
-            .into_inner()
-            .entry(country.as_str().to_owned())
-            .or_default()
-            .clone(),
-    };
-    lock.lock_owned().await
-}
 
 /// The metadata of a steward's command: now, `steward:<id>`, and the
 /// client's `X-Request-Id` when it is a sane one (else a fresh UUID).
@@ -91,6 +58,7 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
             ))
         }
         CommandError::Rejected(AuthorityError::Invalid(problems)) => ApiError::Invalid(problems),
+        CommandError::VersionMismatch { expected, .. } => ApiError::VersionMismatch { expected },
         CommandError::Conflict => ApiError::Conflict,
         CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
     }
@@ -117,18 +85,16 @@ pub async fn answer(
     committed: &Committed,
     status: StatusCode,
 ) -> Response {
-    let runtime = &state.runtime;
-    wake(runtime);
+    let projector = &state.wiring.projector;
+    state.committed();
     let location = location(country);
     let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
-    let shown = runtime
-        .projector
+    let shown = projector
         .wait_for(directory::NAME, committed.position, READ_YOUR_WRITES)
         .await;
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     if shown
-        && !runtime
-            .projector
+        && !projector
             .wait_for(history::NAME, committed.position, left)
             .await
     {
@@ -137,9 +103,9 @@ pub async fn answer(
             "history projection did not reach a steward write within the bound"
         );
     }
-    crate::cache::ReadCache::of(runtime).bump();
+    state.cache.bump();
     if shown {
-        match crate::ca::record(state, country).await {
+        match crate::rest::ca::record(state, country).await {
             Ok(Some(record)) => {
                 return (status, [(header::LOCATION, location)], Json(record)).into_response()
             }

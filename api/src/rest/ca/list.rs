@@ -8,9 +8,9 @@ use serde::Serialize;
 use projections::directory::Reader;
 use projections::views::ListItem;
 
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::params::Params;
+use crate::rest::error::ApiError;
+use crate::rest::params::Params;
+use crate::rest::Shared;
 
 /// Items per page unless `perPage` says otherwise.
 pub const DEFAULT_PER_PAGE: i64 = 200;
@@ -58,10 +58,10 @@ pub struct Filter {
         ("q" = Option<String>, Query, description = "Case-insensitive text in the country's or the authority's name (or the exact code)"),
     ),
     responses(
-        (status = 200, description = "One page, sorted by country_code", body = crate::openapi::Page),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 200, description = "One page, sorted by country_code", body = crate::rest::openapi::Page),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Page>, ApiError> {
     let mut params = params;
@@ -75,10 +75,10 @@ pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Pa
             .filter(|q| !q.is_empty()),
     };
     if filter.q.as_ref().is_some_and(|q| q.chars().count() > 200) {
-        return Err(crate::params::bad("q must be at most 200 characters"));
+        return Err(crate::rest::params::bad("q must be at most 200 characters"));
     }
     params.finish()?;
-    let rows = Reader::new(state.runtime.read_db.clone()).all().await?;
+    let rows = Reader::new(state.read_db().clone()).all().await?;
     let matching: Vec<ListItem> = rows
         .iter()
         .filter(|row| filter.verified.is_none_or(|v| row.verified == v))

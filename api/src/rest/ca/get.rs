@@ -13,11 +13,10 @@ use domain::values::CountryCode;
 use projections::views::Record;
 
 use super::CountryPath;
-use crate::app::{AppState, Shared};
-use crate::cache::ReadCache;
-use crate::error::ApiError;
-use crate::params::Params;
-use crate::write::unknown_country;
+use crate::rest::error::ApiError;
+use crate::rest::params::Params;
+use crate::rest::write::unknown_country;
+use crate::rest::{AppState, Shared};
 
 /// The record of `country_code` (case-insensitive).
 ///
@@ -28,11 +27,11 @@ use crate::write::unknown_country;
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
         ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then")),
     responses(
-        (status = 200, description = "The record", body = crate::openapi::Record),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
-        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 200, description = "The record", body = crate::rest::openapi::Record),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
+        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn get(
     State(state): State<Shared>,
@@ -49,7 +48,7 @@ pub async fn get(
                 code: "invalid_parameter",
                 message: "as_of must be an RFC 3339 date-time or a YYYY-MM-DD date".into(),
             })?;
-            projections::history::directory_as_of(&state.runtime.read_db, country.as_str(), at)
+            projections::history::directory_as_of(state.read_db(), country.as_str(), at)
                 .await?
                 .map(|row| Record::new(row, at.date_naive(), state.stale_after_days))
         }
@@ -62,7 +61,7 @@ pub async fn get(
 /// The record as the directory shows it now, from the [`ReadCache`] when it
 /// was read in the current generation (and today: `stale` depends on the date).
 async fn current(state: &AppState, country: &CountryCode) -> Result<Response, ApiError> {
-    let cache = ReadCache::of(&state.runtime);
+    let cache = &state.cache;
     let key = format!("{country}@{}", Utc::now().date_naive());
     let json = match cache.record(&key) {
         Some(json) => json,
@@ -87,7 +86,7 @@ pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
     if let Ok(at) = DateTime::parse_from_rfc3339(text.trim()) {
         return Some(at.with_timezone(&Utc));
     }
-    let day = crate::fields::parse_date(text)?;
+    let day = crate::rest::fields::parse_date(text)?;
     let end = NaiveTime::from_hms_micro_opt(23, 59, 59, 999_999)?;
     Some(day.and_time(end).and_utc())
 }

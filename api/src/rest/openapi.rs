@@ -1,7 +1,7 @@
 //! `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the
 //! handlers' `#[utoipa::path]` annotations and the schemas below (which
 //! mirror the shared views in `projections::views`; a test compares them with
-//! real answers). Every route of [`crate::app::route_table`] is in it (tested).
+//! real answers). Every route of [`crate::rest::route_table`] is in it (tested).
 
 use axum::Json;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -18,20 +18,20 @@ token (`basel steward enrol`), never an API key. Every error is JSON with `error
 stable `code`, except the API-key 401, which is exactly `{error, message, help}`.",
     ),
     paths(
-        crate::ops::healthz,
-        crate::ops::readyz,
-        crate::ops::health,
-        crate::metrics::metrics,
-        crate::register::form,
-        crate::register::register,
+        crate::rest::ops::healthz,
+        crate::rest::ops::readyz,
+        crate::rest::ops::health,
+        crate::rest::metrics::metrics,
+        crate::rest::register::form,
+        crate::rest::register::register,
         openapi_json,
-        crate::classify::classify,
-        crate::ca::list::list,
-        crate::ca::create::create,
-        crate::ca::get::get,
-        crate::ca::history::history,
-        crate::ca::verify::submit,
-        crate::changes::changes,
+        crate::rest::classify::classify,
+        crate::rest::ca::list::list,
+        crate::rest::ca::create::create,
+        crate::rest::ca::get::get,
+        crate::rest::ca::history::history,
+        crate::rest::ca::verify::submit,
+        crate::rest::changes::changes,
     ),
     components(schemas(
         Record, Provenance, ListItem, Page, History, HistoryItem, Changes, Accepted,

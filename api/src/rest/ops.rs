@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde_json::json;
 
-use crate::app::Shared;
+use crate::rest::Shared;
 
 /// `GET /healthz`: the process is up.
 #[utoipa::path(get, path = "/healthz", tag = "ops",
@@ -35,8 +35,7 @@ const READY_LAG: i64 = 500;
         (status = 200, description = "Store reachable, projections caught up and not halted"),
         (status = 503, description = "Not ready: `{error, message, code: not_ready, details}`")))]
 pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
-    let runtime = &state.runtime;
-    let lags = match runtime.projector.lag().await {
+    let lags = match state.wiring.projector.lag().await {
         Ok(lags) => lags,
         Err(error) => {
             tracing::warn!(error = %error, "readiness: store unreachable");

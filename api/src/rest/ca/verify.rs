@@ -16,15 +16,14 @@ use commands::authority::AuthorityCommands;
 use domain::authority::{
     ContactField, ContactPatch, FieldProblem, SubmitVerificationUpdate, VerificationMethod,
 };
-use domain::values::CountryCode;
 
 use super::CountryPath;
-use crate::app::{AppState, Shared};
-use crate::error::ApiError;
-use crate::extract::JsonBody;
-use crate::fields::Fields;
-use crate::steward_auth::Steward;
-use crate::write;
+use crate::rest::auth::Steward;
+use crate::rest::error::ApiError;
+use crate::rest::extract::JsonBody;
+use crate::rest::fields::Fields;
+use crate::rest::write;
+use crate::rest::Shared;
 
 /// A verification update as the body carries it, checked for shape.
 #[derive(Debug)]
@@ -42,21 +41,21 @@ pub struct VerificationInput {
 /// a concurrent write won), 422 (fields), 503 (store unavailable).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/verifications", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
-    request_body = crate::openapi::VerificationBody,
+    request_body = crate::rest::openapi::VerificationBody,
     responses(
-        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::openapi::Record,
+        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::openapi::Accepted,
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::openapi::Error),
-        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
-        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn submit(
     State(state): State<Shared>,
@@ -68,11 +67,7 @@ pub async fn submit(
     let mut input = parse(&body)?;
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
-    let guard = write::lock(&country).await;
-    if let Some(expected) = input.expected_version {
-        check_version(&state, &country, expected).await?;
-    }
-    let committed = AuthorityCommands::new(&state.runtime.backend)
+    let committed = AuthorityCommands::new(&state.wiring.store)
         .submit_verification_at(
             &country,
             input.update,
@@ -81,7 +76,6 @@ pub async fn submit(
         )
         .await
         .map_err(write::from_command)?;
-    drop(guard);
     Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
 }
 
@@ -165,41 +159,6 @@ fn patch(map: &Map<String, Value>) -> Result<ContactPatch, Vec<FieldProblem>> {
         Ok(patch)
     } else {
         Err(problems)
-    }
-}
-
-/// 409 unless the record's latest event is number `expected`, asked of the
-/// event store (the write side's truth, not a projection that may lag).
-async fn check_version(
-    state: &AppState,
-    country: &CountryCode,
-    expected: i64,
-) -> Result<(), ApiError> {
-    let backend = &state.runtime.backend;
-    let Ok(sequence) = usize::try_from(expected) else {
-        return Err(ApiError::VersionMismatch { expected });
-    };
-    let unavailable = |e: commands::store::StoreError| ApiError::Unavailable(e.to_string());
-    let at = backend
-        .position_of("authority", country.as_str(), sequence)
-        .await
-        .map_err(unavailable)?;
-    let after = backend
-        .position_of("authority", country.as_str(), sequence + 1)
-        .await
-        .map_err(unavailable)?;
-    if at.is_some() && after.is_none() {
-        return Ok(());
-    }
-    let exists = backend
-        .position_of("authority", country.as_str(), 1)
-        .await
-        .map_err(unavailable)?
-        .is_some();
-    if exists {
-        Err(ApiError::VersionMismatch { expected })
-    } else {
-        Err(write::unknown_country())
     }
 }
 

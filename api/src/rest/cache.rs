@@ -12,21 +12,19 @@
 //! never served after the change was seen. Only active keys are cached: a new
 //! key works at once; a revoked one stops within one watcher cycle.
 //!
-//! One cache per [`Runtime`] (found by the runtime's `wake` handle, which it
-//! keeps alive), so apps over different stores in one process never share.
+//! One cache per [`crate::rest::AppState`], so apps over different stores in
+//! one process never share; its watcher ends when the cache is dropped.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
-
-use tokio::sync::Notify;
 
 use axum::body::Bytes;
 
 use projections::{api_keys, directory};
 
-use crate::runtime::Runtime;
+use projections::runner::Projector;
 
 /// How often the watcher looks at the checkpoints when not woken.
 const POLL: Duration = Duration::from_millis(250);
@@ -34,33 +32,28 @@ const POLL: Duration = Duration::from_millis(250);
 /// The largest number of entries of each kind (a full cache is cleared).
 const MAX_ENTRIES: usize = 10_000;
 
-/// The cache of one runtime.
+/// The cache of one REST server.
 #[derive(Default)]
 pub struct ReadCache {
     generation: AtomicU64,
     keys: Mutex<HashMap<String, u64>>,
     records: Mutex<HashMap<String, (u64, Bytes)>>,
+    /// False when no watcher runs: then nothing is remembered.
+    watched: bool,
 }
 
-type Registry = Vec<(Weak<Notify>, Arc<ReadCache>)>;
-
-static CACHES: LazyLock<Mutex<Registry>> = LazyLock::new(Mutex::default);
-
 impl ReadCache {
-    /// The cache of `runtime`, created (with its watcher) on first use.
-    pub fn of(runtime: &Runtime) -> Arc<ReadCache> {
-        let mut caches = CACHES.lock().unwrap_or_else(|p| p.into_inner());
-        caches.retain(|(wake, _)| wake.strong_count() > 0);
-        if let Some((_, cache)) = caches
-            .iter()
-            .find(|(wake, _)| std::ptr::eq(wake.as_ptr(), Arc::as_ptr(&runtime.wake)))
-        {
-            return cache.clone();
-        }
-        let cache = Arc::new(ReadCache::default());
-        caches.push((Arc::downgrade(&runtime.wake), cache.clone()));
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(watch(runtime.clone(), Arc::downgrade(&cache)));
+    /// A cache whose watcher follows `projector`'s checkpoints, started on
+    /// the current Tokio runtime. Outside one no watcher can run, so the
+    /// cache remembers nothing.
+    pub fn watching(projector: &Projector) -> Arc<ReadCache> {
+        let handle = tokio::runtime::Handle::try_current().ok();
+        let cache = Arc::new(ReadCache {
+            watched: handle.is_some(),
+            ..ReadCache::default()
+        });
+        if let Some(handle) = handle {
+            handle.spawn(watch(projector.clone(), Arc::downgrade(&cache)));
         }
         cache
     }
@@ -86,6 +79,9 @@ impl ReadCache {
 
     /// Remembers an active key, read at `generation`.
     pub fn remember_key(&self, key_hash: &str, generation: u64) {
+        if !self.watched {
+            return;
+        }
         if let Ok(mut keys) = self.keys.lock() {
             if keys.len() >= MAX_ENTRIES {
                 keys.clear();
@@ -106,6 +102,9 @@ impl ReadCache {
 
     /// Remembers a record's JSON under `key`, read at `generation`.
     pub fn remember_record(&self, key: &str, generation: u64, record: Bytes) {
+        if !self.watched {
+            return;
+        }
         if let Ok(mut records) = self.records.lock() {
             if records.len() >= MAX_ENTRIES {
                 records.clear();
@@ -117,16 +116,11 @@ impl ReadCache {
 
 /// Moves the generation whenever the `directory` or `api_keys` checkpoint
 /// moves; stops when the runtime or the cache is gone.
-async fn watch(runtime: Runtime, cache: Weak<ReadCache>) {
-    let wake = Arc::downgrade(&runtime.wake);
+async fn watch(projector: Projector, cache: Weak<ReadCache>) {
     let mut seen: Option<(i64, i64)> = None;
     loop {
         let Some(cache) = cache.upgrade() else { return };
-        if wake.strong_count() <= 1 {
-            // Only this task still holds the runtime: the app is gone.
-            return;
-        }
-        let positions = runtime.projector.status().await.ok().map(|statuses| {
+        let positions = projector.status().await.ok().map(|statuses| {
             let at = |name: &str| {
                 statuses
                     .iter()
@@ -146,8 +140,8 @@ async fn watch(runtime: Runtime, cache: Weak<ReadCache>) {
         }
         let (dir, keys) = seen.unwrap_or_default();
         tokio::select! {
-            _ = runtime.projector.wait_for(directory::NAME, dir + 1, POLL) => {}
-            _ = runtime.projector.wait_for(api_keys::NAME, keys + 1, POLL) => {}
+            _ = projector.wait_for(directory::NAME, dir + 1, POLL) => {}
+            _ = projector.wait_for(api_keys::NAME, keys + 1, POLL) => {}
         }
     }
 }

@@ -14,32 +14,32 @@ use commands::authority::AuthorityCommands;
 use domain::authority::{ContactInput, RegisterAuthority};
 use domain::values::CountryCode;
 
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::extract::JsonBody;
-use crate::fields::Fields;
-use crate::steward_auth::Steward;
-use crate::write;
+use crate::rest::auth::Steward;
+use crate::rest::error::ApiError;
+use crate::rest::extract::JsonBody;
+use crate::rest::fields::Fields;
+use crate::rest::write;
+use crate::rest::Shared;
 
 /// Registers a country's authority, attributed to the steward.
 ///
 /// # Errors
 /// 401/403 (token), 409 (already registered), 422 (fields), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca", tag = "stewards", security(("steward_token" = [])),
-    request_body = crate::openapi::CreateBody,
+    request_body = crate::rest::openapi::CreateBody,
     responses(
-        (status = 201, description = "Registered; the record as GET returns it", body = crate::openapi::Record,
+        (status = 201, description = "Registered; the record as GET returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::openapi::Accepted,
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::openapi::Error),
-        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::openapi::Error),
+        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
+        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn create(
     State(state): State<Shared>,
@@ -50,12 +50,10 @@ pub async fn create(
     let mut command = parse(&body)?;
     command.today = Utc::now().date_naive();
     let country = command.country.clone();
-    let guard = write::lock(&country).await;
-    let committed = AuthorityCommands::new(&state.runtime.backend)
+    let committed = AuthorityCommands::new(&state.wiring.store)
         .register(command, &write::metadata(&steward, &headers))
         .await
         .map_err(write::from_command)?;
-    drop(guard);
     Ok(write::answer(&state, &country, &committed, StatusCode::CREATED).await)
 }
 

@@ -6,10 +6,10 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::CountryPath;
-use crate::app::Shared;
-use crate::error::ApiError;
-use crate::params::Params;
-use crate::write::unknown_country;
+use crate::rest::error::ApiError;
+use crate::rest::params::Params;
+use crate::rest::write::unknown_country;
+use crate::rest::Shared;
 
 /// `{country_code, items}` for a registered country.
 ///
@@ -18,11 +18,11 @@ use crate::write::unknown_country;
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/history", tag = "directory", security(("api_key" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
     responses(
-        (status = 200, description = "Every event of the record, oldest first", body = crate::openapi::History),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::openapi::ApiKeyError),
-        (status = 404, description = "No record for this well-formed code", body = crate::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::openapi::Error)
+        (status = 200, description = "Every event of the record, oldest first", body = crate::rest::openapi::History),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
+        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn history(
     State(state): State<Shared>,
@@ -30,7 +30,7 @@ pub async fn history(
     params: Params,
 ) -> Result<Json<Value>, ApiError> {
     params.finish()?;
-    let items = projections::history::items(&state.runtime.read_db, country.as_str()).await?;
+    let items = projections::history::items(state.read_db(), country.as_str()).await?;
     if items.is_empty() {
         return Err(unknown_country());
     }

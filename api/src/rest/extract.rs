@@ -6,7 +6,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use crate::error::ApiError;
+use crate::rest::error::ApiError;
 
 /// A request body parsed as JSON (any value; handlers check the shape so they
 /// can name the field).

@@ -5,7 +5,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::error::ApiError;
+use crate::rest::error::ApiError;
 
 /// The query string's parameters, percent-decoded.
 #[derive(Debug, Default)]

@@ -17,7 +17,7 @@ use projections::runner::Projector;
 use projections::stream::LogSource;
 use projections::ReadDb;
 
-use crate::settings::StoreSettings;
+use crate::node::settings::StoreSettings;
 
 /// Everything a process needs to read and write.
 #[derive(Clone)]
@@ -109,6 +109,18 @@ impl Runtime {
             read_url,
             log,
         })
+    }
+
+    /// The parts the REST edge uses.
+    pub fn wiring(&self) -> crate::rest::Wiring {
+        crate::rest::Wiring {
+            store: self.backend.clone(),
+            read_db: self.read_db.clone(),
+            projector: self.projector.clone(),
+            wake: self.wake.clone(),
+            secret: self.secret.clone(),
+            relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
+        }
     }
 
     /// Brings the projections up to the log as it is now. Where this process

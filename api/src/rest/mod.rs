@@ -1,22 +1,50 @@
-//! The HTTP application: state, router, and the `run` entry point that tests
-//! and `main` share.
+//! The REST edge: the route table, the router built from it, and the `run`
+//! entry point that tests and `node` share.
+//!
+//! Layout (one file per concern, one per use case under `ca/`):
+//! - [`state`]: [`AppState`], everything a handler can reach;
+//! - [`error`], [`extract`], [`fields`], [`params`]: the one JSON error shape,
+//!   the strict JSON body reader and the query-parameter reader;
+//! - [`auth`]: the `X-API-Key` check and the steward bearer token;
+//! - [`cache`]: active keys and records remembered until the read tables change;
+//! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
+//!   with [`write`] holding what every steward write shares;
+//! - [`classify`], [`changes`], [`register`] and [`page`]: the other routes;
+//! - [`ops`], [`metrics`], [`openapi`]: health, readiness, Prometheus text and
+//!   the OpenAPI document.
+
+pub mod auth;
+pub mod ca;
+pub mod cache;
+pub mod changes;
+pub mod classify;
+pub mod error;
+pub mod extract;
+pub mod fields;
+pub mod metrics;
+pub mod openapi;
+pub mod ops;
+pub mod page;
+pub mod params;
+pub mod register;
+pub mod state;
+pub mod write;
+
+pub use state::{AppState, Shared, Wiring};
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, MatchedPath};
+use axum::extract::{DefaultBodyLimit, MatchedPath, State};
 use axum::http::{Method, StatusCode};
-use axum::middleware::{from_fn, from_fn_with_state};
+use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post, MethodRouter};
+use axum::serve::ListenerExt;
 use axum::Router;
 use tokio::net::TcpListener;
 
-use domain::classifier::Classifier;
-
-use crate::error::ApiError;
-use crate::runtime::Runtime;
-use crate::{auth, ca, changes, classify, metrics, openapi, ops, register};
+use error::ApiError;
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -24,21 +52,6 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// No request takes longer: past it the answer is a 503 JSON (a store that
 /// stopped answering must not hang clients; pools give up after 5 s).
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(4);
-
-/// The state as handlers get it: one allocation shared by every request
-/// (cloning the whole runtime per request showed up in profiles).
-pub type Shared = Arc<AppState>;
-
-/// What every handler can reach.
-#[derive(Clone)]
-pub struct AppState {
-    /// Store, read tables, projections.
-    pub runtime: Runtime,
-    /// The waste classifier, built once at start.
-    pub classifier: Arc<Classifier>,
-    /// Days after which a record's last check is reported `stale`.
-    pub stale_after_days: i64,
-}
 
 /// How a route authenticates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,27 +174,38 @@ pub fn router(state: AppState) -> Router {
         router = router.route(path, endpoint);
     }
     router
-        .route_layer(from_fn(metrics::observe))
+        .route_layer(from_fn_with_state(state.clone(), metrics::observe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }
 
-async fn not_found(method: Method) -> ApiError {
-    metrics::observe_fallback(None, &method, StatusCode::NOT_FOUND);
+async fn not_found(State(state): State<Shared>, method: Method) -> ApiError {
+    metrics::observe_fallback(&state, None, &method, StatusCode::NOT_FOUND);
     ApiError::NotFound {
         code: "not_found",
         message: "no such route".into(),
     }
 }
 
-async fn method_not_allowed(method: Method, route: Option<MatchedPath>) -> ApiError {
-    metrics::observe_fallback(route.as_ref(), &method, StatusCode::METHOD_NOT_ALLOWED);
+async fn method_not_allowed(
+    State(state): State<Shared>,
+    method: Method,
+    route: Option<MatchedPath>,
+) -> ApiError {
+    metrics::observe_fallback(
+        &state,
+        route.as_ref(),
+        &method,
+        StatusCode::METHOD_NOT_ALLOWED,
+    );
     ApiError::MethodNotAllowed
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then drains.
+/// Every accepted socket has `TCP_NODELAY` set: small JSON answers leave at
+/// once instead of waiting for the client's delayed ACK.
 ///
 /// # Errors
 /// When the server fails.
@@ -190,6 +214,9 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let listener = listener.tap_io(|socket| {
+        let _ = socket.set_nodelay(true);
+    });
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)
         .await

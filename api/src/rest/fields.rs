@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use domain::authority::FieldProblem;
 
-use crate::error::ApiError;
+use crate::rest::error::ApiError;
 
 /// The fields of one JSON object, read one by one.
 pub struct Fields<'a> {

@@ -1,0 +1,248 @@
+//! One process of basel: connect the stores, then run the roles this process
+//! was given (relay, projector, REST listener, MCP listener) until SIGINT or
+//! SIGTERM, and drain.
+//!
+//! - [`settings`]: where the data lives and what this process serves;
+//! - [`runtime`]: the stores, the read tables, the projector and the secret,
+//!   connected once and shared by `serve` and every subcommand;
+//! - [`serve`] (here): one small function per role, all stopped by one
+//!   shutdown signal.
+
+pub mod runtime;
+pub mod settings;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::serve::ListenerExt;
+use chrono::Utc;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use commands::relay::Relay;
+use domain::classifier::Classifier;
+
+use crate::rest;
+use runtime::Runtime;
+use settings::{Role, ServeSettings, StoreSettings};
+
+/// How often projections look for writes made by other processes.
+const POLL: Duration = Duration::from_millis(250);
+
+/// How often the relay looks for unpublished events (besides LISTEN/NOTIFY),
+/// and a standby relay for the lock.
+const RELAY_POLL: Duration = Duration::from_millis(500);
+
+/// The tasks of one process; each ends when the shutdown signal is given.
+type Tasks = JoinSet<anyhow::Result<()>>;
+
+/// Runs the service until a shutdown signal.
+///
+/// # Errors
+/// When start-up fails (store unreachable, port taken, …) or a server fails.
+pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
+    let signalled = shutdown_signal()?;
+    let runtime = Runtime::open(store).await?;
+    let (stop, stopped) = watch::channel(false);
+    let mut tasks = Tasks::new();
+    if settings.runs(Role::Rest) {
+        seed(&runtime).await?;
+    }
+    ensure_stream(&runtime).await;
+    if settings.runs(Role::Relay) {
+        start_relay(&runtime, settings, &stopped, &mut tasks)?;
+    }
+    if settings.runs(Role::Projector) {
+        start_projector(&runtime, &stopped, &mut tasks).await;
+    }
+    let classifier =
+        Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);
+    if settings.runs(Role::Rest) {
+        start_rest(&runtime, settings, &classifier, &stopped, &mut tasks).await?;
+    }
+    if settings.runs(Role::Mcp) {
+        start_mcp(&runtime, settings, &classifier, &stopped, &mut tasks).await?;
+    }
+    tokio::spawn(async move {
+        signalled.await;
+        tracing::info!("shutting down");
+        let _ = stop.send(true);
+    });
+    while let Some(joined) = tasks.join_next().await {
+        joined.context("a server task panicked")??;
+    }
+    Ok(())
+}
+
+/// The first start seeds; read-only and background roles never write.
+async fn seed(runtime: &Runtime) -> anyhow::Result<()> {
+    let now = Utc::now();
+    let seeded = commands::seed::seed_if_empty(&runtime.backend, now, now.date_naive())
+        .await
+        .context("cannot seed the store")?;
+    if seeded > 0 {
+        tracing::info!(
+            seed.records = seeded,
+            "seeded the directory from the bundled dataset"
+        );
+    }
+    Ok(())
+}
+
+/// In server mode, creates the JetStream stream if it is missing (the relay
+/// retries in the background when NATS is not reachable yet).
+async fn ensure_stream(runtime: &Runtime) {
+    if let Some(log) = &runtime.log {
+        if let Err(error) = commands::relay::ensure_stream(&log.context, &log.settings).await {
+            tracing::warn!(error = %error, "the JetStream stream is not reachable yet; retrying in the background");
+        }
+    }
+}
+
+fn start_relay(
+    runtime: &Runtime,
+    settings: &ServeSettings,
+    stopped: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) -> anyhow::Result<()> {
+    match (&runtime.log, runtime.backend.pg_pool()) {
+        (Some(log), Some(pool)) => {
+            let relay = Relay::new(pool.clone(), log.context.clone(), log.settings.clone());
+            let shutdown = wait(stopped.clone());
+            tasks.spawn(async move {
+                relay.run(RELAY_POLL, shutdown).await;
+                Ok(())
+            });
+            Ok(())
+        }
+        _ if settings.role.contains(&Role::Relay) => {
+            anyhow::bail!("--role relay needs server mode (BASEL_DATABASE_URL and BASEL_NATS_URL)")
+        }
+        _ => Ok(()),
+    }
+}
+
+async fn start_projector(runtime: &Runtime, stopped: &watch::Receiver<bool>, tasks: &mut Tasks) {
+    let shutdown = wait(stopped.clone());
+    let projector = runtime.projector.clone();
+    match &runtime.log {
+        Some(log) => {
+            let run = projector.run_stream(log.source(), shutdown);
+            tasks.spawn(async move {
+                run.await;
+                Ok(())
+            });
+        }
+        None => {
+            if let Err(error) = runtime.catch_up().await {
+                tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
+            }
+            let run = projector.run(runtime.wake.clone(), POLL, shutdown);
+            tasks.spawn(async move {
+                run.await;
+                Ok(())
+            });
+        }
+    }
+}
+
+async fn start_rest(
+    runtime: &Runtime,
+    settings: &ServeSettings,
+    classifier: &Arc<Classifier>,
+    stopped: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) -> anyhow::Result<()> {
+    let listener = bind(settings.listen).await?;
+    tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), roles = %roles(settings), "REST API listening");
+    let state = rest::AppState::new(
+        runtime.wiring(),
+        classifier.clone(),
+        settings.stale_after_days,
+    );
+    let shutdown = wait(stopped.clone());
+    tasks.spawn(async move {
+        rest::run(listener, state, shutdown)
+            .await
+            .context("REST server failed")
+    });
+    Ok(())
+}
+
+async fn start_mcp(
+    runtime: &Runtime,
+    settings: &ServeSettings,
+    classifier: &Arc<Classifier>,
+    stopped: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) -> anyhow::Result<()> {
+    let listener = bind(settings.mcp_listen).await?;
+    tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
+    let state = mcp::McpState {
+        read_db: runtime.read_db.clone(),
+        secret: runtime.secret.clone(),
+        classifier: classifier.clone(),
+        stale_after_days: settings.stale_after_days,
+        allowed_origins: settings.mcp_allowed_origins.clone(),
+        allowed_hosts: settings.mcp_allowed_hosts.clone(),
+    };
+    let router = mcp::router_until(state, wait(stopped.clone()));
+    // Nagle's algorithm held each SSE event until the client's delayed ACK
+    // (about 40 ms per tool call from some clients).
+    let listener = listener.tap_io(|socket| {
+        let _ = socket.set_nodelay(true);
+    });
+    let shutdown = wait(stopped.clone());
+    tasks.spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .context("MCP server failed")
+    });
+    Ok(())
+}
+
+async fn bind(addr: std::net::SocketAddr) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))
+}
+
+/// The roles as the operator wrote them, e.g. `relay,projector`.
+fn roles(settings: &ServeSettings) -> String {
+    settings
+        .role
+        .iter()
+        .map(|role| format!("{role:?}").to_lowercase())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+async fn wait(mut stopped: watch::Receiver<bool>) {
+    let _ = stopped.wait_for(|stop| *stop).await;
+}
+
+/// Registers the SIGINT and SIGTERM handlers now (before anything serves, so
+/// a signal that arrives as soon as `/healthz` answers is never the default
+/// kill) and returns a future that resolves on the first of them.
+fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+        let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}

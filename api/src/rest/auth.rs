@@ -1,0 +1,118 @@
+//! Who may call: API keys for reads and the classifier, stewards' bearer
+//! tokens for directory writes. Both are read by `domain::credentials` (the
+//! same reader the MCP edge uses), hashed (SHA-256) and looked up by hash in
+//! a projection, so no stored secret is ever compared byte by byte.
+//!
+//! - [`require_api_key`]: the route layer on `X-API-Key` routes. Missing and
+//!   invalid keys get the same 401 body; active keys are remembered in the
+//!   [`ReadCache`] until the read tables change.
+//! - [`Steward`]: the extractor of steward routes. API keys are never
+//!   accepted: the token is looked up in the `stewards` projection only,
+//!   which holds no API-key hash. Before the lookup that projection is brought
+//!   up to the log head (bounded), so a steward enrolled or suspended a moment
+//!   ago by another process (`basel steward …`) is seen as such.
+
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use domain::credentials::{bearer_token, hash_secret, presented_api_key};
+use domain::values::Slug;
+use projections::stewards;
+
+use crate::rest::error::ApiError;
+use crate::rest::{AppState, Shared};
+
+/// The header carrying the API key.
+pub const API_KEY_HEADER: &str = "x-api-key";
+
+/// How long a steward request waits for the `stewards` projection to catch up.
+const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// Lets the request through when its `X-API-Key` is active.
+///
+/// # Errors
+/// 401 `{error, message, help}` when the key is missing, unknown or revoked;
+/// 503 when the key table cannot be read.
+pub async fn require_api_key(
+    State(state): State<Shared>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let presented = request
+        .headers()
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok());
+    let Some(key) = presented_api_key(presented, None) else {
+        return Err(ApiError::ApiKeyRequired);
+    };
+    let hash = hash_secret(key);
+    let cache = &state.cache;
+    if cache.key_is_active(&hash) {
+        return Ok(next.run(request).await);
+    }
+    let generation = cache.generation();
+    if projections::api_keys::is_active(state.read_db(), &hash).await? {
+        cache.remember_key(&hash, generation);
+        Ok(next.run(request).await)
+    } else {
+        Err(ApiError::ApiKeyRequired)
+    }
+}
+
+/// The steward making a write, from their bearer token.
+#[derive(Debug, Clone)]
+pub struct Steward {
+    /// Their id (what events and provenance record).
+    pub id: Slug,
+    /// Their name.
+    pub name: String,
+}
+
+impl FromRequestParts<Shared> for Steward {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
+        let token = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(bearer_token)
+            .ok_or(ApiError::StewardTokenRequired)?;
+        catch_up(state).await?;
+        match stewards::by_token_hash(state.read_db(), &hash_secret(token)).await? {
+            None => Err(ApiError::StewardTokenRequired),
+            Some(row) if row.status == "active" => Ok(Self {
+                id: Slug::parse(&row.id)
+                    .map_err(|e| ApiError::Internal(format!("stewards table holds {e}")))?,
+                name: row.name,
+            }),
+            Some(_) => Err(ApiError::StewardSuspended),
+        }
+    }
+}
+
+/// Waits (bounded) until the `stewards` projection has applied the log as it
+/// is now.
+async fn catch_up(state: &AppState) -> Result<(), ApiError> {
+    let projector = &state.wiring.projector;
+    let behind = projector
+        .lag()
+        .await?
+        .into_iter()
+        .find(|l| l.name == stewards::NAME && l.lag > 0);
+    if let Some(lag) = behind {
+        state.wiring.wake.notify_one();
+        if !projector.wait_for(stewards::NAME, lag.head, CATCH_UP).await {
+            tracing::warn!(
+                log.head = lag.head,
+                "stewards projection behind the log; authenticating against it as it stands"
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! What every REST handler can reach, made explicit: the write side, the read
+//! side, the classifier, and the two pieces of state the edge keeps for
+//! itself (the read cache and the request metrics). Built once per server by
+//! `node` from its runtime; nothing here is process-wide.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use commands::secrets::ServerSecret;
+use commands::store::Backend;
+use domain::classifier::Classifier;
+use projections::runner::Projector;
+use projections::ReadDb;
+
+use crate::rest::cache::ReadCache;
+use crate::rest::metrics::RequestMetrics;
+
+/// The state as handlers get it: one allocation shared by every request
+/// (cloning the parts per request showed up in profiles).
+pub type Shared = Arc<AppState>;
+
+/// The parts of a process the REST edge uses.
+#[derive(Clone)]
+pub struct Wiring {
+    /// The event store (command services write through it).
+    pub store: Backend,
+    /// The read tables.
+    pub read_db: ReadDb,
+    /// The projections over them (read-your-writes waits, lag for `/readyz`).
+    pub projector: Projector,
+    /// Rung after a local commit so this process's projections apply it now.
+    pub wake: Arc<Notify>,
+    /// The secret API keys are derived under.
+    pub secret: ServerSecret,
+    /// Whether a relay publishes the log to JetStream (server mode): then
+    /// `/metrics` reports the relay backlog.
+    pub relayed: bool,
+}
+
+/// What every handler can reach.
+pub struct AppState {
+    /// The write side, the read side and the projections.
+    pub wiring: Wiring,
+    /// The waste classifier, built once at start.
+    pub classifier: Arc<Classifier>,
+    /// Days after which a record's last check is reported `stale`.
+    pub stale_after_days: i64,
+    /// Active keys and records, remembered until the read tables change.
+    pub cache: Arc<ReadCache>,
+    /// Request counts and latencies for `/metrics`.
+    pub requests: RequestMetrics,
+}
+
+impl AppState {
+    /// The state of one REST server over `wiring`. Starts the cache's watcher
+    /// task (it ends when the state is dropped), so call it inside a Tokio
+    /// runtime.
+    pub fn new(wiring: Wiring, classifier: Arc<Classifier>, stale_after_days: i64) -> Self {
+        let cache = ReadCache::watching(&wiring.projector);
+        Self {
+            wiring,
+            classifier,
+            stale_after_days,
+            cache,
+            requests: RequestMetrics::default(),
+        }
+    }
+
+    /// The read tables.
+    pub fn read_db(&self) -> &ReadDb {
+        &self.wiring.read_db
+    }
+
+    /// Rings the projector of this process so it applies a commit now, and
+    /// forgets what the cache remembered (the commit's author must never read
+    /// their old record).
+    pub fn committed(&self) {
+        self.wiring.wake.notify_one();
+        self.wiring.wake.notify_waiters();
+        self.cache.bump();
+    }
+}
