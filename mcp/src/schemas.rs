@@ -1,16 +1,25 @@
 //! JSON Schemas (2020-12) of the tools' inputs and outputs.
 //!
-//! Output schemas describe exactly the JSON the tools return as
-//! `structuredContent` (the shared `projections::views` shapes and the
-//! classifier's `Classification`), so clients that validate results (the
-//! official Python SDK does) accept them. They list the fields clients rely
-//! on as `required` and leave `additionalProperties` open, so an additive
-//! change to a shared view does not break a client.
+//! Output schemas are generated from the types the tools return as
+//! `structuredContent` (the shared `projections::views` shapes, the
+//! classifier's `Classification` and `CodeInfo`, and the two page shapes
+//! below) by `projections::schema`, the same generator the REST OpenAPI
+//! document uses: they cannot drift from the JSON. Every serialised field is
+//! `required`, nullable values are `anyOf [..., null]`, and
+//! `additionalProperties` stays open, so an additive change to a shared view
+//! does not break a client. Input schemas are written here: they are the
+//! contract the argument checks in `tools::args` enforce.
 
 use std::sync::Arc;
 
 use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Value};
+
+use domain::classifier::{Classification, CodeInfo};
+use projections::schema::json_schema;
+use projections::views::{History, ListItem, Record};
 
 /// Turns a `json!` object into the map rmcp wants.
 pub(crate) fn object(value: Value) -> Arc<JsonObject> {
@@ -18,10 +27,6 @@ pub(crate) fn object(value: Value) -> Arc<JsonObject> {
         Value::Object(map) => Arc::new(map),
         _ => Arc::new(JsonObject::new()),
     }
-}
-
-fn nullable_string(description: &str) -> Value {
-    json!({ "type": ["string", "null"], "description": description })
 }
 
 /// The `country_code` argument of the record tools: a code or a name.
@@ -41,56 +46,6 @@ pub(crate) fn country_input(description: &str) -> Value {
     })
 }
 
-/// One competent-authority record (`GET /api/v1/ca/{cc}`).
-pub(crate) fn record() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "country_code": { "type": "string", "description": "ISO 3166-1 alpha-2, upper case" },
-            "country_name": { "type": "string" },
-            "ca_name": nullable_string("the competent authority's name"),
-            "email": nullable_string("its e-mail address"),
-            "phone": nullable_string("its phone number, international format +CC-..."),
-            "address": nullable_string("its postal address"),
-            "verified": { "type": "boolean", "description": "whether the contact details were verified" },
-            "last_checked": nullable_string("date of the last check, YYYY-MM-DD"),
-            "email_primary": nullable_string("the same as email"),
-            "last_verified_date": nullable_string("the same as last_checked"),
-            "notes": nullable_string("notes shown with the record"),
-            "source": nullable_string("what the last check relied on"),
-            "provenance": {
-                "type": "object",
-                "properties": {
-                    "method": nullable_string("email, phone, website, official_notification or other"),
-                    "steward": nullable_string("id of the steward who made the last check"),
-                    "note": nullable_string("the steward's note"),
-                    "recorded_at": { "type": "string", "description": "when the record last changed (RFC 3339)" },
-                },
-                "required": ["method", "steward", "note", "recorded_at"],
-            },
-            "stale": { "type": "boolean", "description": "the last check is missing or older than the staleness bound" },
-            "version": { "type": "integer", "description": "number of changes applied to the record" },
-        },
-        "required": [
-            "country_code", "country_name", "ca_name", "email", "phone", "address", "verified",
-            "last_checked", "notes", "source", "provenance", "stale", "version",
-        ],
-    })
-}
-
-/// One entry of a list or search result (`views::ListItem`).
-fn list_item() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "country_code": { "type": "string" },
-            "country_name": { "type": "string" },
-            "ca_name": nullable_string("the competent authority's name"),
-        },
-        "required": ["country_code", "country_name", "ca_name"],
-    })
-}
-
 /// `list_competent_authorities` input.
 pub(crate) fn list_input() -> Value {
     json!({
@@ -101,19 +56,6 @@ pub(crate) fn list_input() -> Value {
             "verified": { "type": "boolean", "description": "only verified (true) or only unverified (false) records" },
         },
         "additionalProperties": false,
-    })
-}
-
-/// `list_competent_authorities` output: one page.
-pub(crate) fn list_page() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "items": { "type": "array", "items": list_item() },
-            "total": { "type": "integer", "description": "records matching the filter, over all pages" },
-            "nextCursor": { "type": "string", "description": "opaque; absent on the last page" },
-        },
-        "required": ["items", "total"],
     })
 }
 
@@ -131,44 +73,6 @@ pub(crate) fn search_input() -> Value {
         },
         "required": ["query"],
         "additionalProperties": false,
-    })
-}
-
-/// `search_competent_authorities` output.
-pub(crate) fn search_result() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "query": { "type": "string" },
-            "results": { "type": "array", "items": list_item() },
-        },
-        "required": ["query", "results"],
-    })
-}
-
-/// `get_authority_history` output: the audit trail, oldest first.
-pub(crate) fn history() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "country_code": { "type": "string" },
-            "items": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "sequence": { "type": "integer" },
-                        "event_type": { "type": "string", "description": "AuthorityRegistered, ContactDetailsChanged or VerificationRecorded" },
-                        "recorded_at": { "type": "string" },
-                        "actor": { "type": "string", "description": "steward:<id>, system:seed, system:import, ..." },
-                        "request_id": { "type": "string" },
-                        "position": { "type": "integer" },
-                    },
-                    "required": ["sequence", "event_type", "recorded_at", "actor", "request_id", "position"],
-                },
-            },
-        },
-        "required": ["country_code", "items"],
     })
 }
 
@@ -191,79 +95,6 @@ pub(crate) fn classify_input() -> Value {
     })
 }
 
-fn code_matches() -> Value {
-    json!({
-        "type": "array",
-        "items": {
-            "type": "object",
-            "properties": {
-                "code": { "type": "string" },
-                "name": { "type": "string" },
-                "confidence": { "type": "number", "minimum": 0, "maximum": 1 },
-            },
-            "required": ["code", "name", "confidence"],
-        },
-    })
-}
-
-fn strings() -> Value {
-    json!({ "type": "array", "items": { "type": "string" } })
-}
-
-/// `classify_waste` output (`POST /api/v1/classify`).
-pub(crate) fn classification() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "y_codes": code_matches(),
-            "a_codes": code_matches(),
-            "b_codes": code_matches(),
-            "h_codes": code_matches(),
-            "un_codes": strings(),
-            "list_type": { "type": "string", "enum": ["Amber", "Green", "Annex I", "Annex II"] },
-            "pic_required": { "type": "boolean" },
-            "overall_confidence": { "type": "number", "minimum": 0, "maximum": 1 },
-            "disclaimer": { "type": "string" },
-            "explanation": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "code": { "type": "string" },
-                        "matched_terms": strings(),
-                        "reason": { "type": "string" },
-                    },
-                    "required": ["code", "matched_terms", "reason"],
-                },
-            },
-            "warnings": strings(),
-            "classifier_version": { "type": "string" },
-            "procedure": {
-                "type": ["object", "null"],
-                "description": "present when origin and destination are both given",
-                "properties": {
-                    "origin": { "type": "string" },
-                    "destination": { "type": "string" },
-                    "regime": {
-                        "type": "string",
-                        "enum": ["oecd_decision", "basel_pic", "article11_agreement", "not_covered", "domestic", "undetermined"],
-                    },
-                    "prohibited": { "type": ["boolean", "null"], "description": "null when it depends on facts not known" },
-                    "notification_required": { "type": "boolean" },
-                    "summary": { "type": "string" },
-                    "articles": strings(),
-                    "notes": strings(),
-                },
-                "required": ["origin", "destination", "regime", "prohibited", "notification_required", "summary", "articles", "notes"],
-            },
-        },
-        "required": [
-            "y_codes", "a_codes", "b_codes", "h_codes", "un_codes", "list_type", "pic_required",
-            "overall_confidence", "disclaimer", "explanation", "warnings", "classifier_version", "procedure",
-        ],
-    })
-}
-
 /// `lookup_basel_code` input.
 pub(crate) fn code_input() -> Value {
     json!({
@@ -281,18 +112,51 @@ pub(crate) fn code_input() -> Value {
     })
 }
 
-/// `lookup_basel_code` output (`CodeInfo`).
+fn output<T: JsonSchema>() -> Value {
+    Value::Object(json_schema::<T>())
+}
+
+/// One page of `list_competent_authorities`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ListPage {
+    /// Records on this page, by country code.
+    pub(crate) items: Vec<ListItem>,
+    /// Records matching the filter, over all pages.
+    pub(crate) total: usize,
+    /// Opaque: pass it back as `cursor` for the next page; absent on the last page.
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    pub(crate) next_cursor: Option<String>,
+}
+
+/// The answer of `search_competent_authorities`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SearchResult {
+    /// The query as given.
+    pub(crate) query: String,
+    /// Matching records, best first.
+    pub(crate) results: Vec<ListItem>,
+}
+
+pub(crate) fn record() -> Value {
+    output::<Record>()
+}
+
+pub(crate) fn list_page() -> Value {
+    output::<ListPage>()
+}
+
+pub(crate) fn search_result() -> Value {
+    output::<SearchResult>()
+}
+
+pub(crate) fn history() -> Value {
+    output::<History>()
+}
+
+pub(crate) fn classification() -> Value {
+    output::<Classification>()
+}
+
 pub(crate) fn code_info() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "code": { "type": "string" },
-            "name": { "type": "string", "description": "the official title" },
-            "annex": { "type": "string", "enum": ["I", "II", "III", "VIII", "IX"] },
-            "status": { "type": "string", "enum": ["in_force", "deleted"] },
-            "replaced_by": { "type": ["array", "null"], "items": { "type": "string" }, "description": "for deleted entries, what replaces them" },
-            "note": nullable_string("provenance or status notes"),
-        },
-        "required": ["code", "name", "annex", "status", "replaced_by", "note"],
-    })
+    output::<CodeInfo>()
 }

@@ -1,5 +1,6 @@
 //! The authority history: one row per event, for auditors.
 
+use crate::views::HistoryItem;
 use serde_json::{json, Value};
 use sqlx::{Any, Row, Transaction};
 
@@ -127,7 +128,7 @@ pub async fn of(db: &ReadDb, code: &str) -> Result<Vec<HistoryRow>, ProjectionEr
 ///
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
-pub async fn items(db: &ReadDb, code: &str) -> Result<Vec<Value>, ProjectionError> {
+pub async fn items(db: &ReadDb, code: &str) -> Result<Vec<HistoryItem>, ProjectionError> {
     let rows = of(db, code).await?;
     let mut names = std::collections::HashMap::new();
     let mut items = Vec::with_capacity(rows.len());
@@ -152,7 +153,11 @@ pub async fn items(db: &ReadDb, code: &str) -> Result<Vec<Value>, ProjectionErro
 ///
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
-pub async fn after(db: &ReadDb, after: i64, limit: i64) -> Result<Vec<Value>, ProjectionError> {
+pub async fn after(
+    db: &ReadDb,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<HistoryItem>, ProjectionError> {
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM authority_history WHERE position > $1 ORDER BY position LIMIT $2"
     ))
@@ -164,9 +169,7 @@ pub async fn after(db: &ReadDb, after: i64, limit: i64) -> Result<Vec<Value>, Pr
         .map(|row| {
             let (code, row) = from_row(row)?;
             let mut item = crate::views::history_item(&row, None);
-            if let Value::Object(map) = &mut item {
-                map.insert("country_code".into(), code.into());
-            }
+            item.country_code = Some(code);
             Ok(item)
         })
         .collect()

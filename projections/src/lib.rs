@@ -19,7 +19,10 @@
 //!   for a position (read-your-writes);
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
 //!   each, with its reader;
-//! - [`views`]: the JSON shapes clients see, shared by REST and MCP.
+//! - [`views`]: the JSON shapes clients see, shared by REST and MCP, and
+//!   [`schema`]: their JSON Schemas, generated from the types;
+//! - [`search`]: finding countries by code, name, other name or authority,
+//!   for REST and MCP alike.
 
 pub mod api_keys;
 pub mod directory;
@@ -29,6 +32,8 @@ pub mod replay;
 pub mod rest_queries;
 mod rows;
 pub mod runner;
+pub mod schema;
+pub mod search;
 pub mod stewards;
 pub mod stream;
 pub mod views;

@@ -2,6 +2,7 @@
 //! REST API and the MCP server, so both return the same JSON for a record.
 
 use chrono::NaiveDate;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -12,7 +13,7 @@ use crate::history::HistoryRow;
 pub const DEFAULT_STALE_AFTER_DAYS: i64 = 365;
 
 /// How a record's last check was made and by whom.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Provenance {
     /// `email`, `phone`, `website`, `official_notification`, `other`; absent
     /// for records never checked by a steward (seeded or imported as they were).
@@ -27,7 +28,7 @@ pub struct Provenance {
 
 /// One country's competent-authority record, as `GET /api/v1/ca/{cc}` and the
 /// MCP `get_competent_authority` tool return it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Record {
     /// ISO 3166-1 alpha-2, upper case.
     pub country_code: String,
@@ -95,7 +96,7 @@ impl Record {
 }
 
 /// One entry of the directory list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ListItem {
     /// ISO alpha-2.
     pub country_code: String,
@@ -116,7 +117,7 @@ impl From<&AuthorityRow> for ListItem {
 }
 
 /// A steward as auditors see them: id and name, never the e-mail.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct StewardRef {
     /// The steward's id.
     pub id: String,
@@ -124,36 +125,79 @@ pub struct StewardRef {
     pub name: Option<String>,
 }
 
-/// One entry of a record's history, flattened for clients: the common fields,
-/// then what the event recorded (`changes`, or the verification's fields, or
-/// the registered contact).
-pub fn history_item(row: &HistoryRow, steward_name: Option<&str>) -> Value {
-    let mut item = Map::new();
-    item.insert("sequence".into(), row.sequence.into());
-    item.insert("event_type".into(), row.event_type.clone().into());
-    item.insert("recorded_at".into(), row.recorded_at.clone().into());
-    item.insert("actor".into(), row.actor.clone().into());
-    item.insert("request_id".into(), row.request_id.clone().into());
-    item.insert("position".into(), row.position.into());
-    if let Some(details) = row.details.as_object() {
-        for (key, value) in details {
-            if key == "steward" {
-                continue;
-            }
-            item.insert(key.clone(), value.clone());
-        }
-    }
-    if let Some(id) = row.details.get("steward").and_then(Value::as_str) {
-        let steward = StewardRef {
-            id: id.to_owned(),
+/// One entry of a record's history, flattened for clients: the common
+/// fields, then what the event recorded (`changes`, or the verification's
+/// fields, or the registered contact), with the steward by id and name.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct HistoryItem {
+    /// The event's sequence within the record (its version after the event).
+    pub sequence: i64,
+    /// `AuthorityRegistered`, `ContactDetailsChanged` or `VerificationRecorded`.
+    pub event_type: String,
+    /// When it was recorded (RFC 3339).
+    pub recorded_at: String,
+    /// Who caused it: `steward:<id>`, `system:seed`, `system:import`, ….
+    pub actor: String,
+    /// The request that carried it.
+    pub request_id: String,
+    /// Its position in the log.
+    pub position: i64,
+    /// The record's country, in the changes feed (absent in a record's own
+    /// history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country_code: Option<String>,
+    /// The steward who made a check, by id and name (never e-mail).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steward: Option<StewardRef>,
+    /// What the event recorded: `changes` (field → `{old, new}`), or the
+    /// verification's `verified`, `checked_on`, `method`, `source`, `note`,
+    /// or the registered contact.
+    #[serde(flatten)]
+    pub details: Map<String, Value>,
+}
+
+/// A record's history, oldest first (`GET /api/v1/ca/{cc}/history` and the
+/// MCP tool `get_authority_history`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct History {
+    /// ISO alpha-2.
+    pub country_code: String,
+    /// Every event of the record, oldest first.
+    pub items: Vec<HistoryItem>,
+}
+
+/// One history entry for clients, with the steward's name when known.
+pub fn history_item(row: &HistoryRow, steward_name: Option<&str>) -> HistoryItem {
+    let mut details = row.details.as_object().cloned().unwrap_or_default();
+    let steward = match details.remove("steward") {
+        Some(Value::String(id)) => Some(StewardRef {
+            id,
             name: steward_name.map(str::to_owned),
-        };
-        item.insert(
-            "steward".into(),
-            serde_json::to_value(steward).unwrap_or(Value::Null),
-        );
+        }),
+        _ => None,
+    };
+    for key in [
+        "sequence",
+        "event_type",
+        "recorded_at",
+        "actor",
+        "request_id",
+        "position",
+        "country_code",
+    ] {
+        details.remove(key);
     }
-    Value::Object(item)
+    HistoryItem {
+        sequence: row.sequence,
+        event_type: row.event_type.clone(),
+        recorded_at: row.recorded_at.clone(),
+        actor: row.actor.clone(),
+        request_id: row.request_id.clone(),
+        position: row.position,
+        country_code: None,
+        steward,
+        details,
+    }
 }
 
 #[cfg(test)]
@@ -213,9 +257,10 @@ mod tests {
             position: 9,
             details: json!({"verified": true, "steward": "ana", "method": "email"}),
         };
-        let item = history_item(&row, Some("Ana Lima"));
+        let item = serde_json::to_value(history_item(&row, Some("Ana Lima"))).unwrap();
         assert_eq!(item["steward"], json!({"id": "ana", "name": "Ana Lima"}));
         assert_eq!(item["method"], "email");
         assert_eq!(item["sequence"], 2);
+        assert!(item.get("country_code").is_none());
     }
 }

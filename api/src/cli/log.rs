@@ -160,6 +160,7 @@ pub async fn history(
         return Ok(());
     }
     for item in &items {
+        let item = serde_json::to_value(item)?;
         let mut details = item.clone();
         if let Some(map) = details.as_object_mut() {
             for key in [

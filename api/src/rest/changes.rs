@@ -4,7 +4,10 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use projections::views::HistoryItem;
 
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
@@ -32,17 +35,34 @@ pub const MAX_LIMIT: i64 = 1000;
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
-pub async fn changes(State(state): State<Shared>, params: Params) -> Result<Json<Value>, ApiError> {
+pub async fn changes(
+    State(state): State<Shared>,
+    params: Params,
+) -> Result<Json<Changes>, ApiError> {
     let mut params = params;
     let after = params.integer(&["after"], 0, 0, i64::MAX)?;
     let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     params.finish()?;
     let items = projections::history::after(state.read_db(), after, limit).await?;
-    let next = items
-        .last()
-        .and_then(|item| item["position"].as_i64())
-        .unwrap_or(after);
-    Ok(Json(
-        json!({ "after": after, "limit": limit, "next": next, "items": items }),
-    ))
+    let next = items.last().map_or(after, |item| item.position);
+    Ok(Json(Changes {
+        after,
+        limit,
+        next,
+        items,
+    }))
+}
+
+/// One page of the changes feed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Changes {
+    /// The position this page starts after.
+    pub after: i64,
+    /// The most entries a page holds.
+    pub limit: i64,
+    /// What to pass as `after` for the next page (the last entry's position,
+    /// or `after` when the page is empty).
+    pub next: i64,
+    /// Directory changes in log order, each with its `country_code`.
+    pub items: Vec<HistoryItem>,
 }

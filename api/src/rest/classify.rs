@@ -8,7 +8,8 @@ use domain::classifier::Classification;
 use domain::values::CountryCode;
 
 use crate::rest::error::ApiError;
-use crate::rest::extract::{object, optional_string, JsonBody};
+use crate::rest::extract::JsonBody;
+use crate::rest::fields::Fields;
 use crate::rest::Shared;
 
 /// The longest description accepted, in characters.
@@ -33,35 +34,58 @@ pub async fn classify(
     State(state): State<Shared>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Classification>, ApiError> {
-    object(&body)?;
-    let description = match body.get("description") {
-        Some(Value::String(text)) => text.trim(),
-        None | Some(Value::Null) => return Err(ApiError::invalid("description", "is required")),
-        Some(_) => return Err(ApiError::invalid("description", "must be a string")),
-    };
-    if description.is_empty() {
-        return Err(ApiError::invalid("description", "must not be empty"));
-    }
-    if description.chars().count() > MAX_DESCRIPTION_CHARS {
-        return Err(ApiError::invalid(
-            "description",
-            format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
-        ));
-    }
-    let origin = country(&body, "origin")?;
-    let destination = country(&body, "destination")?;
+    let request = parse(&body)?;
     Ok(Json(state.classifier.classify(
-        description,
-        origin.as_ref(),
-        destination.as_ref(),
+        &request.description,
+        request.origin.as_ref(),
+        request.destination.as_ref(),
     )))
 }
 
-fn country(body: &Value, field: &str) -> Result<Option<CountryCode>, ApiError> {
-    optional_string(body, field)?
-        .map(|code| {
-            CountryCode::parse(&code)
-                .map_err(|_| ApiError::invalid(field, "must be an ISO 3166-1 alpha-2 country code"))
-        })
-        .transpose()
+/// A classification request, checked.
+#[derive(Debug)]
+pub struct Request {
+    /// The description, trimmed, 1 to [`MAX_DESCRIPTION_CHARS`] characters.
+    pub description: String,
+    /// The country of export.
+    pub origin: Option<CountryCode>,
+    /// The country of import.
+    pub destination: Option<CountryCode>,
+}
+
+/// Reads a classification body with the strict field reader.
+///
+/// # Errors
+/// 422 listing every problem, unknown fields included.
+pub fn parse(body: &Value) -> Result<Request, ApiError> {
+    let mut fields = Fields::of(body)?;
+    let description = fields
+        .text("description", true)
+        .map(|text| text.trim().to_owned());
+    match description.as_deref().map(|d| d.chars().count()) {
+        Some(0) => fields.problem("description", "must not be empty"),
+        Some(n) if n > MAX_DESCRIPTION_CHARS => fields.problem(
+            "description",
+            format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
+        ),
+        _ => {}
+    }
+    let origin = country(&mut fields, "origin");
+    let destination = country(&mut fields, "destination");
+    fields.finish()?;
+    let description = description.ok_or_else(|| ApiError::invalid("description", "is required"))?;
+    Ok(Request {
+        description,
+        origin,
+        destination,
+    })
+}
+
+fn country(fields: &mut Fields<'_>, field: &'static str) -> Option<CountryCode> {
+    let code = fields.text(field, false)?;
+    let parsed = CountryCode::parse(&code).ok();
+    if parsed.is_none() {
+        fields.problem(field, "must be an ISO 3166-1 alpha-2 country code");
+    }
+    parsed
 }

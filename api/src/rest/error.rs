@@ -9,7 +9,8 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use domain::authority::FieldProblem;
 
@@ -70,14 +71,9 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, body) = match self {
-            Self::ApiKeyRequired => (
-                StatusCode::UNAUTHORIZED,
-                json!({
-                    "error": "API key required",
-                    "message": "Send your API key in the X-API-Key header.",
-                    "help": "Get a free API key at /register",
-                }),
-            ),
+            Self::ApiKeyRequired => {
+                return (StatusCode::UNAUTHORIZED, Json(ApiKeyErrorBody::REQUIRED)).into_response()
+            }
             Self::BadRequest { code, message } => {
                 (StatusCode::BAD_REQUEST, body("bad request", code, &message))
             }
@@ -153,7 +149,7 @@ impl IntoResponse for ApiError {
             ),
             Self::Invalid(problems) => {
                 let mut value = body("invalid fields", "validation_failed", &summary(&problems));
-                value["errors"] = json!(problems);
+                value.errors = Some(problems);
                 (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
             Self::Unavailable(cause) => {
@@ -183,8 +179,48 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn body(error: &str, code: &str, message: &str) -> serde_json::Value {
-    json!({ "error": error, "code": code, "message": message })
+fn body(error: &str, code: &str, message: &str) -> ErrorBody {
+    ErrorBody {
+        error: error.to_owned(),
+        code: code.to_owned(),
+        message: message.to_owned(),
+        errors: None,
+    }
+}
+
+/// Every error answer but the API-key 401: what went wrong in words
+/// (`error`, `message`) and as a stable `code` clients can match on.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ErrorBody {
+    /// The kind of error, in words (e.g. `not found`).
+    pub error: String,
+    /// A stable machine code (e.g. `country_not_found`, `validation_failed`).
+    pub code: String,
+    /// What to do about it.
+    pub message: String,
+    /// For `validation_failed` (422): every field problem, each named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<FieldProblem>>,
+}
+
+/// The API-key 401, exactly `{error, message, help}` (the product's contract).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ApiKeyErrorBody {
+    /// `API key required`.
+    pub error: &'static str,
+    /// Where the key goes.
+    pub message: &'static str,
+    /// Where to get one.
+    pub help: &'static str,
+}
+
+impl ApiKeyErrorBody {
+    /// The one body of every API-key refusal (missing, unknown or revoked).
+    pub const REQUIRED: Self = Self {
+        error: "API key required",
+        message: "Send your API key in the X-API-Key header.",
+        help: "Get a free API key at /register",
+    };
 }
 
 fn summary(problems: &[FieldProblem]) -> String {

@@ -36,27 +36,3 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         }
     }
 }
-
-/// An optional string field: absent or null → `None`; any other non-string → 422.
-///
-/// # Errors
-/// [`ApiError::Invalid`] naming the field.
-pub fn optional_string(body: &Value, field: &str) -> Result<Option<String>, ApiError> {
-    match body.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(_) => Err(ApiError::invalid(field, "must be a string")),
-    }
-}
-
-/// The body must be a JSON object.
-///
-/// # Errors
-/// [`ApiError::Invalid`] when it is not.
-pub fn object(body: &Value) -> Result<(), ApiError> {
-    if body.is_object() {
-        Ok(())
-    } else {
-        Err(ApiError::invalid("body", "must be a JSON object"))
-    }
-}

@@ -4,7 +4,8 @@
 //! Layout (one file per concern, one per use case under `ca/`):
 //! - [`state`]: [`AppState`], everything a handler can reach;
 //! - [`error`], [`extract`], [`fields`], [`params`]: the one JSON error shape,
-//!   the strict JSON body reader and the query-parameter reader;
+//!   the strict JSON body reader and the query-parameter reader; [`bodies`]:
+//!   the request bodies and the edge's own answers, documented as types;
 //! - [`auth`]: the `X-API-Key` check and the steward bearer token;
 //! - [`cache`]: active keys and records remembered until the read tables change;
 //! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
@@ -14,6 +15,7 @@
 //!   the OpenAPI document.
 
 pub mod auth;
+pub mod bodies;
 pub mod ca;
 pub mod cache;
 pub mod changes;

@@ -19,15 +19,17 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
 use secrecy::{ExposeSecret, SecretString};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use commands::api_key::ApiKeyCommands;
 use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::Email;
 
+use crate::rest::bodies::RegisterAnswer;
 use crate::rest::error::ApiError;
-use crate::rest::extract::{object, JsonBody};
+use crate::rest::extract::JsonBody;
+use crate::rest::fields::Fields;
 use crate::rest::page;
 use crate::rest::params::Params;
 use crate::rest::{AppState, Shared};
@@ -121,21 +123,32 @@ async fn register_form(state: Shared, request: Request) -> Response {
 pub async fn register_json(
     State(state): State<Shared>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
-    object(&body)?;
-    let email = match body.get("email") {
-        Some(Value::String(text)) => {
-            Email::parse(text).map_err(|e| ApiError::invalid("email", e.to_string()))?
-        }
-        None | Some(Value::Null) => return Err(ApiError::invalid("email", "is required")),
-        Some(_) => return Err(ApiError::invalid("email", "must be a string")),
-    };
-    let issued = issue(&state, email).await?;
-    Ok(Json(json!({
-        "api_key": issued.api_key.expose_secret(),
-        "email": issued.email.as_str(),
-        "created": issued.created,
-    })))
+) -> Result<Json<RegisterAnswer>, ApiError> {
+    let issued = issue(&state, parse(&body)?).await?;
+    Ok(Json(RegisterAnswer {
+        api_key: issued.api_key.expose_secret().to_owned(),
+        email: issued.email.as_str().to_owned(),
+        created: issued.created,
+    }))
+}
+
+/// Reads a JSON registration with the strict field reader.
+///
+/// # Errors
+/// 422 for a missing or invalid e-mail, or an unknown field.
+pub fn parse(body: &Value) -> Result<Email, ApiError> {
+    let mut fields = Fields::of(body)?;
+    let email = fields
+        .text("email", true)
+        .and_then(|text| match Email::parse(&text) {
+            Ok(email) => Some(email),
+            Err(error) => {
+                fields.problem("email", error.to_string());
+                None
+            }
+        });
+    fields.finish()?;
+    email.ok_or_else(|| ApiError::invalid("email", "is required"))
 }
 
 /// Issues (or re-issues) the key of `email` and waits until it works.

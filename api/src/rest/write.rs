@@ -10,7 +10,6 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
-use serde_json::json;
 
 use commands::executor::Committed;
 use commands::CommandError;
@@ -20,6 +19,7 @@ use domain::values::CountryCode;
 use projections::{directory, history};
 
 use crate::rest::auth::Steward;
+use crate::rest::bodies::Accepted;
 use crate::rest::error::ApiError;
 use crate::rest::AppState;
 
@@ -118,14 +118,14 @@ pub async fn answer(
             "directory projection did not reach a steward write within the bound"
         );
     }
-    let body = json!({
-        "status": "accepted",
-        "message": "the write is committed; the directory will show it shortly at `location`",
-        "country_code": country.as_str(),
-        "version": committed.sequence,
-        "position": committed.position,
-        "location": location,
-    });
+    let body = Accepted {
+        status: "accepted",
+        message: "the write is committed; the directory will show it shortly at `location`",
+        country_code: country.as_str().to_owned(),
+        version: committed.sequence,
+        position: committed.position,
+        location: location.clone(),
+    };
     (
         StatusCode::ACCEPTED,
         [(header::LOCATION, location)],

@@ -1,6 +1,7 @@
 //! What may be asked of an [`Authority`](super::Authority).
 
 use chrono::NaiveDate;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -36,7 +37,7 @@ pub struct RegisterAuthority {
 }
 
 /// How a steward checked a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VerificationMethod {
     /// Confirmed by e-mail with the authority.

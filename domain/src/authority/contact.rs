@@ -1,5 +1,6 @@
 //! A competent authority's contact details and the rules for each field.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -80,7 +81,7 @@ impl fmt::Display for ContactField {
 }
 
 /// A field that broke a rule, with the rule in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FieldProblem {
     /// The field's client-facing name, e.g. `phone` or `checked_on`.
     pub field: String,

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::error::KnowledgeBaseError;
@@ -15,7 +16,7 @@ const ANNEX_VIII: &str = include_str!("../../data/basel_annex_viii.json");
 const ANNEX_IX: &str = include_str!("../../data/basel_annex_ix.json");
 
 /// Whether an entry can appear in a classification.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CodeStatus {
     /// In force on 2025-01-01.
@@ -26,7 +27,7 @@ pub enum CodeStatus {
 
 /// What the knowledge base knows about one code, as answered by
 /// [`Classifier::lookup`](super::Classifier::lookup).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct CodeInfo {
     /// The code in canonical case, e.g. `"A1160"`, `"H4.1"`.
     pub code: String,

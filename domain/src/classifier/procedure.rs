@@ -8,13 +8,14 @@
 //! (outside Basel); otherwise Basel PIC, with the Ban Amendment (Article 4A)
 //! for hazardous wastes from the Annex VII group to a State outside it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::countries::{Countries, Standing};
 use super::result::ListType;
 
 /// The regime that governs a movement.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Regime {
     /// OECD Council Decision C(2001)107/FINAL between OECD members: Green
@@ -44,7 +45,7 @@ pub enum Regime {
 /// `prohibited` is `null` when the answer depends on facts the reference data
 /// does not hold (whether the exporting Party accepted the Ban Amendment,
 /// whether an Article 11 agreement exists).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct Procedure {
     /// Country of export (ISO alpha-2).
     pub origin: String,

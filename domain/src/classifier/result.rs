@@ -4,6 +4,7 @@
 //! Field names are a public contract (REST body and MCP tool output): every
 //! field is always present, lists may be empty.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::procedure::Procedure;
@@ -15,7 +16,7 @@ and the procedure for its transboundary movement must be checked with the compet
 the countries of export, transit and import.";
 
 /// One code in a result list, with its official title as `name`.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct CodeMatch {
     /// The code, e.g. `"A1160"`, `"Y31"`, `"H8"`.
     pub code: String,
@@ -26,7 +27,7 @@ pub struct CodeMatch {
 }
 
 /// Which list decides the classification, and so which control applies.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 pub enum ListType {
     /// An Annex VIII (list A) entry decides: hazardous, PIC required.
     Amber,
@@ -54,7 +55,7 @@ impl ListType {
 
 /// Why one code is in the result: the description's words that matched it and
 /// the rule that put it there.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct Explanation {
     /// The code explained.
     pub code: String,
@@ -72,7 +73,7 @@ pub struct Explanation {
 /// code. When the description is too vague, every code list is empty,
 /// `overall_confidence` is below 0.2, `pic_required` is true (precaution) and
 /// a warning says what is missing.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct Classification {
     /// Annex I / Annex II categories, best first, each with a confidence.
     pub y_codes: Vec<CodeMatch>,

@@ -3,12 +3,12 @@
 
 use chrono::Utc;
 use projections::directory::Reader;
-use projections::views::{ListItem, Record};
+use projections::views::{History, ListItem, Record};
 use rmcp::ErrorData;
-use serde_json::{json, Value};
 
 use super::{args::Args, country, done, internal, Outcome, ToolError};
 use super::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_QUERY_CHARS};
+use crate::schemas::{ListPage, SearchResult};
 use crate::{cursor, McpState};
 
 /// The longest country argument accepted, in characters.
@@ -85,13 +85,15 @@ pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorD
         .take(size)
         .map(|r| ListItem::from(*r))
         .collect();
-    let mut answer = json!({ "items": page, "total": matching.len() });
-    if start + size < matching.len() {
-        if let Some(last) = matching.get(start + size - 1) {
-            answer["nextCursor"] = Value::String(cursor::encode("ca", filter, &last.country_code));
-        }
-    }
-    done(answer)
+    let next_cursor = matching
+        .get(start + size - 1)
+        .filter(|_| start + size < matching.len())
+        .map(|last| cursor::encode("ca", filter, &last.country_code));
+    done(ListPage {
+        items: page,
+        total: matching.len(),
+        next_cursor,
+    })
 }
 
 /// `search_competent_authorities`: by code, country name or authority name.
@@ -107,37 +109,12 @@ pub(crate) async fn search(state: &McpState, args: Args) -> Result<Outcome, Erro
         .all()
         .await
         .map_err(|e| internal("searching the directory", &e))?;
-    let wanted = country::normalise(&query);
-    let code = query.trim().to_ascii_uppercase();
-    let mut scored: Vec<(u8, ListItem)> = rows
-        .iter()
-        .filter_map(|r| {
-            let name = country::normalise(&r.country_name);
-            let authority = country::normalise(r.ca_name.as_deref().unwrap_or_default());
-            let rank = if r.country_code == code || name == wanted {
-                0
-            } else if !wanted.is_empty() && name.starts_with(&wanted) {
-                1
-            } else if !wanted.is_empty() && name.contains(&wanted) {
-                2
-            } else if !wanted.is_empty() && authority.contains(&wanted) {
-                3
-            } else {
-                return None;
-            };
-            Some((rank, ListItem::from(r)))
-        })
-        .collect();
-    scored.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| a.1.country_code.cmp(&b.1.country_code))
-    });
-    let results: Vec<ListItem> = scored
+    let results: Vec<ListItem> = projections::search::search(&rows, &query)
         .into_iter()
         .take(MAX_SEARCH_RESULTS)
-        .map(|(_, item)| item)
+        .map(ListItem::from)
         .collect();
-    done(json!({ "query": query, "results": results }))
+    done(SearchResult { query, results })
 }
 
 /// `get_authority_history`: the audit trail as REST shows it.
@@ -149,5 +126,8 @@ pub(crate) async fn history(state: &McpState, args: Args) -> Result<Outcome, Err
     let items = projections::history::items(&state.read_db, &row.country_code)
         .await
         .map_err(|e| internal("reading a record's history", &e))?;
-    done(json!({ "country_code": row.country_code, "items": items }))
+    done(History {
+        country_code: row.country_code,
+        items,
+    })
 }

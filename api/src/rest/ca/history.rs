@@ -3,7 +3,8 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+
+use projections::views::History;
 
 use super::CountryPath;
 use crate::rest::error::ApiError;
@@ -28,13 +29,14 @@ pub async fn history(
     State(state): State<Shared>,
     CountryPath(country): CountryPath,
     params: Params,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<History>, ApiError> {
     params.finish()?;
     let items = projections::history::items(state.read_db(), country.as_str()).await?;
     if items.is_empty() {
         return Err(unknown_country());
     }
-    Ok(Json(
-        json!({ "country_code": country.as_str(), "items": items }),
-    ))
+    Ok(Json(History {
+        country_code: country.as_str().to_owned(),
+        items,
+    }))
 }

@@ -3,9 +3,11 @@
 
 use axum::extract::State;
 use axum::Json;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use projections::directory::Reader;
+use projections::search::{search, MAX_QUERY_CHARS};
 use projections::views::ListItem;
 
 use crate::rest::error::ApiError;
@@ -20,7 +22,7 @@ pub const MAX_PER_PAGE: i64 = 500;
 pub const MAX_PAGE: i64 = 1_000_000;
 
 /// One page of the directory.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Page {
     /// This page's number (1-based).
     pub page: i64,
@@ -42,7 +44,8 @@ pub struct Page {
 pub struct Filter {
     /// Only verified (or only unverified) records.
     pub verified: Option<bool>,
-    /// Case-insensitive text in the country's or the authority's name, or the code.
+    /// A code, a country's name or other name (any case, accents optional),
+    /// or part of one, or part of an authority's name.
     pub q: Option<String>,
 }
 
@@ -55,10 +58,10 @@ pub struct Filter {
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("perPage" = Option<i64>, Query, description = "Items per page, 1–500 (default 200: every country on one page); alias per_page"),
         ("verified" = Option<bool>, Query, description = "Only verified (true) or unverified (false) records"),
-        ("q" = Option<String>, Query, description = "Case-insensitive text in the country's or the authority's name (or the exact code)"),
+        ("q" = Option<String>, Query, description = "Search: a code, a country's name or other name (e.g. turkey, czech republic, viet nam; any case, accents optional), or part of one, or part of an authority's name. Best matches first: exact, then the start of a name, then a part of it, then the authority; the same search as the MCP tool search_competent_authorities"),
     ),
     responses(
-        (status = 200, description = "One page, sorted by country_code", body = crate::rest::openapi::Page),
+        (status = 200, description = "One page, sorted by country_code (with q: best match first)", body = crate::rest::openapi::Page),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
@@ -69,32 +72,29 @@ pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Pa
     let per_page = params.integer(&["perPage", "per_page"], DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)?;
     let filter = Filter {
         verified: params.flag("verified")?,
-        q: params
-            .take("q")?
-            .map(|q| q.trim().to_lowercase())
-            .filter(|q| !q.is_empty()),
+        q: params.take("q")?.filter(|q| !q.trim().is_empty()),
     };
-    if filter.q.as_ref().is_some_and(|q| q.chars().count() > 200) {
-        return Err(crate::rest::params::bad("q must be at most 200 characters"));
+    if filter
+        .q
+        .as_ref()
+        .is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS)
+    {
+        return Err(crate::rest::params::bad(format!(
+            "q must be at most {MAX_QUERY_CHARS} characters"
+        )));
     }
     params.finish()?;
     let rows = Reader::new(state.read_db().clone()).all().await?;
-    let matching: Vec<ListItem> = rows
-        .iter()
+    let found = match filter.q.as_deref() {
+        Some(q) => search(&rows, q),
+        None => rows.iter().collect(),
+    };
+    let matching: Vec<ListItem> = found
+        .into_iter()
         .filter(|row| filter.verified.is_none_or(|v| row.verified == v))
-        .filter(|row| filter.q.as_deref().is_none_or(|q| matches(row, q)))
         .map(ListItem::from)
         .collect();
     Ok(Json(paginate(matching, page, per_page)))
-}
-
-fn matches(row: &projections::directory::AuthorityRow, q: &str) -> bool {
-    row.country_code.eq_ignore_ascii_case(q)
-        || row.country_name.to_lowercase().contains(q)
-        || row
-            .ca_name
-            .as_deref()
-            .is_some_and(|name| name.to_lowercase().contains(q))
 }
 
 /// Cuts `items` into page `page` of `per_page` (both at least 1).

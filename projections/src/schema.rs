@@ -1,0 +1,171 @@
+//! JSON Schemas of the shapes clients see, generated from the Rust types
+//! themselves (schemars), so the REST API's OpenAPI document and the MCP
+//! server's tool output schemas cannot drift from the JSON they describe.
+//!
+//! Schemas describe what is *serialised* (an `Option` field is always
+//! present, possibly `null`). Nullable values are written as
+//! `anyOf: [{…}, {"type": "null"}]` rather than type arrays: strict clients
+//! (MCP Inspector) warn on type arrays, and OpenAPI 3.1 tools read both.
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::{RecursiveTransform, Transform};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+/// Keys that describe the value itself and stay beside `anyOf` when a type
+/// array is split; every other key constrains the non-null branch.
+const ANNOTATIONS: [&str; 5] = ["description", "title", "default", "examples", "deprecated"];
+
+/// The self-contained schema of `T` (definitions inline under `$defs`), as
+/// MCP tools publish it.
+pub fn json_schema<T: JsonSchema>() -> Map<String, Value> {
+    let mut schema = generator("/$defs").into_root_schema_for::<T>();
+    schema.remove("$schema");
+    into_map(schema.to_value())
+}
+
+/// Schemas of the named types for an OpenAPI document: each under its type
+/// name, with references to `#/components/schemas/…` for the types it uses.
+/// Returns the named schemas and every definition they refer to.
+pub struct Components {
+    generator: SchemaGenerator,
+    named: Map<String, Value>,
+}
+
+impl Default for Components {
+    fn default() -> Self {
+        Self {
+            generator: generator("/components/schemas"),
+            named: Map::new(),
+        }
+    }
+}
+
+impl Components {
+    /// Adds `T` under `name` (the name OpenAPI paths refer to).
+    pub fn add<T: JsonSchema>(&mut self, name: &str) -> &mut Self {
+        let mut schema = self.generator.root_schema_for::<T>();
+        schema.remove("$schema");
+        schema.remove("$defs");
+        self.named.insert(name.to_owned(), schema.to_value());
+        self
+    }
+
+    /// Every schema: the named ones and the definitions they refer to.
+    pub fn finish(mut self) -> Map<String, Value> {
+        let mut all = self.generator.take_definitions(true);
+        all.append(&mut self.named);
+        all
+    }
+}
+
+fn generator(definitions_path: &str) -> SchemaGenerator {
+    let path = definitions_path.to_owned();
+    SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|settings| settings.definitions_path = path.into())
+        .with_transform(RecursiveTransform(NullableAsAnyOf))
+        .into_generator()
+}
+
+fn into_map(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Rewrites `"type": [T, "null"]` as `anyOf: [{"type": T, …}, {"type": "null"}]`.
+#[derive(Clone, Copy)]
+struct NullableAsAnyOf;
+
+impl Transform for NullableAsAnyOf {
+    fn transform(&mut self, schema: &mut Schema) {
+        let Some(Value::Array(types)) = schema.get("type") else {
+            return;
+        };
+        let others: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        if others.len() == types.len() {
+            return;
+        }
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        let mut value = Map::new();
+        for (key, v) in std::mem::take(object) {
+            if ANNOTATIONS.contains(&key.as_str()) {
+                object.insert(key, v);
+            } else if key != "type" {
+                value.insert(key, v);
+            }
+        }
+        value.insert(
+            "type".into(),
+            match others.as_slice() {
+                [one] => one.clone(),
+                _ => Value::Array(others),
+            },
+        );
+        object.insert(
+            "anyOf".into(),
+            Value::Array(vec![
+                Value::Object(value),
+                serde_json::json!({ "type": "null" }),
+            ]),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Serialize;
+    use serde_json::json;
+
+    /// A thing.
+    #[derive(Serialize, JsonSchema)]
+    struct Thing {
+        /// Its name.
+        name: Option<String>,
+        /// Its tags.
+        tags: Option<Vec<String>>,
+        count: i64,
+    }
+
+    #[test]
+    fn nullable_fields_are_any_of_and_every_field_is_required() {
+        let schema = json_schema::<Thing>();
+        assert_eq!(
+            schema["properties"]["name"],
+            json!({"description": "Its name.", "anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            schema["properties"]["tags"]["anyOf"][0],
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(schema["required"], json!(["name", "tags", "count"]));
+        assert!(!serde_json::to_string(&schema)
+            .unwrap()
+            .contains("[\"string\",\"null\"]"));
+    }
+
+    #[test]
+    fn components_refer_to_each_other_under_components_schemas() {
+        #[derive(Serialize, JsonSchema)]
+        struct Outer {
+            inner: Thing,
+        }
+        let mut components = Components::default();
+        components.add::<Outer>("Outer");
+        let all = components.finish();
+        assert_eq!(
+            all["Outer"]["properties"]["inner"]["$ref"],
+            "#/components/schemas/Thing"
+        );
+        assert!(all["Thing"].is_object());
+    }
+}
