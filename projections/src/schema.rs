@@ -65,6 +65,7 @@ fn generator(definitions_path: &str) -> SchemaGenerator {
         .for_serialize()
         .with(|settings| settings.definitions_path = path.into())
         .with_transform(RecursiveTransform(NullableAsAnyOf))
+        .with_transform(RecursiveTransform(ConstsAsEnum))
         .into_generator()
 }
 
@@ -72,6 +73,49 @@ fn into_map(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
+    }
+}
+
+/// Rewrites a `oneOf` of documented string constants (what schemars makes of
+/// an enum whose variants have doc comments) as one `enum`, with each
+/// variant's description folded into the schema's: the form code generators
+/// and validators read most widely.
+#[derive(Clone, Copy)]
+struct ConstsAsEnum;
+
+impl Transform for ConstsAsEnum {
+    fn transform(&mut self, schema: &mut Schema) {
+        let Some(Value::Array(branches)) = schema.get("oneOf") else {
+            return;
+        };
+        let mut values = Vec::new();
+        let mut notes = Vec::new();
+        for branch in branches {
+            let Some(Value::String(value)) = branch.get("const") else {
+                return;
+            };
+            if let Some(Value::String(note)) = branch.get("description") {
+                notes.push(format!("`{value}`: {note}"));
+            }
+            values.push(Value::String(value.clone()));
+        }
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        object.remove("oneOf");
+        object.insert("type".into(), Value::from("string"));
+        object.insert("enum".into(), Value::Array(values));
+        if !notes.is_empty() {
+            let lead = object
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|d| format!("{d} "))
+                .unwrap_or_default();
+            object.insert(
+                "description".into(),
+                Value::from(format!("{lead}{}", notes.join(" "))),
+            );
+        }
     }
 }
 
@@ -151,6 +195,27 @@ mod tests {
         assert!(!serde_json::to_string(&schema)
             .unwrap()
             .contains("[\"string\",\"null\"]"));
+    }
+
+    #[test]
+    fn documented_unit_variants_become_an_enum() {
+        /// A colour.
+        #[derive(Serialize, JsonSchema)]
+        enum Colour {
+            /// Like the sky.
+            Blue,
+            /// Like grass.
+            #[serde(rename = "green")]
+            Green,
+        }
+        let schema = json_schema::<Colour>();
+        assert_eq!(schema["enum"], json!(["Blue", "green"]));
+        assert_eq!(schema["type"], "string");
+        assert!(schema.get("oneOf").is_none());
+        assert_eq!(
+            schema["description"],
+            "A colour. `Blue`: Like the sky. `green`: Like grass."
+        );
     }
 
     #[test]

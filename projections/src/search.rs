@@ -58,7 +58,7 @@ const ALIASES: &[(&str, &str)] = &[
 enum Rank {
     /// The code, the name or another name of the country, exactly.
     Exact,
-    /// The start of the country's name or of another name.
+    /// The start of the country's name.
     Prefix,
     /// A part of the country's name or of another name.
     Part,
@@ -96,10 +96,11 @@ fn rank(row: &AuthorityRow, wanted: &str, code: &str) -> Option<Rank> {
     if row.country_code == code || name == wanted || other_names().any(|a| a == wanted) {
         return Some(Rank::Exact);
     }
-    if name.starts_with(wanted) || other_names().any(|a| a.starts_with(wanted)) {
+    if name.starts_with(wanted) {
         return Some(Rank::Prefix);
     }
-    // Parts shorter than three letters match too much ("a", "an").
+    // Parts shorter than three letters match too much ("a", "de"); other
+    // names count whole or as a part, so the official name decides order.
     if wanted.len() < 3 {
         return None;
     }

@@ -70,10 +70,36 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, body) = match self {
+        match self {
             Self::ApiKeyRequired => {
-                return (StatusCode::UNAUTHORIZED, Json(ApiKeyErrorBody::REQUIRED)).into_response()
+                (StatusCode::UNAUTHORIZED, Json(ApiKeyErrorBody::REQUIRED)).into_response()
             }
+            Self::StewardTokenRequired => {
+                let (status, body) = self.parts();
+                let mut response = (status, Json(body)).into_response();
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"basel stewards\""),
+                );
+                response
+            }
+            other => {
+                let (status, body) = other.parts();
+                (status, Json(body)).into_response()
+            }
+        }
+    }
+}
+
+impl ApiError {
+    /// The status and body of every error but the API-key 401. Causes of
+    /// 5xx answers are logged here, once; the body never carries them.
+    fn parts(self) -> (StatusCode, ErrorBody) {
+        match self {
+            Self::ApiKeyRequired => (
+                StatusCode::UNAUTHORIZED,
+                body("API key required", "api_key_required", ApiKeyErrorBody::REQUIRED.message),
+            ),
             Self::BadRequest { code, message } => {
                 (StatusCode::BAD_REQUEST, body("bad request", code, &message))
             }
@@ -88,19 +114,14 @@ impl IntoResponse for ApiError {
                     "this route does not serve that method",
                 ),
             ),
-            Self::StewardTokenRequired => {
-                let value = body(
+            Self::StewardTokenRequired => (
+                StatusCode::UNAUTHORIZED,
+                body(
                     "steward token required",
                     "steward_token_required",
                     "send a steward's token as `Authorization: Bearer TOKEN` (from `basel steward enrol`); API keys are not accepted here",
-                );
-                let mut response = (StatusCode::UNAUTHORIZED, Json(value)).into_response();
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Bearer realm=\"basel stewards\""),
-                );
-                return response;
-            }
+                ),
+            ),
             Self::StewardSuspended => (
                 StatusCode::FORBIDDEN,
                 body(
@@ -174,8 +195,7 @@ impl IntoResponse for ApiError {
                     ),
                 )
             }
-        };
-        (status, Json(body)).into_response()
+        }
     }
 }
 

@@ -310,3 +310,85 @@ async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
     assert_eq!(last["actor"], "steward:mia-chen");
     let _ = client.cancel().await;
 }
+
+/// REST `GET /api/v1/ca?q=` and the MCP tool `search_competent_authorities`
+/// are one search (`projections::search`): the same countries for the same
+/// query, other names and accents included.
+#[tokio::test]
+async fn rest_q_and_mcp_search_find_the_same_countries() {
+    let store = Store::embedded();
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let client = rmcp_client(&server, &key).await;
+    let http = reqwest::Client::new();
+    for (query, expected) in [
+        ("turkey", "TR"),
+        ("cote d'ivoire", "CI"),
+        ("czech republic", "CZ"),
+        ("viet nam", "VN"),
+        ("Türkiye", "TR"),
+        ("germany", "DE"),
+    ] {
+        let rest: Value = http
+            .get(format!("{}/api/v1/ca", server.rest))
+            .query(&[("q", query)])
+            .header("x-api-key", &key)
+            .send()
+            .await
+            .expect("REST")
+            .json()
+            .await
+            .expect("JSON");
+        let codes = |items: &Value| -> Vec<String> {
+            items
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|i| i["country_code"].as_str().expect("code").to_owned())
+                .collect()
+        };
+        let found = structured(
+            &call(
+                &client,
+                "search_competent_authorities",
+                json!({ "query": query }),
+            )
+            .await,
+        );
+        let (rest, mcp) = (codes(&rest["items"]), codes(&found["results"]));
+        assert_eq!(rest.first().map(String::as_str), Some(expected), "{query}");
+        assert_eq!(rest, mcp, "{query}: REST and MCP disagree");
+    }
+}
+
+/// Every JSON body goes through the strict field reader: an unknown field is
+/// a 422 naming it, on classify and register as on the steward routes.
+#[tokio::test]
+async fn an_unknown_field_in_any_json_body_is_a_422_naming_it() {
+    let store = Store::embedded();
+    let server = serve(&store).await;
+    let key = api_key(&server).await;
+    let http = reqwest::Client::new();
+    for (path, body) in [
+        (
+            "/api/v1/classify",
+            json!({"description": "used lead-acid batteries", "colour": "red"}),
+        ),
+        (
+            "/register",
+            json!({"email": "someone@example.org", "colour": "red"}),
+        ),
+    ] {
+        let answer = http
+            .post(format!("{}{path}", server.rest))
+            .header("x-api-key", &key)
+            .json(&body)
+            .send()
+            .await
+            .expect("POST");
+        assert_eq!(answer.status(), 422, "{path}");
+        let body: Value = answer.json().await.expect("JSON");
+        assert_eq!(body["code"], "validation_failed", "{path}");
+        assert_eq!(body["errors"][0]["field"], "colour", "{path}");
+    }
+}

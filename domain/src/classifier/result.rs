@@ -27,6 +27,8 @@ pub struct CodeMatch {
 }
 
 /// Which list decides the classification, and so which control applies.
+/// `Annex I` and `Annex II` are extensions of the Amber/Green pair of the
+/// OECD Decision, for wastes no Annex VIII or IX entry covers.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 pub enum ListType {
     /// An Annex VIII (list A) entry decides: hazardous, PIC required.
