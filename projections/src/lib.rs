@@ -19,6 +19,7 @@
 //!   for a position (read-your-writes);
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
 //!   each, with its reader;
+//! - `sequence`: the per-aggregate sequence guard every projection applies;
 //! - [`views`]: the JSON shapes clients see, shared by REST and MCP.
 
 pub mod api_keys;
@@ -29,6 +30,7 @@ pub mod replay;
 pub mod rest_queries;
 mod rows;
 pub mod runner;
+mod sequence;
 pub mod stewards;
 pub mod stream;
 pub mod views;
