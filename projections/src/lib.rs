@@ -12,6 +12,8 @@
 //! Must not: write the events table, or call the `commands` crate.
 //!
 //! Layout:
+//! - [`registry`]: the one list of projections: each one's name, the
+//!   aggregate it reads, its live apply and replay fold, its tables;
 //! - [`log`]: reading the embedded log (the events table by position);
 //! - [`replay`]: rebuilding every projection into scratch tables and comparing;
 //! - [`stream`]: projections as durable JetStream consumers (server mode);
@@ -26,6 +28,7 @@ pub mod api_keys;
 pub mod directory;
 pub mod history;
 pub mod log;
+pub mod registry;
 pub mod replay;
 pub mod rest_queries;
 mod rows;
