@@ -7,6 +7,7 @@ use domain::authority::{AuthorityEvent, ContactField};
 
 use crate::log::StoredEvent;
 use crate::rows::{upsert, Cell, Table};
+use crate::sequence::{guard, Guard};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name (its checkpoint key).
@@ -52,30 +53,6 @@ pub struct AuthorityRow {
 const COLUMNS: &str =
     "country_code, country_name, ca_name, email, phone, address, notes, verified, last_checked, \
     source, source_method, source_steward, source_note, version, position, updated_at";
-
-/// What the per-aggregate sequence guard says of an event.
-pub(crate) enum Guard {
-    /// It is the next one: apply it.
-    Apply,
-    /// It was applied already: skip it.
-    Skip,
-}
-
-/// Checks `sequence` against the version stored for the aggregate.
-pub(crate) fn guard(current: Option<i64>, event: &StoredEvent) -> Result<Guard, ProjectionError> {
-    let current = current.unwrap_or(0);
-    if event.sequence <= current {
-        Ok(Guard::Skip)
-    } else if event.sequence == current + 1 {
-        Ok(Guard::Apply)
-    } else {
-        Err(ProjectionError::Gap {
-            aggregate_id: event.aggregate_id.clone(),
-            expected: current + 1,
-            got: event.sequence,
-        })
-    }
-}
 
 /// The directory table.
 pub const TABLE: Table = Table {

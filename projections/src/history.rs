@@ -8,9 +8,10 @@ use domain::authority::AuthorityEvent;
 
 use chrono::{DateTime, Utc};
 
-use crate::directory::{guard, AuthorityRow, Guard};
+use crate::directory::AuthorityRow;
 use crate::log::StoredEvent;
 use crate::rows::{upsert, Cell, Table};
+use crate::sequence::{guard, Guard};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name.

@@ -12,6 +12,8 @@
 //! Must not: write the events table, or call the `commands` crate.
 //!
 //! Layout:
+//! - [`registry`]: the one list of projections: each one's name, the
+//!   aggregate it reads, its live apply and replay fold, its tables;
 //! - [`log`]: reading the embedded log (the events table by position);
 //! - [`replay`]: rebuilding every projection into scratch tables and comparing;
 //! - [`stream`]: projections as durable JetStream consumers (server mode);
@@ -19,6 +21,7 @@
 //!   for a position (read-your-writes);
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
 //!   each, with its reader;
+//! - `sequence`: the per-aggregate sequence guard every projection applies;
 //! - [`views`]: the JSON shapes clients see, shared by REST and MCP, and
 //!   [`schema`]: their JSON Schemas, generated from the types;
 //! - [`search`]: finding countries by code, name, other name or authority,
@@ -28,12 +31,14 @@ pub mod api_keys;
 pub mod directory;
 pub mod history;
 pub mod log;
+pub mod registry;
 pub mod replay;
 pub mod rest_queries;
 mod rows;
 pub mod runner;
 pub mod schema;
 pub mod search;
+mod sequence;
 pub mod stewards;
 pub mod stream;
 pub mod views;

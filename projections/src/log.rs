@@ -15,7 +15,8 @@ use crate::{ProjectionError, ReadDb};
 pub struct StoredEvent {
     /// Its position in the log.
     pub position: i64,
-    /// `authority`, `api_key` or `steward`.
+    /// The aggregate's type string, as its `domain::Aggregate::TYPE` says
+    /// (resolved by [`crate::registry::AggregateKind::of`]).
     pub aggregate_type: String,
     /// The aggregate's id.
     pub aggregate_id: String,

@@ -21,10 +21,11 @@ use sqlx::{Column, Row};
 
 use crate::directory::AuthorityRow;
 use crate::log::{read_after, StoredEvent};
+use crate::registry::{AggregateKind, Projection};
 use crate::rows::{insert_many, Cell, Table};
 use crate::stewards::StoredSteward;
 use crate::stream::{decode, LogSource};
-use crate::{api_keys, directory, history, stewards, ProjectionError, ReadDb};
+use crate::{api_keys, directory, stewards, ProjectionError, ReadDb};
 
 /// Where a replay reads the log.
 pub enum Source<'a> {
@@ -34,14 +35,14 @@ pub enum Source<'a> {
     Stream(&'a LogSource),
 }
 
-/// Every projection rebuilt in memory.
+/// Every projection rebuilt in memory: what [`Projection::fold`] folds into.
 #[derive(Default)]
 pub struct Rebuilt {
-    directory: BTreeMap<String, AuthorityRow>,
-    history: Vec<Vec<Cell>>,
-    history_last: HashMap<String, i64>,
-    keys: BTreeMap<String, (Option<i64>, Vec<api_keys::KeyRow>)>,
-    stewards: BTreeMap<String, StoredSteward>,
+    pub(crate) directory: BTreeMap<String, AuthorityRow>,
+    pub(crate) history: Vec<Vec<Cell>>,
+    pub(crate) history_last: HashMap<String, i64>,
+    pub(crate) keys: BTreeMap<String, (Option<i64>, Vec<api_keys::KeyRow>)>,
+    pub(crate) stewards: BTreeMap<String, StoredSteward>,
     /// The last position applied by each projection.
     pub positions: BTreeMap<&'static str, i64>,
     /// How many events were read.
@@ -49,44 +50,17 @@ pub struct Rebuilt {
 }
 
 impl Rebuilt {
-    /// Applies one event to every projection that reads it.
+    /// Applies one event to every projection that reads its aggregate.
     ///
     /// # Errors
-    /// Decode or gap errors: a complete log has neither.
+    /// Decode (including an unknown aggregate type) or gap errors: a complete
+    /// log has neither.
     pub fn apply(&mut self, event: &StoredEvent) -> Result<(), ProjectionError> {
         self.events += 1;
-        let touched: &[&'static str] = match event.aggregate_type.as_str() {
-            "authority" => {
-                let current = self.directory.get(&event.aggregate_id);
-                if let Some(row) = directory::fold(current, event)? {
-                    self.directory.insert(event.aggregate_id.clone(), row);
-                }
-                let last = self.history_last.get(&event.aggregate_id).copied();
-                if let Some(row) = history::fold(last, event)? {
-                    self.history_last
-                        .insert(event.aggregate_id.clone(), event.sequence);
-                    self.history.push(row);
-                }
-                &[directory::NAME, history::NAME]
-            }
-            "api_key" => {
-                let (version, rows) = self.keys.entry(event.aggregate_id.clone()).or_default();
-                if api_keys::fold(*version, rows, event)? {
-                    *version = Some(event.sequence);
-                }
-                &[api_keys::NAME]
-            }
-            "steward" => {
-                let current = self.stewards.get(&event.aggregate_id);
-                if let Some(next) = stewards::fold(current, event)? {
-                    self.stewards.insert(event.aggregate_id.clone(), next);
-                }
-                &[stewards::NAME]
-            }
-            _ => &[],
-        };
-        for name in touched {
-            self.positions.insert(name, event.position);
+        let kind = AggregateKind::of(event)?;
+        for projection in Projection::ALL.into_iter().filter(|p| p.reads() == kind) {
+            projection.fold(self, event)?;
+            self.positions.insert(projection.name(), event.position);
         }
         Ok(())
     }
@@ -95,29 +69,47 @@ impl Rebuilt {
     ///
     /// # Errors
     /// [`ProjectionError::Database`] on failure.
-    pub async fn write(self, db: &ReadDb) -> Result<(), ProjectionError> {
+    pub async fn write(mut self, db: &ReadDb) -> Result<(), ProjectionError> {
         let mut tx = db.begin().await?;
-        let rows = self.directory.into_values().map(directory::cells).collect();
-        insert_many(&mut tx, &directory::TABLE, rows).await?;
-        insert_many(&mut tx, &history::TABLE, self.history).await?;
-        let mut key_rows = Vec::new();
-        let mut versions = Vec::new();
-        for (key_id, (version, rows)) in self.keys {
-            key_rows.extend(rows.into_iter().map(api_keys::cells));
-            if let Some(version) = version {
-                versions.push(vec![
-                    Cell::from(api_keys::NAME),
-                    Cell::from(key_id),
-                    Cell::from(version),
-                ]);
+        for projection in Projection::ALL {
+            for (table, rows) in self.take_rows(projection) {
+                insert_many(&mut tx, &table, rows).await?;
             }
         }
-        insert_many(&mut tx, &api_keys::TABLE, key_rows).await?;
-        insert_many(&mut tx, &api_keys::VERSIONS, versions).await?;
-        let rows = self.stewards.into_values().map(stewards::cells).collect();
-        insert_many(&mut tx, &stewards::TABLE, rows).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Takes `projection`'s rebuilt rows out: for each of its tables (read
+    /// table first, then bookkeeping), the rows to insert.
+    fn take_rows(&mut self, projection: Projection) -> Vec<(Table, Vec<Vec<Cell>>)> {
+        let table = projection.table();
+        match projection {
+            Projection::Directory => {
+                let rows = std::mem::take(&mut self.directory);
+                vec![(table, rows.into_values().map(directory::cells).collect())]
+            }
+            Projection::History => vec![(table, std::mem::take(&mut self.history))],
+            Projection::ApiKeys => {
+                let mut key_rows = Vec::new();
+                let mut versions = Vec::new();
+                for (key_id, (version, rows)) in std::mem::take(&mut self.keys) {
+                    key_rows.extend(rows.into_iter().map(api_keys::cells));
+                    if let Some(version) = version {
+                        versions.push(vec![
+                            Cell::from(projection.name()),
+                            Cell::from(key_id),
+                            Cell::from(version),
+                        ]);
+                    }
+                }
+                vec![(table, key_rows), (api_keys::VERSIONS, versions)]
+            }
+            Projection::Stewards => {
+                let rows = std::mem::take(&mut self.stewards);
+                vec![(table, rows.into_values().map(stewards::cells).collect())]
+            }
+        }
     }
 }
 
@@ -218,14 +210,6 @@ pub async fn rebuild(
     ))
 }
 
-/// The compared tables: projection name and its table.
-pub const TABLES: [(&str, Table); 4] = [
-    (directory::NAME, directory::TABLE),
-    (history::NAME, history::TABLE),
-    (api_keys::NAME, api_keys::TABLE),
-    (stewards::NAME, stewards::TABLE),
-];
-
 /// Scratch copies of the read tables, removed by [`Scratch::drop_all`].
 pub struct Scratch {
     /// The database holding the scratch tables (its default schema is theirs).
@@ -242,10 +226,16 @@ impl Scratch {
     /// # Errors
     /// [`ProjectionError::Database`] on failure.
     pub async fn create(live: &ReadDb, url: &str) -> Result<Self, ProjectionError> {
-        let names = TABLES
-            .iter()
-            .map(|(_, t)| t.name)
-            .chain([api_keys::VERSIONS.name]);
+        let mut names: Vec<&'static str> = Vec::new();
+        for projection in Projection::ALL {
+            for table in
+                std::iter::once(projection.table()).chain(projection.bookkeeping().iter().copied())
+            {
+                if !names.contains(&table.name) {
+                    names.push(table.name);
+                }
+            }
+        }
         if url.starts_with("postgres") {
             let schema = format!("basel_replay_{}", uuid::Uuid::new_v4().simple());
             let live_schema: String = sqlx::query_scalar("SELECT CAST(current_schema() AS TEXT)")
@@ -351,7 +341,8 @@ impl Comparison {
 /// [`ProjectionError::Database`] on failure.
 pub async fn compare(live: &ReadDb, scratch: &ReadDb) -> Result<Vec<Comparison>, ProjectionError> {
     let mut out = Vec::new();
-    for (projection, table) in TABLES {
+    for projection in Projection::ALL {
+        let table = projection.table();
         let live_rows = digest_rows(live, &table).await?;
         let rebuilt_rows = digest_rows(scratch, &table).await?;
         let mut differing: Vec<String> = live_rows
@@ -367,7 +358,7 @@ pub async fn compare(live: &ReadDb, scratch: &ReadDb) -> Result<Vec<Comparison>,
             .collect();
         differing.sort();
         out.push(Comparison {
-            projection,
+            projection: projection.name(),
             table: table.name,
             live_checksum: checksum(&live_rows),
             rebuilt_checksum: checksum(&rebuilt_rows),

@@ -1,5 +1,8 @@
 //! Applies the log to every projection.
 //!
+//! Which projections there are, and which events each reads, comes from
+//! [`crate::registry`]; this module only knows how to step one of them.
+//!
 //! Each step of a projection is one transaction: lock its checkpoint row,
 //! read the events after it, apply them, move the checkpoint, commit. Taking
 //! the row lock first serialises projectors of the same projection across
@@ -17,19 +20,24 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
-use sqlx::{Any, Row, Transaction};
+use sqlx::Row;
 use tokio::sync::Notify;
 
-use crate::log::{read_after, StoredEvent};
-use crate::{api_keys, directory, history, stewards, ProjectionError, ReadDb};
+use crate::log::read_after;
+use crate::registry::{AggregateKind, Projection};
+use crate::{ProjectionError, ReadDb};
 
-/// Every projection, in the order they are stepped.
-pub const ALL: [&str; 4] = [
-    directory::NAME,
-    history::NAME,
-    api_keys::NAME,
-    stewards::NAME,
-];
+/// Every projection's name, in the order they are stepped (derived from
+/// [`Projection::ALL`]).
+pub const ALL: [&str; Projection::ALL.len()] = {
+    let mut names = [""; Projection::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Projection::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 const BATCH: i64 = 500;
 
@@ -64,24 +72,21 @@ pub struct ProjectionLag {
 
 /// The last position of the events each projection reads (one index lookup
 /// per aggregate type).
-async fn heads(db: &ReadDb) -> Result<HashMap<&'static str, i64>, ProjectionError> {
-    let mut heads = HashMap::new();
-    for (aggregate_type, names) in [
-        ("authority", &[directory::NAME, history::NAME][..]),
-        ("api_key", &[api_keys::NAME][..]),
-        ("steward", &[stewards::NAME][..]),
-    ] {
+async fn heads(db: &ReadDb) -> Result<HashMap<Projection, i64>, ProjectionError> {
+    let mut by_aggregate = HashMap::new();
+    for kind in AggregateKind::ALL {
         let head: i64 = sqlx::query_scalar(
             "SELECT CAST(COALESCE(MAX(position), 0) AS BIGINT) FROM events WHERE aggregate_type = $1",
         )
-        .bind(aggregate_type)
+        .bind(kind.type_name())
         .fetch_one(db)
         .await?;
-        for name in names {
-            heads.insert(*name, head);
-        }
+        by_aggregate.insert(kind, head);
     }
-    Ok(heads)
+    Ok(Projection::ALL
+        .into_iter()
+        .map(|p| (p, by_aggregate.get(&p.reads()).copied().unwrap_or(0)))
+        .collect())
 }
 
 /// Runs the projections over one read database and tells waiters how far they got.
@@ -123,9 +128,9 @@ impl Projector {
     /// The first projection error; the other projections still ran.
     pub async fn catch_up(&self) -> Result<(), ProjectionError> {
         let mut first_error = None;
-        for name in ALL {
+        for projection in Projection::ALL {
             loop {
-                match self.step(name).await {
+                match self.step(projection).await {
                     Ok(0) => break,
                     Ok(_) => {}
                     Err(error) => {
@@ -139,7 +144,8 @@ impl Projector {
     }
 
     /// One batch of one projection; returns how many events it read.
-    async fn step(&self, name: &'static str) -> Result<usize, ProjectionError> {
+    async fn step(&self, projection: Projection) -> Result<usize, ProjectionError> {
+        let name = projection.name();
         let mut tx = self.db.begin().await?;
         sqlx::query("UPDATE projection_checkpoints SET updated_at = $1 WHERE name = $2")
             .bind(now())
@@ -162,7 +168,7 @@ impl Projector {
             return Ok(0);
         };
         for event in &events {
-            if let Err(error) = apply(name, &mut tx, event).await {
+            if let Err(error) = projection.apply(&mut tx, event).await {
                 drop(tx);
                 if let ProjectionError::Decode { .. } = error {
                     self.halt(name, &error).await?;
@@ -273,24 +279,25 @@ impl Projector {
     /// halted. `head - position` is its lag in log positions.
     ///
     /// # Errors
-    /// [`ProjectionError::Database`] on failure.
+    /// [`ProjectionError::Database`] on failure; [`ProjectionError::Corrupt`]
+    /// when a checkpoint names no known projection.
     pub async fn lag(&self) -> Result<Vec<ProjectionLag>, ProjectionError> {
         let heads = heads(&self.db).await?;
-        Ok(self
-            .status()
+        self.status()
             .await?
             .into_iter()
             .map(|s| {
-                let head = heads.get(s.name.as_str()).copied().unwrap_or(0);
-                ProjectionLag {
+                let projection = Projection::named(&s.name)?;
+                let head = heads.get(&projection).copied().unwrap_or(0);
+                Ok(ProjectionLag {
                     head,
                     lag: (head - s.position).max(0),
                     name: s.name,
                     position: s.position,
                     halted: s.halted,
-                }
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Waits until every projection has applied the whole log as it is now,
@@ -302,10 +309,10 @@ impl Projector {
     pub async fn wait_for_head(&self, timeout: Duration) -> Result<bool, ProjectionError> {
         let heads = heads(&self.db).await?;
         let deadline = tokio::time::Instant::now() + timeout;
-        for name in ALL {
-            let head = heads.get(name).copied().unwrap_or(0);
+        for projection in Projection::ALL {
+            let head = heads.get(&projection).copied().unwrap_or(0);
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if !self.wait_for(name, head, left).await {
+            if !self.wait_for(projection.name(), head, left).await {
                 return Ok(false);
             }
         }
@@ -332,20 +339,6 @@ impl Projector {
                 () = tokio::time::sleep(poll) => {}
             }
         }
-    }
-}
-
-pub(crate) async fn apply(
-    name: &str,
-    tx: &mut Transaction<'_, Any>,
-    event: &StoredEvent,
-) -> Result<(), ProjectionError> {
-    match (name, event.aggregate_type.as_str()) {
-        (directory::NAME, "authority") => directory::apply(tx, event).await,
-        (history::NAME, "authority") => history::apply(tx, event).await,
-        (api_keys::NAME, "api_key") => api_keys::apply(tx, event).await,
-        (stewards::NAME, "steward") => stewards::apply(tx, event).await,
-        _ => Ok(()),
     }
 }
 

@@ -209,7 +209,7 @@ mod tests {
             Green,
         }
         let schema = json_schema::<Colour>();
-        assert_eq!(schema["enum"], json!(["Blue", "green"]));
+        assert_eq!(schema["enum"], json!([Colour::Blue, Colour::Green]));
         assert_eq!(schema["type"], "string");
         assert!(schema.get("oneOf").is_none());
         assert_eq!(

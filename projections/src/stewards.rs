@@ -5,9 +5,9 @@ use sqlx::{Any, Row, Transaction};
 
 use domain::steward::StewardEvent;
 
-use crate::directory::{guard, Guard};
 use crate::log::StoredEvent;
 use crate::rows::{upsert, Cell, Table};
+use crate::sequence::{guard, Guard};
 use crate::{ProjectionError, ReadDb};
 
 /// The projection's name.

@@ -1,7 +1,8 @@
 //! Projections fed by the JetStream log (server mode).
 //!
-//! Each projection is a durable pull consumer (`basel_<name>`) with explicit
-//! acks, filtered to the subjects of the aggregates it reads. A batch of
+//! Each projection of [`crate::registry`] is a durable pull consumer
+//! (`basel_<name>`) with explicit acks, filtered to the subjects of the
+//! aggregate it reads. A batch of
 //! messages is applied in one transaction together with the checkpoint; only
 //! after the commit are the messages acknowledged. So a crash anywhere
 //! redelivers, and redelivery is harmless (per-aggregate sequence guards).
@@ -25,8 +26,9 @@ use sqlx::Row;
 use domain::envelope::Envelope;
 
 use crate::log::StoredEvent;
-use crate::runner::{apply, now, Projector, ALL};
-use crate::{api_keys, stewards, ProjectionError};
+use crate::registry::Projection;
+use crate::runner::{now, Projector};
+use crate::ProjectionError;
 
 /// Messages applied per transaction, at most.
 const BATCH: usize = 500;
@@ -46,19 +48,19 @@ pub struct LogSource {
 }
 
 impl LogSource {
-    /// The subject filter of projection `name`.
-    pub fn filter(&self, name: &str) -> String {
-        let aggregate = match name {
-            api_keys::NAME => "api_key",
-            stewards::NAME => "steward",
-            _ => "authority",
-        };
-        format!("{}.{aggregate}.>", self.subject_prefix)
+    /// The subject filter of `projection`: every subject of the aggregate it
+    /// reads (`<prefix>.<aggregate_type>.>`).
+    pub fn filter(&self, projection: Projection) -> String {
+        format!(
+            "{}.{}.>",
+            self.subject_prefix,
+            projection.reads().type_name()
+        )
     }
 
-    /// The durable consumer's name for projection `name`.
-    pub fn durable(name: &str) -> String {
-        format!("basel_{name}")
+    /// The durable consumer's name for `projection` (`basel_<name>`).
+    pub fn durable(projection: Projection) -> String {
+        format!("basel_{}", projection.name())
     }
 }
 
@@ -94,13 +96,13 @@ impl Projector {
         self.run_here();
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let mut tasks = tokio::task::JoinSet::new();
-        for name in ALL {
+        for projection in Projection::ALL {
             let projector = self.clone();
             let source = source.clone();
             let mut stopped = stopped.clone();
             tasks.spawn(async move {
                 tokio::select! {
-                    () = projector.consume(name, &source) => {}
+                    () = projector.consume(projection, &source) => {}
                     _ = stopped.wait_for(|s| *s) => {}
                 }
             });
@@ -111,12 +113,12 @@ impl Projector {
     }
 
     /// One projection's consumer, re-created after failures, parked once halted.
-    async fn consume(&self, name: &'static str, source: &LogSource) {
+    async fn consume(&self, projection: Projection, source: &LogSource) {
         loop {
-            match self.consume_once(name, source).await {
+            match self.consume_once(projection, source).await {
                 Ok(Stopped::Halted) => return std::future::pending().await,
                 Err(error) => {
-                    tracing::warn!(projection.name = name, error = %error, "projection consumer interrupted; retrying");
+                    tracing::warn!(projection.name = projection.name(), error = %error, "projection consumer interrupted; retrying");
                     tokio::time::sleep(RETRY).await;
                 }
             }
@@ -125,9 +127,10 @@ impl Projector {
 
     async fn consume_once(
         &self,
-        name: &'static str,
+        projection: Projection,
         source: &LogSource,
     ) -> Result<Stopped, String> {
+        let name = projection.name();
         let row = sqlx::query(
             "SELECT position, stream_sequence, halted FROM projection_checkpoints WHERE name = $1",
         )
@@ -150,13 +153,13 @@ impl Projector {
             .get_stream(&source.stream)
             .await
             .map_err(|e| format!("stream {}: {e}", source.stream))?;
-        let durable = LogSource::durable(name);
+        let durable = LogSource::durable(projection);
         let consumer: PullConsumer = stream
             .get_or_create_consumer(
                 &durable,
                 pull::Config {
                     durable_name: Some(durable.clone()),
-                    filter_subject: source.filter(name),
+                    filter_subject: source.filter(projection),
                     ack_policy: AckPolicy::Explicit,
                     ack_wait: Duration::from_secs(30),
                     max_ack_pending: 20_000,
@@ -192,7 +195,7 @@ impl Projector {
                     _ => break,
                 }
             }
-            if let Some(stopped) = self.apply_messages(name, batch).await? {
+            if let Some(stopped) = self.apply_messages(projection, batch).await? {
                 return Ok(stopped);
             }
         }
@@ -201,10 +204,11 @@ impl Projector {
     /// Applies a batch in one transaction, then acks what was applied.
     async fn apply_messages(
         &self,
-        name: &'static str,
+        projection: Projection,
         batch: Vec<jetstream::Message>,
     ) -> Result<Option<Stopped>, String> {
-        match self.commit_batch(name, &batch).await {
+        let name = projection.name();
+        match self.commit_batch(projection, &batch).await {
             Ok(outcome) => {
                 for message in &batch[..outcome.handled] {
                     let kind = if outcome.retry.contains(&sequence_of(message)) {
@@ -238,9 +242,10 @@ impl Projector {
 
     async fn commit_batch(
         &self,
-        name: &'static str,
+        projection: Projection,
         batch: &[jetstream::Message],
     ) -> Result<BatchOutcome, ProjectionError> {
+        let name = projection.name();
         let mut tx = self.db.begin().await?;
         sqlx::query("UPDATE projection_checkpoints SET updated_at = $1 WHERE name = $2")
             .bind(now())
@@ -260,7 +265,10 @@ impl Projector {
         for message in batch {
             let sequence = sequence_of(message);
             let result = match decode(message) {
-                Ok(event) => apply(name, &mut tx, &event).await.map(|()| event.position),
+                Ok(event) => projection
+                    .apply(&mut tx, &event)
+                    .await
+                    .map(|()| event.position),
                 Err(reason) => Err(ProjectionError::Decode {
                     position: 0,
                     event_type: String::new(),

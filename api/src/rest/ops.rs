@@ -37,6 +37,10 @@ const READY_LAG: i64 = 500;
 pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
     let lags = match state.wiring.projector.lag().await {
         Ok(lags) => lags,
+        Err(projections::ProjectionError::Corrupt(reason)) => {
+            tracing::error!(reason = %reason, "readiness: a checkpoint names no known projection");
+            return not_ready(json!({ "projections": "unknown checkpoint" }));
+        }
         Err(error) => {
             tracing::warn!(error = %error, "readiness: store unreachable");
             return not_ready(json!({ "store": "unreachable" }));

@@ -1,3 +1,4 @@
 //! The one integration-test binary of the `projections` crate.
 
+mod registry;
 mod runner;

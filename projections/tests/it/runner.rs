@@ -21,7 +21,7 @@ fn metadata() -> Metadata {
     }
 }
 
-async fn open() -> (Backend, tempfile::TempDir, Projector, projections::ReadDb) {
+pub(crate) async fn open() -> (Backend, tempfile::TempDir, Projector, projections::ReadDb) {
     let (backend, dir) = fresh_sqlite().await;
     let db = projections::connect(&format!(
         "sqlite://{}",
@@ -33,7 +33,7 @@ async fn open() -> (Backend, tempfile::TempDir, Projector, projections::ReadDb) 
     (backend, dir, projector, db)
 }
 
-async fn register(backend: &Backend, code: &str) {
+pub(crate) async fn register(backend: &Backend, code: &str) {
     let today = Utc::now().date_naive();
     let command = RegisterAuthority {
         country: CountryCode::parse(code).expect("code"),
