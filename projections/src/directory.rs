@@ -231,6 +231,25 @@ impl Reader {
     }
 }
 
+/// Codes of the records whose last applied event lies in `(after, upto]`,
+/// in log order.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn changed_between(
+    db: &ReadDb,
+    after: i64,
+    upto: i64,
+) -> Result<Vec<String>, ProjectionError> {
+    Ok(sqlx::query_scalar(
+        "SELECT country_code FROM directory WHERE position > $1 AND position <= $2 ORDER BY position",
+    )
+    .bind(after)
+    .bind(upto)
+    .fetch_all(db)
+    .await?)
+}
+
 fn from_row(row: &AnyRow) -> Result<AuthorityRow, ProjectionError> {
     Ok(AuthorityRow {
         country_code: row.try_get("country_code")?,

@@ -14,6 +14,8 @@
 //! Layout:
 //! - [`registry`]: the one list of projections: each one's name, the
 //!   aggregate it reads, its live apply and replay fold, its tables;
+//! - [`changes`]: the codes of directory records as they change (MCP
+//!   subscriptions);
 //! - [`log`]: reading the embedded log (the events table by position);
 //! - [`replay`]: rebuilding every projection into scratch tables and comparing;
 //! - [`stream`]: projections as durable JetStream consumers (server mode);
@@ -28,6 +30,7 @@
 //!   for REST and MCP alike.
 
 pub mod api_keys;
+pub mod changes;
 pub mod directory;
 pub mod history;
 pub mod log;

@@ -1,0 +1,79 @@
+//! Which directory records changed, as they reach the read table: the feed
+//! behind MCP resource subscriptions (`notifications/resources/updated`).
+//!
+//! It follows the `directory` projection's checkpoint, not the writes, so a
+//! change is announced when a reader would see it, whichever process wrote
+//! it and whichever process projects (in server mode, another one: the
+//! checkpoint is then polled, as read-your-writes does).
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+
+use crate::runner::Projector;
+use crate::{directory, ProjectionError, ReadDb};
+
+/// How long one wait for the checkpoint lasts before it is asked again.
+const WAIT: Duration = Duration::from_millis(250);
+
+/// Sends the country code of every directory record the projection changes
+/// from now on, until `shutdown` resolves. A lagging receiver misses codes
+/// (the channel says so); the feed itself never blocks the projection.
+pub async fn follow_directory(
+    projector: Projector,
+    db: ReadDb,
+    sender: broadcast::Sender<String>,
+    shutdown: impl Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    let mut seen = None;
+    loop {
+        let Some(at) = seen else {
+            seen = checkpoint(&projector).await.ok();
+            if seen.is_none() {
+                tokio::select! {
+                    () = &mut shutdown => return,
+                    () = tokio::time::sleep(WAIT) => continue,
+                }
+            }
+            continue;
+        };
+        tokio::select! {
+            () = &mut shutdown => return,
+            reached = projector.wait_for(directory::NAME, at + 1, WAIT) => if !reached { continue },
+        }
+        match announce(&projector, &db, &sender, at).await {
+            Ok(now) => seen = Some(now),
+            Err(error) => {
+                tracing::warn!(error = %error, "directory change feed: read failed; retrying");
+                tokio::time::sleep(WAIT).await;
+            }
+        }
+    }
+}
+
+/// Sends the codes of the records changed after position `after`, up to
+/// the checkpoint; returns the checkpoint.
+async fn announce(
+    projector: &Projector,
+    db: &ReadDb,
+    sender: &broadcast::Sender<String>,
+    after: i64,
+) -> Result<i64, ProjectionError> {
+    let upto = checkpoint(projector).await?;
+    for code in directory::changed_between(db, after, upto).await? {
+        // No receiver yet is fine: nobody is subscribed.
+        let _ = sender.send(code);
+    }
+    Ok(upto)
+}
+
+async fn checkpoint(projector: &Projector) -> Result<i64, ProjectionError> {
+    Ok(projector
+        .status()
+        .await?
+        .into_iter()
+        .find(|s| s.name == directory::NAME)
+        .map_or(0, |s| s.position))
+}
