@@ -8,8 +8,8 @@
 //! Usage: `bench_baseline BODY_FILE ADDR [CLASSIFY_FILE]` (e.g.
 //! `record.json 127.0.0.1:18093 classified.json`).
 
-use axum::http::header::CONTENT_TYPE;
 use axum::body::Bytes;
+use axum::http::header::CONTENT_TYPE;
 use axum::routing::{get, post};
 use axum::Router;
 

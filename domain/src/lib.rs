@@ -13,6 +13,8 @@
 //! - [`metadata`]: who, when and which request, stored with every event;
 //! - [`envelope`]: the log's wire format (an event as published to JetStream);
 //! - [`values`]: validated value types (country code, e-mail, phone, slug);
+//! - [`shipment`]: the procedure for a whole route (export, transit, import)
+//!   and who notifies whom;
 //! - [`seed`]: the bundled dataset of Basel Parties and their sourced records;
 //! - [`classifier`]: the Basel waste classifier and its knowledge base.
 
@@ -24,6 +26,7 @@ pub mod credentials;
 pub mod envelope;
 pub mod metadata;
 pub mod seed;
+pub mod shipment;
 pub mod steward;
 #[cfg(test)]
 mod testing;

@@ -27,7 +27,9 @@
 //! - [`views`]: the JSON shapes clients see, shared by REST and MCP, and
 //!   [`schema`]: their JSON Schemas, generated from the types;
 //! - [`search`]: finding countries by code, name, other name or authority,
-//!   for REST and MCP alike.
+//!   for REST and MCP alike;
+//! - [`shipment`]: the shipment plan (classification, procedure per State,
+//!   who notifies whom, every State's record) for REST and MCP alike.
 
 pub mod api_keys;
 pub mod changes;
@@ -42,6 +44,7 @@ pub mod runner;
 pub mod schema;
 pub mod search;
 mod sequence;
+pub mod shipment;
 pub mod stewards;
 pub mod stream;
 pub mod views;

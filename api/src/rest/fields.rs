@@ -80,6 +80,25 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// An array of strings; absent or `null` is `None`.
+    pub fn strings(&mut self, field: &'static str) -> Option<Vec<String>> {
+        let items = match self.get(field, false)? {
+            Value::Array(items) => items,
+            _ => {
+                self.problem(field, "must be an array of strings");
+                return None;
+            }
+        };
+        let texts: Option<Vec<String>> = items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect();
+        if texts.is_none() {
+            self.problem(field, "must be an array of strings");
+        }
+        texts
+    }
+
     /// A `YYYY-MM-DD` date field.
     pub fn date(&mut self, field: &'static str, required: bool) -> Option<NaiveDate> {
         let text = self.text(field, required)?;

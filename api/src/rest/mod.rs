@@ -10,7 +10,8 @@
 //! - [`cache`]: active keys and records remembered until the read tables change;
 //! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
 //!   with [`write`] holding what every steward write shares;
-//! - [`classify`], [`changes`], [`register`] and [`page`]: the other routes;
+//! - [`classify`], [`shipments`], [`changes`], [`register`] and [`page`]:
+//!   the other routes;
 //! - [`ops`], [`metrics`], [`openapi`]: health, readiness, Prometheus text and
 //!   the OpenAPI document.
 
@@ -29,6 +30,7 @@ pub mod ops;
 pub mod page;
 pub mod params;
 pub mod register;
+pub mod shipments;
 pub mod state;
 pub mod write;
 
@@ -143,6 +145,12 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/api/v1/ca/{country_code}/verifications",
             Steward,
             post(ca::verify::submit),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/shipments/plan",
+            ApiKey,
+            post(shipments::plan),
         ),
         spec(
             Method::GET,

@@ -43,6 +43,7 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::history::history,
         crate::rest::ca::verify::submit,
         crate::rest::changes::changes,
+        crate::rest::shipments::plan,
     ),
     modifiers(&AuthSchemes),
     tags(
@@ -115,7 +116,9 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<b::RegisterBody>("RegisterBody")
         .add::<b::RegisterAnswer>("RegisterAnswer")
         .add::<b::ClassifyBody>("ClassifyBody")
-        .add::<domain::classifier::Classification>("Classification");
+        .add::<domain::classifier::Classification>("Classification")
+        .add::<b::ShipmentBody>("ShipmentBody")
+        .add::<projections::shipment::ShipmentPlan>("ShipmentPlan");
     all.finish()
 }
 
@@ -157,6 +160,8 @@ named!(
     RegisterAnswer,
     ClassifyBody,
     Classification,
+    ShipmentBody,
+    ShipmentPlan,
 );
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ mod result;
 mod rules;
 
 pub use annexes::{CodeInfo, CodeStatus};
+pub use countries::Standing;
 pub use error::KnowledgeBaseError;
 pub use procedure::{Procedure, Regime};
 pub use result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
@@ -106,6 +107,30 @@ impl Classifier {
             out.warnings.extend(warnings);
         }
         out
+    }
+
+    /// What the reference data says of a country code (upper case): Party,
+    /// OECD member, Annex VII, Ban Amendment.
+    pub fn standing(&self, iso2: &str) -> Standing {
+        self.countries.standing(iso2)
+    }
+
+    /// The control procedure between two countries for a waste of
+    /// `list_type`, with warnings about the codes.
+    pub fn procedure(
+        &self,
+        origin: &CountryCode,
+        destination: &CountryCode,
+        list_type: ListType,
+        pic_required: bool,
+    ) -> (Procedure, Vec<String>) {
+        procedure::decide(
+            &self.countries,
+            origin.as_str(),
+            destination.as_str(),
+            list_type,
+            pic_required,
+        )
     }
 
     /// Any Y, A, B or H code (case-insensitive), in force or deleted.
