@@ -13,7 +13,7 @@ use tokio::sync::watch;
 
 use commands::authority::AuthorityCommands;
 use commands::relay::{self, LogSettings, Relay};
-use commands::store::testing::fresh_postgres;
+use commands::store::testing::{eventually, fresh_postgres};
 use domain::authority::{
     ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
     VerificationMethod,
@@ -146,14 +146,11 @@ async fn the_stream_holds_every_committed_event_once_in_commit_order() {
         writer.await.expect("writer");
     }
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while relay::backlog(&pool).await.expect("backlog") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the relay did not drain in 30 s"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let drained = eventually(Duration::from_secs(30), || async {
+        relay::backlog(&pool).await.expect("backlog") == 0
+    })
+    .await;
+    assert!(drained.is_some(), "the relay did not drain in 30 s");
     // An operator re-publishes everything: JetStream drops every duplicate.
     let operator = Relay::new(pool.clone(), context.clone(), settings.clone());
     let (sent, stored) = operator.republish_from(1).await.expect("republished");
