@@ -1,11 +1,14 @@
 //! Integration tests of the `basel` binary and the REST edge.
+//!
+//! Two harnesses: [`process`] runs the real `basel` binary, [`inproc`] the
+//! REST app in this process; [`support`] holds what they share.
 
 mod broken_store;
 mod cli;
 mod faults;
-mod harness;
 mod inproc;
 mod mcp;
+mod process;
 mod replay;
 mod rest;
 mod rest_browser;

@@ -4,16 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::inproc::{both_modes, App, Mode};
-
-fn today() -> String {
-    chrono::Utc::now().date_naive().to_string()
-}
-
-fn verification(changes: Value) -> Value {
-    json!({"verified": false, "checked_on": today(), "method": "website",
-           "source": "ministry website", "changes": changes})
-}
+use crate::inproc::{today, verification, App};
+use crate::support::{both_modes, Mode};
 
 fn codes(page: &Value) -> Vec<String> {
     page["items"]
