@@ -17,8 +17,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_nats::jetstream::{self, consumer::pull};
-use futures::StreamExt;
+use async_nats::jetstream;
+use commands::store::testing::stream_payloads;
 use serde_json::{json, Value};
 
 use crate::support::{eventually, eventually_blocking, free_port, listening, Mode, Store};
@@ -506,25 +506,12 @@ pub async fn verify_record(
         .map(|r| r.status().as_u16())
 }
 
-/// Every envelope on the deployment's stream, in stream order.
+/// Every envelope on the deployment's stream, in stream order (`Null` for a
+/// message that is not JSON).
 pub async fn read_stream(context: &jetstream::Context, stream: &str) -> Vec<Value> {
-    let mut stream = context.get_stream(stream).await.expect("stream");
-    let last = stream.info().await.expect("info").state.last_sequence;
-    if last == 0 {
-        return Vec::new();
-    }
-    let consumer = stream
-        .create_consumer(pull::OrderedConfig::default())
+    stream_payloads(context, stream)
         .await
-        .expect("consumer");
-    let mut messages = consumer.messages().await.expect("messages");
-    let mut out = Vec::new();
-    while let Some(message) = messages.next().await {
-        let message = message.expect("message");
-        out.push(serde_json::from_slice(&message.payload).unwrap_or(Value::Null));
-        if message.info().expect("info").stream_sequence >= last {
-            break;
-        }
-    }
-    out
+        .iter()
+        .map(|payload| serde_json::from_slice(payload).unwrap_or(Value::Null))
+        .collect()
 }

@@ -352,6 +352,46 @@ where
     }
 }
 
+/// Every message payload on JetStream `stream`, in stream order, read with an
+/// ordered consumer up to the last sequence the stream held when called.
+///
+/// # Panics
+///
+/// If the stream does not exist or cannot be read.
+pub async fn stream_payloads(
+    context: &async_nats::jetstream::Context,
+    stream: &str,
+) -> Vec<bytes::Bytes> {
+    use futures::StreamExt;
+    let mut stream = match context.get_stream(stream).await {
+        Ok(stream) => stream,
+        Err(err) => panic!("JetStream stream {stream}: {err}"),
+    };
+    let last = stream
+        .info()
+        .await
+        .expect("stream info")
+        .state
+        .last_sequence;
+    if last == 0 {
+        return Vec::new();
+    }
+    let consumer = stream
+        .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig::default())
+        .await
+        .expect("an ordered consumer");
+    let mut messages = consumer.messages().await.expect("messages");
+    let mut out = Vec::new();
+    while let Some(message) = messages.next().await {
+        let message = message.expect("message");
+        out.push(message.payload.clone());
+        if message.info().expect("message info").stream_sequence >= last {
+            break;
+        }
+    }
+    out
+}
+
 /// Runs each `async fn NAME(mode: Mode)` as two tests, `NAME::embedded` and
 /// `NAME::postgres`, on a multi-threaded runtime (2 workers unless
 /// `worker_threads = N;` comes first). The calling crate needs `tokio`.
