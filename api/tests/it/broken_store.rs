@@ -4,12 +4,11 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use sqlx::{ConnectOptions, Connection};
+use sqlx::Connection;
 
 use commands::store::Backend;
 
-use crate::inproc::Mode;
-use crate::support::Store;
+use crate::support::{Mode, Store};
 
 /// An event store of the same kind as `mode` that nobody answers for: a
 /// PostgreSQL port nothing listens on, or a SQLite file that cannot be opened.
@@ -35,16 +34,8 @@ pub async fn unreachable_backend(mode: Mode, store: &Store) -> Backend {
 /// Refuses every new connection to `store`'s PostgreSQL database and ends
 /// the open ones (the test database is still dropped at the end).
 pub async fn cut_off(store: &Store) {
-    let url = store.database_url.as_deref().expect("a PostgreSQL store");
-    let name = url.rsplit('/').next().expect("database name");
-    let admin: PgConnectOptions = commands::store::testing::DEFAULT_TEST_DATABASE_URL
-        .parse()
-        .expect("admin url");
-    let admin = std::env::var("BASEL_TEST_DATABASE_URL")
-        .ok()
-        .and_then(|u| u.parse().ok())
-        .unwrap_or(admin);
-    let mut conn = admin.connect().await.expect("admin connection");
+    let name = store.test_db().expect("a PostgreSQL test store").name();
+    let mut conn = commands::store::testing::admin_connection().await;
     sqlx::query(&format!(
         "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS false"
     ))

@@ -1,19 +1,11 @@
 //! `basel steward`, `basel import`, `basel export`.
 
-use crate::support::{all_bytes, count_events, stderr, stdout, Store};
+use crate::process::Basel;
+use crate::support::{all_bytes, both_modes, count_events, stderr, stdout, Mode};
 
-fn enrol(store: &Store, name: &str) -> String {
-    let output = store.run(&[
-        "steward",
-        "enrol",
-        "--name",
-        name,
-        "--email",
-        "steward@example.org",
-    ]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let text = stdout(&output);
-    text.lines().last().expect("a last line").trim().to_owned()
+/// Enrols a steward with the CLI; the token printed last.
+fn enrol(basel: &Basel, name: &str) -> String {
+    basel.enrol(name, "steward@example.org")
 }
 
 async fn postgres_dump(url: &str) -> String {
@@ -35,16 +27,17 @@ async fn postgres_dump(url: &str) -> String {
     dump
 }
 
-async fn token_is_printed_last_and_stored_only_as_a_hash(store: Store) {
-    let token = enrol(&store, "Ana López");
+async fn steward_token_is_printed_last_and_stored_only_as_a_hash(mode: Mode) {
+    let basel = Basel::of(mode).await;
+    let token = enrol(&basel, "Ana López");
     assert!(
         token.starts_with("bst_") && token.len() == 68,
         "last stdout line is not a token: {token:?}"
     );
-    assert_eq!(count_events(&store, "steward").await, 1);
-    let stored = match &store.database_url {
+    assert_eq!(count_events(&basel.store, "steward").await, 1);
+    let stored = match &basel.store.database_url {
         Some(url) => postgres_dump(url).await.into_bytes(),
-        None => all_bytes(store.dir.path()),
+        None => all_bytes(basel.dir()),
     };
     assert!(!stored.is_empty());
     let found = stored.windows(token.len()).any(|w| w == token.as_bytes());
@@ -56,21 +49,13 @@ async fn token_is_printed_last_and_stored_only_as_a_hash(store: Store) {
     );
 }
 
-#[tokio::test]
-async fn embedded_steward_token_is_printed_last_and_stored_only_as_a_hash() {
-    token_is_printed_last_and_stored_only_as_a_hash(Store::embedded()).await;
-}
-
-#[tokio::test]
-async fn postgres_steward_token_is_printed_last_and_stored_only_as_a_hash() {
-    token_is_printed_last_and_stored_only_as_a_hash(Store::postgres().await).await;
-}
+both_modes!(steward_token_is_printed_last_and_stored_only_as_a_hash);
 
 #[tokio::test]
 async fn enrolling_the_same_id_twice_fails_without_a_token() {
-    let store = Store::embedded();
-    enrol(&store, "Ana");
-    let output = store.run(&[
+    let basel = Basel::embedded();
+    enrol(&basel, "Ana");
+    let output = basel.run(&[
         "steward",
         "enrol",
         "--name",
@@ -87,12 +72,12 @@ async fn enrolling_the_same_id_twice_fails_without_a_token() {
     );
 }
 
-async fn export_import_export_round_trips(source: Store, target: Store, format: &str) {
+async fn export_import_export_round_trips(source: Basel, target: Basel, format: &str) {
     let server = source.serve().await;
     server.stop();
     let first = source.run(&["export", "--format", format]);
     assert!(first.status.success(), "{}", stderr(&first));
-    let file = source.dir.path().join(format!("directory.{format}"));
+    let file = source.dir().join(format!("directory.{format}"));
     std::fs::write(&file, &first.stdout).expect("write export");
 
     enrol(&target, "Importer");
@@ -114,26 +99,26 @@ async fn export_import_export_round_trips(source: Store, target: Store, format: 
 
 #[tokio::test]
 async fn embedded_export_import_export_gives_identical_json() {
-    export_import_export_round_trips(Store::embedded(), Store::embedded(), "json").await;
+    export_import_export_round_trips(Basel::embedded(), Basel::embedded(), "json").await;
 }
 
 #[tokio::test]
 async fn embedded_export_import_export_gives_identical_csv() {
-    export_import_export_round_trips(Store::embedded(), Store::embedded(), "csv").await;
+    export_import_export_round_trips(Basel::embedded(), Basel::embedded(), "csv").await;
 }
 
 #[tokio::test]
 async fn postgres_export_import_export_gives_identical_json_and_csv() {
-    export_import_export_round_trips(Store::postgres().await, Store::postgres().await, "json")
+    export_import_export_round_trips(Basel::postgres().await, Basel::postgres().await, "json")
         .await;
-    export_import_export_round_trips(Store::postgres().await, Store::postgres().await, "csv").await;
+    export_import_export_round_trips(Basel::postgres().await, Basel::postgres().await, "csv").await;
 }
 
 #[tokio::test]
 async fn an_invalid_row_names_file_row_and_field_and_imports_nothing() {
-    let store = Store::embedded();
-    enrol(&store, "Importer");
-    let file = store.dir.path().join("bad.csv");
+    let basel = Basel::embedded();
+    enrol(&basel, "Importer");
+    let file = basel.dir().join("bad.csv");
     std::fs::write(
         &file,
         "country_code,country_name,ca_name,email,phone,address,notes,verified,last_checked,source\n\
@@ -141,7 +126,7 @@ async fn an_invalid_row_names_file_row_and_field_and_imports_nothing() {
          ZZZ,Nowhere,Agency,not-an-email,12345,,,false,,\n",
     )
     .expect("write");
-    let output = store.run(&[
+    let output = basel.run(&[
         "import",
         file.to_str().expect("path"),
         "--steward",
@@ -156,7 +141,7 @@ async fn an_invalid_row_names_file_row_and_field_and_imports_nothing() {
         );
     }
     assert_eq!(
-        count_events(&store, "authority").await,
+        count_events(&basel.store, "authority").await,
         0,
         "nothing may be imported"
     );
@@ -164,13 +149,13 @@ async fn an_invalid_row_names_file_row_and_field_and_imports_nothing() {
 
 #[tokio::test]
 async fn an_unreadable_file_or_unknown_steward_fails_clearly() {
-    let store = Store::embedded();
-    let missing = store.run(&["import", "/nonexistent/file.json", "--steward", "x"]);
+    let basel = Basel::embedded();
+    let missing = basel.run(&["import", "/nonexistent/file.json", "--steward", "x"]);
     assert!(!missing.status.success());
     assert!(stderr(&missing).contains("/nonexistent/file.json"));
-    let file = store.dir.path().join("ok.json");
+    let file = basel.dir().join("ok.json");
     std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo"}]"#).expect("write");
-    let nobody = store.run(&[
+    let nobody = basel.run(&[
         "import",
         file.to_str().expect("path"),
         "--steward",
@@ -182,18 +167,18 @@ async fn an_unreadable_file_or_unknown_steward_fails_clearly() {
         "{}",
         stderr(&nobody)
     );
-    let bad_args = store.run(&["import"]);
+    let bad_args = basel.run(&["import"]);
     assert!(!bad_args.status.success());
 }
 
 #[tokio::test]
 async fn importing_an_existing_country_records_a_steward_verification() {
-    let store = Store::embedded();
-    enrol(&store, "Importer");
-    let file = store.dir.path().join("one.json");
+    let basel = Basel::embedded();
+    enrol(&basel, "Importer");
+    let file = basel.dir().join("one.json");
     std::fs::write(&file, r#"[{"country_code":"xk","country_name":"Kosovo","email":"a@example.org","last_checked":"2026-01-02","source":"letter"}]"#)
         .expect("write");
-    assert!(store
+    assert!(basel
         .run(&[
             "import",
             file.to_str().expect("path"),
@@ -204,7 +189,7 @@ async fn importing_an_existing_country_records_a_steward_verification() {
         .success());
     std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo","email":"b@example.org","last_checked":"2026-02-03","source":"call"}]"#)
         .expect("write");
-    let again = store.run(&[
+    let again = basel.run(&[
         "import",
         file.to_str().expect("path"),
         "--steward",
@@ -212,13 +197,13 @@ async fn importing_an_existing_country_records_a_steward_verification() {
     ]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(stdout(&again).contains("1 updated"));
-    let export = stdout(&store.run(&["export"]));
+    let export = stdout(&basel.run(&["export"]));
     assert!(
         export.contains("b@example.org") && export.contains("2026-02-03"),
         "{export}"
     );
     assert_eq!(
-        count_events(&store, "authority").await,
+        count_events(&basel.store, "authority").await,
         3,
         "registered, then changed + verified"
     );
@@ -226,9 +211,9 @@ async fn importing_an_existing_country_records_a_steward_verification() {
 
 #[tokio::test]
 async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
-    let store = Store::embedded();
-    enrol(&store, "Importer");
-    let suspend = store.run(&[
+    let basel = Basel::embedded();
+    enrol(&basel, "Importer");
+    let suspend = basel.run(&[
         "steward",
         "suspend",
         "importer",
@@ -236,18 +221,18 @@ async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
         "left the team",
     ]);
     assert!(suspend.status.success(), "{}", stderr(&suspend));
-    let again = store.run(&["steward", "suspend", "importer"]);
+    let again = basel.run(&["steward", "suspend", "importer"]);
     assert!(!again.status.success());
     assert!(
         stderr(&again).contains("already suspended"),
         "{}",
         stderr(&again)
     );
-    let unknown = store.run(&["steward", "suspend", "nobody"]);
+    let unknown = basel.run(&["steward", "suspend", "nobody"]);
     assert!(!unknown.status.success());
-    let file = store.dir.path().join("one.json");
+    let file = basel.dir().join("one.json");
     std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo"}]"#).expect("write");
-    let import = store.run(&[
+    let import = basel.run(&[
         "import",
         file.to_str().expect("path"),
         "--steward",
@@ -255,5 +240,5 @@ async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
     ]);
     assert!(!import.status.success());
     assert!(stderr(&import).contains("suspended"), "{}", stderr(&import));
-    assert_eq!(count_events(&store, "authority").await, 0);
+    assert_eq!(count_events(&basel.store, "authority").await, 0);
 }

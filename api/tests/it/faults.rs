@@ -10,15 +10,14 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sqlx::Row;
 
-use crate::harness::{
-    eventually, read_stream, update, verify_record, Deployment, Nats, Node, PrivatePostgres,
-};
+use crate::process::{read_stream, update, verify_record, Basel, Nats, Node, PrivatePostgres};
+use crate::support::{eventually, Store};
 
 const UPDATES: usize = 500;
 const CLIENTS: usize = 8;
 
 /// The first `n` seeded country codes.
-async fn countries(deployment: &Deployment, n: i64) -> Vec<String> {
+async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
     let db = deployment.db().await;
     sqlx::query_scalar("SELECT country_code FROM directory ORDER BY country_code LIMIT $1")
         .bind(n)
@@ -28,7 +27,7 @@ async fn countries(deployment: &Deployment, n: i64) -> Vec<String> {
 }
 
 /// (country, source) of every verification in the events table.
-async fn committed(deployment: &Deployment) -> Vec<(String, String)> {
+async fn committed(deployment: &Basel) -> Vec<(String, String)> {
     let db = deployment.db().await;
     let rows = sqlx::query(
         "SELECT aggregate_id, CAST(payload AS TEXT) AS payload FROM events \
@@ -53,7 +52,7 @@ async fn committed(deployment: &Deployment) -> Vec<(String, String)> {
 
 /// Whether the relay has published everything and every projection shows
 /// every committed event.
-async fn settled(deployment: &Deployment) -> bool {
+async fn settled(deployment: &Basel) -> bool {
     let db = deployment.db().await;
     if deployment.store.database_url.is_some() {
         let unpublished: i64 = sqlx::query_scalar(
@@ -82,11 +81,7 @@ async fn settled(deployment: &Deployment) -> bool {
 
 /// Every acknowledged update is in the events table, the history and the
 /// directory (and on the stream, in server mode), exactly once.
-async fn assert_nothing_lost(
-    deployment: &Deployment,
-    acked: &[(String, String)],
-    nats: Option<&Nats>,
-) {
+async fn assert_nothing_lost(deployment: &Basel, acked: &[(String, String)], nats: Option<&Nats>) {
     let took = eventually(Duration::from_secs(30), || settled(deployment)).await;
     assert!(
         took.is_some(),
@@ -197,9 +192,9 @@ async fn assert_nothing_lost(
 /// 500 updates from 8 clients; the server is killed with SIGKILL part-way and
 /// restarted. A client retries an update the dead server did not answer with
 /// a new `source`, so every attempt is distinguishable.
-async fn crash_and_restart(deployment: &Deployment, nats: Option<&Nats>) {
+async fn crash_and_restart(deployment: &Basel, nats: Option<&Nats>) {
     let node = deployment.serve().await;
-    let token = deployment.enrol("Crash Tester");
+    let token = deployment.enrol("Crash Tester", "steward@example.org");
     let codes = Arc::new(countries(deployment, 40).await);
     let base = Arc::new(RwLock::new(node.base.clone()));
     let acked = Arc::new(Mutex::new(Vec::new()));
@@ -235,15 +230,15 @@ async fn crash_and_restart(deployment: &Deployment, nats: Option<&Nats>) {
             }
         }));
     }
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while answered.load(Ordering::SeqCst) < UPDATES / 3 {
-        if clients.iter().any(|c| c.is_finished()) || Instant::now() > deadline {
-            for client in clients {
-                client.await.expect("a client failed before the kill");
-            }
-            panic!("the clients did not get a third of their updates through in 120 s");
+    let progressed = eventually(Duration::from_secs(120), || async {
+        answered.load(Ordering::SeqCst) >= UPDATES / 3 || clients.iter().any(|c| c.is_finished())
+    })
+    .await;
+    if progressed.is_none() || answered.load(Ordering::SeqCst) < UPDATES / 3 {
+        for client in clients {
+            client.await.expect("a client failed before the kill");
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        panic!("the clients did not get a third of their updates through in 120 s");
     }
     node.kill9();
     let killed_after = answered.load(Ordering::SeqCst);
@@ -262,22 +257,22 @@ async fn crash_and_restart(deployment: &Deployment, nats: Option<&Nats>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn server_mode_crash_loses_no_acknowledged_write() {
     let nats = Nats::start();
-    let deployment = Deployment::server(&nats.url()).await;
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
     crash_and_restart(&deployment, Some(&nats)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn embedded_crash_loses_no_acknowledged_write() {
-    let deployment = Deployment::embedded();
+    let deployment = Basel::embedded().with_secret();
     crash_and_restart(&deployment, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn writes_and_reads_go_on_while_nats_is_down_and_the_log_catches_up() {
     let mut nats = Nats::start();
-    let deployment = Deployment::server(&nats.url()).await;
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
     let node = deployment.serve().await;
-    let token = deployment.enrol("Outage Tester");
+    let token = deployment.enrol("Outage Tester", "steward@example.org");
     let key = node.register("reader@example.org").await;
     let codes = countries(&deployment, 8).await;
     let mut acked = Vec::new();
@@ -323,9 +318,11 @@ async fn writes_and_reads_go_on_while_nats_is_down_and_the_log_catches_up() {
 async fn writes_fail_fast_while_postgres_restarts_and_the_service_recovers() {
     let postgres = PrivatePostgres::start();
     let nats = Nats::start();
-    let deployment = Deployment::server_at(postgres.url(), &nats.url());
+    let deployment = Basel::on(Store::at(postgres.url()))
+        .with_secret()
+        .with_nats(&nats.url());
     let node = deployment.serve().await;
-    let token = deployment.enrol("Restart Tester");
+    let token = deployment.enrol("Restart Tester", "steward@example.org");
     let status = verify_record(&node.http, &node.base, &token, "FR", &update("before")).await;
     assert_eq!(status, Some(200));
 
@@ -373,9 +370,9 @@ async fn writes_fail_fast_while_postgres_restarts_and_the_service_recovers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_poison_message_halts_its_projection_and_the_others_keep_flowing() {
     let nats = Nats::start();
-    let deployment = Deployment::server(&nats.url()).await;
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
     let node = deployment.serve().await;
-    let token = deployment.enrol("Poison Tester");
+    let token = deployment.enrol("Poison Tester", "steward@example.org");
     let key = node.register("before@example.org").await;
     // The steward is projected before the poison arrives.
     let status = verify_record(
@@ -440,7 +437,7 @@ async fn a_poison_message_halts_its_projection_and_the_others_keep_flowing() {
     assert_eq!(status, 200, "the api_keys projection still flows");
 
     // Nothing after the poison is applied to the halted projection.
-    let late_token = deployment.enrol("Late Steward");
+    let late_token = deployment.enrol("Late Steward", "steward@example.org");
     let status = verify_record(&node.http, &node.base, &late_token, "FR", &update("late")).await;
     assert_eq!(
         status,

@@ -1,6 +1,9 @@
-//! The REST app in-process: the real router, runtime, projector and store
-//! (embedded SQLite or a fresh PostgreSQL database), on port 0, with typed
-//! request helpers. Each test gets a store of its own.
+//! The in-process harness: the REST app in this process, with the real
+//! router, runtime, projector and store (embedded SQLite or a fresh
+//! PostgreSQL database, by [`Mode`]), on port 0, with typed request helpers.
+//! Each test gets a store of its own. Run a body in both modes with
+//! `both_modes!` (from `commands::store::testing`, re-exported by
+//! [`crate::support`]).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -20,31 +23,7 @@ use domain::classifier::Classifier;
 use domain::metadata::{Actor, Metadata};
 use domain::values::{Email, Slug};
 
-use crate::support::Store;
-
-/// Which store the app runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Embedded,
-    Postgres,
-}
-
-/// Runs `$body(mode)` as two tests, `embedded` and `postgres`.
-macro_rules! both_modes {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn embedded() {
-                super::$name(crate::inproc::Mode::Embedded).await;
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$name(crate::inproc::Mode::Postgres).await;
-            }
-        }
-    )*};
-}
-pub(crate) use both_modes;
+use crate::support::{Mode, Store};
 
 /// An answer: status, headers, body as JSON (`Null` when it is not JSON).
 #[derive(Debug)]
@@ -84,10 +63,7 @@ fn classifier() -> Arc<Classifier> {
 impl App {
     /// An app on an empty store.
     pub async fn start(mode: Mode) -> Self {
-        let store = match mode {
-            Mode::Embedded => Store::embedded(),
-            Mode::Postgres => Store::postgres().await,
-        };
+        let store = Store::of(mode).await;
         let runtime = Runtime::open(&store_settings(&store))
             .await
             .expect("runtime opens");
@@ -108,10 +84,7 @@ impl App {
     /// An app on an empty store whose projections only move when the test
     /// calls `runtime.catch_up()` (a projector that is far behind).
     pub async fn start_stalled(mode: Mode) -> Self {
-        let store = match mode {
-            Mode::Embedded => Store::embedded(),
-            Mode::Postgres => Store::postgres().await,
-        };
+        let store = Store::of(mode).await;
         let runtime = Runtime::open(&store_settings(&store))
             .await
             .expect("runtime opens");
@@ -282,6 +255,18 @@ impl Drop for App {
             let _ = stop.send(());
         }
     }
+}
+
+/// Today's date, `YYYY-MM-DD`.
+pub fn today() -> String {
+    Utc::now().date_naive().to_string()
+}
+
+/// An unverified steward check from the ministry's website, today, with
+/// these `changes`.
+pub fn verification(changes: Value) -> Value {
+    json!({"verified": false, "checked_on": today(), "method": "website",
+           "source": "ministry website", "changes": changes})
 }
 
 fn admin() -> Metadata {

@@ -4,8 +4,8 @@
 //! steward's change, made through REST in server mode, seen through MCP as
 //! soon as through REST.
 
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
@@ -14,58 +14,17 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::support::{spawn_serve, Store};
-
-/// `basel serve` with both listeners on port 0.
-struct Running {
-    child: Child,
-    rest: String,
-    mcp: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `basel serve` and waits for both addresses and `/healthz`.
-async fn serve(store: &Store) -> Running {
-    let spawned = spawn_serve(store.basel(&[]));
-    let running = Running {
-        child: spawned.child,
-        rest: spawned.base,
-        mcp: spawned.mcp,
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        let health = reqwest::get(format!("{}/healthz", running.rest)).await;
-        if health.is_ok_and(|r| r.status() == 200) {
-            return running;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("/healthz did not answer 200 within 30 s");
-}
+use crate::process::{Basel, Node};
+use crate::support::eventually_some;
 
 /// A fresh API key from `POST /register`.
-async fn api_key(server: &Running) -> String {
-    let answer: Value = reqwest::Client::new()
-        .post(format!("{}/register", server.rest))
-        .json(&json!({ "email": "mcp-client@example.org" }))
-        .send()
-        .await
-        .expect("register")
-        .json()
-        .await
-        .expect("JSON");
-    answer["api_key"].as_str().expect("api_key").to_owned()
+async fn api_key(server: &Node) -> String {
+    server.register("mcp-client@example.org").await
 }
 
 type Client = RunningService<RoleClient, ()>;
 
-async fn rmcp_client(server: &Running, key: &str) -> Client {
+async fn rmcp_client(server: &Node, key: &str) -> Client {
     let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.mcp))
         .auth_header(key.to_owned());
     ().serve(StreamableHttpClientTransport::from_config(config))
@@ -100,8 +59,8 @@ fn structured(result: &CallToolResult) -> Value {
 
 #[tokio::test]
 async fn the_rmcp_client_lists_tools_and_calls_them_over_streamable_http() {
-    let store = Store::embedded();
-    let server = serve(&store).await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let client = rmcp_client(&server, &key).await;
     let info = client.peer_info().expect("server info");
@@ -127,7 +86,7 @@ async fn the_rmcp_client_lists_tools_and_calls_them_over_streamable_http() {
     assert_eq!(record["country_code"], "DE");
     assert_eq!(record["country_name"], "Germany");
     let rest: Value = reqwest::Client::new()
-        .get(format!("{}/api/v1/ca/DE", server.rest))
+        .get(format!("{}/api/v1/ca/DE", server.base))
         .header("x-api-key", &key)
         .send()
         .await
@@ -150,7 +109,7 @@ async fn the_rmcp_client_lists_tools_and_calls_them_over_streamable_http() {
 }
 
 /// Runs the Python SDK check script against `server` over `transport`.
-fn python_check(server: &Running, key: &str, transport: &str) {
+fn python_check(server: &Node, key: &str, transport: &str) {
     let import = Command::new("python3").args(["-c", "import mcp"]).output();
     match import {
         Ok(output) if output.status.success() => {}
@@ -193,8 +152,8 @@ fn python_check(server: &Running, key: &str, transport: &str) {
 
 #[tokio::test]
 async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
-    let store = Store::embedded();
-    let server = serve(&store).await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let (server, key) = tokio::task::spawn_blocking(move || {
         python_check(&server, &key, "streamable");
@@ -207,8 +166,8 @@ async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
 
 #[tokio::test]
 async fn the_python_sdk_lists_tools_and_calls_them_over_legacy_sse() {
-    let store = Store::embedded();
-    let server = serve(&store).await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let (server, key) = tokio::task::spawn_blocking(move || {
         python_check(&server, &key, "sse");
@@ -219,9 +178,9 @@ async fn the_python_sdk_lists_tools_and_calls_them_over_legacy_sse() {
     drop((server, key));
 }
 
-async fn rest_record(server: &Running, key: &str) -> Value {
+async fn rest_record(server: &Node, key: &str) -> Value {
     reqwest::Client::new()
-        .get(format!("{}/api/v1/ca/DE", server.rest))
+        .get(format!("{}/api/v1/ca/DE", server.base))
         .header("x-api-key", key)
         .send()
         .await
@@ -233,9 +192,9 @@ async fn rest_record(server: &Running, key: &str) -> Value {
 
 #[tokio::test]
 async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
-    let store = Store::postgres().await;
-    let token = store.enrol("Mia Chen", "mia@example.org");
-    let server = serve(&store).await;
+    let basel = Basel::postgres().await;
+    let token = basel.enrol("Mia Chen", "mia@example.org");
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let client = rmcp_client(&server, &key).await;
     let before = structured(
@@ -249,7 +208,7 @@ async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
     assert_ne!(before["email"], "mcp-e2e@example.de");
     let today = chrono::Utc::now().date_naive().to_string();
     let response = reqwest::Client::new()
-        .post(format!("{}/api/v1/ca/DE/verifications", server.rest))
+        .post(format!("{}/api/v1/ca/DE/verifications", server.base))
         .bearer_auth(&token)
         .json(&json!({
             "verified": true,
@@ -269,17 +228,17 @@ async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
     let status = response.status().as_u16();
     let body: Value = response.json().await.unwrap_or(Value::Null);
     assert!(status == 200 || status == 202, "{status}: {body}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let rest = loop {
+    let rest = eventually_some(Duration::from_secs(10), || async {
         let rest = rest_record(&server, &key).await;
-        if rest["email"] == "mcp-e2e@example.de" {
-            break rest;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "REST never showed the change: {rest}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        (rest["email"] == "mcp-e2e@example.de").then_some(rest)
+    })
+    .await;
+    let rest = match rest {
+        Some(rest) => rest,
+        None => panic!(
+            "REST never showed the change: {}",
+            rest_record(&server, &key).await
+        ),
     };
     let seen = structured(
         &call(
@@ -316,8 +275,8 @@ async fn a_stewards_change_is_visible_through_mcp_as_soon_as_through_rest() {
 /// query, other names and accents included.
 #[tokio::test]
 async fn rest_q_and_mcp_search_find_the_same_countries() {
-    let store = Store::embedded();
-    let server = serve(&store).await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let client = rmcp_client(&server, &key).await;
     let http = reqwest::Client::new();
@@ -330,7 +289,7 @@ async fn rest_q_and_mcp_search_find_the_same_countries() {
         ("germany", "DE"),
     ] {
         let rest: Value = http
-            .get(format!("{}/api/v1/ca", server.rest))
+            .get(format!("{}/api/v1/ca", server.base))
             .query(&[("q", query)])
             .header("x-api-key", &key)
             .send()
@@ -365,8 +324,8 @@ async fn rest_q_and_mcp_search_find_the_same_countries() {
 /// a 422 naming it, on classify and register as on the steward routes.
 #[tokio::test]
 async fn an_unknown_field_in_any_json_body_is_a_422_naming_it() {
-    let store = Store::embedded();
-    let server = serve(&store).await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = api_key(&server).await;
     let http = reqwest::Client::new();
     for (path, body) in [
@@ -380,7 +339,7 @@ async fn an_unknown_field_in_any_json_body_is_a_422_naming_it() {
         ),
     ] {
         let answer = http
-            .post(format!("{}{path}", server.rest))
+            .post(format!("{}{path}", server.base))
             .header("x-api-key", &key)
             .json(&body)
             .send()

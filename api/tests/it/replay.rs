@@ -2,12 +2,13 @@
 //! both modes: a faithful store verifies, a tampered read table is caught
 //! and the differing row named.
 
-use crate::harness::{eventually, update, verify_record, Deployment, Nats};
+use crate::process::{update, verify_record, Basel, Nats};
+use crate::support::eventually;
 
 /// Writes through every projection: verifications, a key, a steward.
-async fn populate(deployment: &Deployment) {
+async fn populate(deployment: &Basel) {
     let node = deployment.serve().await;
-    let token = deployment.enrol("Replay Tester");
+    let token = deployment.enrol("Replay Tester", "steward@example.org");
     let key = node.register("replay@example.org").await;
     for (n, code) in ["FR", "DE", "FR", "KE"].iter().enumerate() {
         let status = verify_record(
@@ -32,7 +33,7 @@ async fn populate(deployment: &Deployment) {
     assert!(ready.is_some(), "the projections caught up");
 }
 
-async fn verify_then_tamper(deployment: &Deployment) {
+async fn verify_then_tamper(deployment: &Basel) {
     populate(deployment).await;
     let (ok, out) = deployment.verify();
     assert!(ok, "a faithful store verifies:\n{out}");
@@ -96,13 +97,13 @@ async fn verify_then_tamper(deployment: &Deployment) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_replay_verifies_and_names_tampered_rows() {
-    verify_then_tamper(&Deployment::embedded()).await;
+    verify_then_tamper(&Basel::embedded().with_secret()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_mode_replay_from_jetstream_verifies_and_names_tampered_rows() {
     let nats = Nats::start();
-    let deployment = Deployment::server(&nats.url()).await;
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
     verify_then_tamper(&deployment).await;
     let output = deployment.run(&["relay", "--republish-from", "1"]);
     let text = String::from_utf8_lossy(&output.stdout);

@@ -2,10 +2,10 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{Server, Store};
+use crate::process::{Basel, Node};
 
 async fn post(
-    server: &Server,
+    server: &Node,
     path: &str,
     key: Option<&str>,
     body: reqwest::Body,
@@ -23,7 +23,7 @@ async fn post(
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-async fn post_json(server: &Server, path: &str, key: Option<&str>, body: &Value) -> (u16, Value) {
+async fn post_json(server: &Node, path: &str, key: Option<&str>, body: &Value) -> (u16, Value) {
     post(
         server,
         path,
@@ -34,7 +34,7 @@ async fn post_json(server: &Server, path: &str, key: Option<&str>, body: &Value)
     .await
 }
 
-async fn register(server: &Server, email: &str) -> Value {
+async fn register(server: &Node, email: &str) -> Value {
     let (status, body) = post_json(server, "/register", None, &json!({ "email": email })).await;
     assert_eq!(status, 200, "{body}");
     body
@@ -42,8 +42,8 @@ async fn register(server: &Server, email: &str) -> Value {
 
 #[tokio::test]
 async fn registration_returns_a_key_that_works_at_once_and_the_same_key_again() {
-    let store = Store::embedded();
-    let server = store.serve().await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let first = register(&server, "Ana@Example.org").await;
     assert_eq!(first["created"], true);
     let key = first["api_key"].as_str().expect("key").to_owned();
@@ -65,8 +65,8 @@ async fn registration_returns_a_key_that_works_at_once_and_the_same_key_again() 
 
 #[tokio::test]
 async fn registration_refuses_invalid_addresses_with_422() {
-    let store = Store::embedded();
-    let server = store.serve().await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     for body in [
         json!({ "email": "nope" }),
         json!({}),
@@ -82,8 +82,8 @@ async fn registration_refuses_invalid_addresses_with_422() {
 
 #[tokio::test]
 async fn classify_needs_a_valid_key_and_says_so_in_exactly_three_fields() {
-    let store = Store::embedded();
-    let server = store.serve().await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let body = json!({ "description": "used tyres" });
     let (missing, missing_body) = post_json(&server, "/api/v1/classify", None, &body).await;
     let (wrong, wrong_body) =
@@ -111,8 +111,8 @@ async fn classify_needs_a_valid_key_and_says_so_in_exactly_three_fields() {
 
 #[tokio::test]
 async fn classify_answers_every_result_field_and_the_procedure_for_a_country_pair() {
-    let store = Store::embedded();
-    let server = store.serve().await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = register(&server, "c@example.org").await["api_key"]
         .as_str()
         .expect("key")
@@ -155,8 +155,8 @@ async fn classify_answers_every_result_field_and_the_procedure_for_a_country_pai
 
 #[tokio::test]
 async fn classify_bad_input_gets_the_right_status_and_names_the_field() {
-    let store = Store::embedded();
-    let server = store.serve().await;
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
     let key = register(&server, "d@example.org").await["api_key"]
         .as_str()
         .expect("key")

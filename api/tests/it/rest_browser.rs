@@ -4,15 +4,15 @@
 //! labelled field, submits the form (no JavaScript on the page), reads the key
 //! from the page, and calls the API with it.
 
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fantoccini::{ClientBuilder, Locator};
 use serde_json::json;
 
-use crate::inproc::{App, Mode};
+use crate::inproc::App;
+use crate::support::{free_port, listening, Mode};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -38,10 +38,7 @@ fn start_driver() -> Driver {
              (apt-get install -y chromium chromium-driver; .ci/run installs them)"
         );
     }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
+    let port = free_port();
     let child = Command::new(CHROMEDRIVER)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -52,14 +49,10 @@ fn start_driver() -> Driver {
         child,
         url: format!("http://127.0.0.1:{port}"),
     };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "chromedriver did not listen within 20 s"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        listening(port, Duration::from_secs(20)),
+        "chromedriver did not listen within 20 s"
+    );
     driver
 }
 

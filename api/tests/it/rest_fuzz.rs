@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use crate::inproc::{App, Mode};
+use crate::inproc::App;
+use crate::support::Mode;
 
 struct Fixture {
     runtime: tokio::runtime::Runtime,

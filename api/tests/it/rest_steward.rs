@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::inproc::{both_modes, App, Mode};
+use crate::inproc::{today, App};
+use crate::support::{both_modes, Mode};
 
 fn check(date: &str) -> Value {
     json!({
@@ -21,10 +22,6 @@ fn check(date: &str) -> Value {
             "phone": "+49-30-1234-5678",
         }
     })
-}
-
-fn today() -> String {
-    chrono::Utc::now().date_naive().to_string()
 }
 
 async fn a_verification_answers_with_the_record_as_get_now_returns_it(mode: Mode) {

@@ -1,65 +1,55 @@
 //! `basel serve`: start, seed once, health, restart.
 
-use crate::support::{count_events, Store};
+use std::time::Duration;
 
-async fn starts_seeds_once_and_keeps_data(store: Store) {
-    let server = store.serve().await;
+use crate::process::Basel;
+use crate::support::{both_modes, count_events, eventually, Mode};
+
+async fn serve_starts_seeds_once_and_keeps_data_across_restarts(mode: Mode) {
+    let basel = Basel::of(mode).await;
+    let server = basel.serve().await;
     let health = server.get("/healthz").await.expect("healthz");
-    assert_eq!(health.status().as_u16(), 200);
-    let mut ready = false;
-    for _ in 0..100 {
-        if server.get("/readyz").await.map(|r| r.status().as_u16()) == Some(200) {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert!(ready, "/readyz never answered 200");
+    assert_eq!(health.0, 200);
+    let ready = eventually(Duration::from_secs(10), || async {
+        server.get("/readyz").await.map(|(status, _)| status) == Some(200)
+    })
+    .await;
+    assert!(ready.is_some(), "/readyz never answered 200");
     let legacy = server.get("/api/v1/health").await.expect("health");
-    assert_eq!(legacy.status().as_u16(), 200);
+    assert_eq!(legacy.0, 200);
     server.stop();
-    let seeded = count_events(&store, "authority").await;
+    let seeded = count_events(&basel.store, "authority").await;
     assert_eq!(
         seeded, 189,
         "one registration per Basel Party except the EU"
     );
 
-    let again = store.serve().await;
+    let again = basel.serve().await;
     again.stop();
     assert_eq!(
-        count_events(&store, "authority").await,
+        count_events(&basel.store, "authority").await,
         seeded,
         "a second start must not seed again"
     );
 }
 
-#[tokio::test]
-async fn embedded_serve_starts_seeds_once_and_keeps_data_across_restarts() {
-    let store = Store::embedded();
-    starts_seeds_once_and_keeps_data(store).await;
-}
-
-#[tokio::test]
-async fn postgres_serve_starts_seeds_once_and_keeps_data_across_restarts() {
-    starts_seeds_once_and_keeps_data(Store::postgres().await).await;
-}
+both_modes!(serve_starts_seeds_once_and_keeps_data_across_restarts);
 
 #[tokio::test]
 async fn unknown_routes_get_a_json_404() {
-    let store = Store::embedded();
-    let server = store.serve().await;
-    let response = server.get("/nope").await.expect("response");
-    assert_eq!(response.status().as_u16(), 404);
-    let body: serde_json::Value = response.json().await.expect("json");
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
+    let (status, body) = server.get("/nope").await.expect("response");
+    assert_eq!(status, 404);
     assert_eq!(body["code"], "not_found");
     server.stop();
 }
 
 #[tokio::test]
 async fn an_unreachable_database_fails_in_one_line_naming_the_host_without_the_password() {
-    let mut store = Store::embedded();
-    store.database_url = Some("postgres://basel:hunter2secret@127.0.0.1:1/basel".into());
-    let output = store.run(&["export"]);
+    let mut basel = Basel::embedded();
+    basel.store.database_url = Some("postgres://basel:hunter2secret@127.0.0.1:1/basel".into());
+    let output = basel.run(&["export"]);
     assert!(!output.status.success());
     let stderr = crate::support::stderr(&output);
     let error_lines: Vec<_> = stderr.lines().filter(|l| l.starts_with("error:")).collect();

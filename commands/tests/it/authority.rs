@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::{NaiveDate, Utc};
 use commands::authority::AuthorityCommands;
-use commands::store::testing::{fresh_postgres, fresh_sqlite};
+use commands::store::testing::{both_modes, fresh_sqlite, fresh_store, Mode};
 use commands::store::Backend;
 use commands::CommandError;
 use domain::authority::{
@@ -109,16 +109,9 @@ async fn fifty_concurrent_updates_commit_each_sequence_once(backend: Backend) {
     );
 }
 
-#[tokio::test]
-async fn sqlite_fifty_concurrent_verification_updates_on_one_record_lose_nothing() {
-    let (backend, _dir) = fresh_sqlite().await;
-    fifty_concurrent_updates_commit_each_sequence_once(backend).await;
-}
-
-#[tokio::test]
-async fn postgres_fifty_concurrent_verification_updates_on_one_record_lose_nothing() {
-    let (backend, _db) = fresh_postgres().await;
-    fifty_concurrent_updates_commit_each_sequence_once(backend).await;
+async fn fifty_concurrent_verification_updates_on_one_record_lose_nothing(mode: Mode) {
+    let store = fresh_store(mode).await;
+    fifty_concurrent_updates_commit_each_sequence_once(store.backend.clone()).await;
 }
 
 #[tokio::test]
@@ -167,14 +160,12 @@ async fn a_stale_expected_version_is_a_conflict_and_writes_nothing(backend: Back
     assert_eq!(current.sequence, 5);
 }
 
-#[tokio::test]
-async fn sqlite_a_stale_expected_version_is_a_conflict() {
-    let (backend, _dir) = fresh_sqlite().await;
-    a_stale_expected_version_is_a_conflict_and_writes_nothing(backend).await;
+async fn a_stale_expected_version_is_a_conflict(mode: Mode) {
+    let store = fresh_store(mode).await;
+    a_stale_expected_version_is_a_conflict_and_writes_nothing(store.backend.clone()).await;
 }
 
-#[tokio::test]
-async fn postgres_a_stale_expected_version_is_a_conflict() {
-    let (backend, _db) = fresh_postgres().await;
-    a_stale_expected_version_is_a_conflict_and_writes_nothing(backend).await;
-}
+both_modes!(
+    fifty_concurrent_verification_updates_on_one_record_lose_nothing,
+    a_stale_expected_version_is_a_conflict,
+);

@@ -6,14 +6,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_nats::jetstream::{self, consumer::pull};
+use async_nats::jetstream;
 use chrono::{NaiveDate, Utc};
-use futures::StreamExt;
 use tokio::sync::watch;
 
 use commands::authority::AuthorityCommands;
 use commands::relay::{self, LogSettings, Relay};
-use commands::store::testing::fresh_postgres;
+use commands::store::testing::{eventually, fresh_postgres, stream_payloads};
 use domain::authority::{
     ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
     VerificationMethod,
@@ -59,22 +58,11 @@ fn today() -> NaiveDate {
 }
 
 async fn read_stream(context: &jetstream::Context, settings: &LogSettings) -> Vec<Envelope> {
-    let mut stream = context.get_stream(&settings.stream).await.expect("stream");
-    let last = stream.info().await.expect("info").state.last_sequence;
-    let consumer = stream
-        .create_consumer(pull::OrderedConfig::default())
+    stream_payloads(context, &settings.stream)
         .await
-        .expect("consumer");
-    let mut messages = consumer.messages().await.expect("messages");
-    let mut out = Vec::new();
-    while let Some(message) = messages.next().await {
-        let message = message.expect("message");
-        out.push(serde_json::from_slice(&message.payload).expect("an envelope"));
-        if message.info().expect("info").stream_sequence >= last {
-            break;
-        }
-    }
-    out
+        .iter()
+        .map(|payload| serde_json::from_slice(payload).expect("an envelope"))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -146,14 +134,11 @@ async fn the_stream_holds_every_committed_event_once_in_commit_order() {
         writer.await.expect("writer");
     }
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while relay::backlog(&pool).await.expect("backlog") > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the relay did not drain in 30 s"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let drained = eventually(Duration::from_secs(30), || async {
+        relay::backlog(&pool).await.expect("backlog") == 0
+    })
+    .await;
+    assert!(drained.is_some(), "the relay did not drain in 30 s");
     // An operator re-publishes everything: JetStream drops every duplicate.
     let operator = Relay::new(pool.clone(), context.clone(), settings.clone());
     let (sent, stored) = operator.republish_from(1).await.expect("republished");

@@ -1,10 +1,11 @@
 //! The event-store contract, run against both backends with the same bodies:
-//! every `contract!` test exists as `postgres::<name>` and `sqlite::<name>`.
+//! every `both_modes!` test exists as `<name>::embedded` (SQLite) and
+//! `<name>::postgres`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use commands::store::testing::{fresh_postgres, fresh_sqlite};
+use commands::store::testing::{both_modes, fresh_store, Mode};
 use commands::store::{AnyEventRepository, Backend};
 use cqrs_es::persist::{PersistedEventRepository, PersistenceError, SerializedEvent};
 use cqrs_es::{AggregateError, CqrsFramework, EventStore};
@@ -15,30 +16,8 @@ use crate::support::{Counter, CounterCommand, CounterEvent};
 type Cqrs =
     CqrsFramework<Counter, cqrs_es::persist::PersistedEventStore<AnyEventRepository, Counter>>;
 
-macro_rules! contract {
-    ($($test:ident),* $(,)?) => {
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    let (backend, _db) = super::fresh_postgres().await;
-                    super::$test(&backend).await;
-                }
-            )*
-        }
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    let (backend, _dir) = super::fresh_sqlite().await;
-                    super::$test(&backend).await;
-                }
-            )*
-        }
-    };
-}
-
-contract!(
+both_modes!(
+    worker_threads = 4;
     appended_events_load_back_in_sequence_order,
     metadata_survives_the_round_trip,
     a_batch_reusing_a_taken_sequence_is_refused_whole,
@@ -67,7 +46,9 @@ fn sequences(events: &[SerializedEvent]) -> Vec<usize> {
     events.iter().map(|e| e.sequence).collect()
 }
 
-async fn appended_events_load_back_in_sequence_order(backend: &Backend) {
+async fn appended_events_load_back_in_sequence_order(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     let repo = backend.repository();
     assert!(repo.get_events::<Counter>("a").await.unwrap().is_empty());
 
@@ -88,7 +69,9 @@ async fn appended_events_load_back_in_sequence_order(backend: &Backend) {
     assert_eq!(streamed, vec![1, 2, 3]);
 }
 
-async fn metadata_survives_the_round_trip(backend: &Backend) {
+async fn metadata_survives_the_round_trip(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     let metadata = HashMap::from([
         (
             "recorded_at".to_string(),
@@ -123,7 +106,9 @@ async fn metadata_survives_the_round_trip(backend: &Backend) {
     }
 }
 
-async fn a_batch_reusing_a_taken_sequence_is_refused_whole(backend: &Backend) {
+async fn a_batch_reusing_a_taken_sequence_is_refused_whole(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     let repo = backend.repository();
     repo.persist::<Counter>(&[event("a", 1, 1), event("a", 2, 2)], None)
         .await
@@ -147,7 +132,9 @@ async fn a_batch_reusing_a_taken_sequence_is_refused_whole(backend: &Backend) {
     assert_eq!(backend.max_position().await.unwrap(), 2);
 }
 
-async fn positions_increase_strictly_in_commit_order_across_aggregates(backend: &Backend) {
+async fn positions_increase_strictly_in_commit_order_across_aggregates(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     assert_eq!(
         backend.max_position().await.unwrap(),
         0,
@@ -198,8 +185,10 @@ async fn positions_increase_strictly_in_commit_order_across_aggregates(backend: 
 }
 
 async fn fifty_concurrent_commands_on_one_aggregate_commit_each_sequence_once_and_lose_nothing(
-    backend: &Backend,
+    mode: Mode,
 ) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     const COMMANDS: usize = 50;
     let cqrs = Arc::new(cqrs(backend));
     let tasks: Vec<_> = (0..COMMANDS)
@@ -249,7 +238,9 @@ async fn fifty_concurrent_commands_on_one_aggregate_commit_each_sequence_once_an
     }
 }
 
-async fn snapshots_are_refused_and_never_returned(backend: &Backend) {
+async fn snapshots_are_refused_and_never_returned(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = &store.backend;
     let repo = backend.repository();
     let snapshot = Some(("a".to_string(), json!({ "value": 1 }), 1));
     let refused = repo.persist::<Counter>(&[event("a", 1, 1)], snapshot).await;
@@ -265,7 +256,7 @@ async fn snapshots_are_refused_and_never_returned(backend: &Backend) {
 mod postgres_only {
     use std::time::Duration;
 
-    use commands::store::testing::fresh_postgres;
+    use commands::store::testing::{eventually, fresh_postgres};
     use commands::store::{Backend, StoreError};
     use sqlx::{Connection, PgConnection};
 
@@ -316,15 +307,11 @@ mod postgres_only {
         });
 
         // Bounded polling: the second writer must be queued on the position lock.
-        let mut waited = Duration::ZERO;
-        while waiting_advisory_locks(&backend).await == 0 {
-            assert!(
-                waited < Duration::from_secs(5),
-                "second writer never waited for the lock"
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            waited += Duration::from_millis(10);
-        }
+        let queued = eventually(Duration::from_secs(5), || async {
+            waiting_advisory_locks(&backend).await > 0
+        })
+        .await;
+        assert!(queued.is_some(), "second writer never waited for the lock");
         assert!(
             !second_writer.is_finished(),
             "second writer drew a position before the first committed"

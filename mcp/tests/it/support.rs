@@ -1,5 +1,9 @@
 //! The MCP router on port 0 over a fresh SQLite store with a few records,
 //! and clients for it: the rmcp client (streamable HTTP) and raw HTTP.
+//!
+//! The store comes from the workspace's test support
+//! (`commands::store::testing::fresh_store`); `mcp` may not depend on `api`,
+//! so this in-process harness serves the MCP router alone.
 
 use std::sync::Arc;
 
@@ -16,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use commands::api_key::ApiKeyCommands;
 use commands::authority::AuthorityCommands;
 use commands::secrets::ServerSecret;
-use commands::store::testing::fresh_sqlite;
+use commands::store::testing::{fresh_store, Mode, TestStore};
 use commands::store::Backend;
 use domain::authority::{
     ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
@@ -40,7 +44,7 @@ pub struct App {
     pub db: projections::ReadDb,
     stop: CancellationToken,
     served: Option<tokio::task::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
+    _store: TestStore,
 }
 
 impl App {
@@ -121,13 +125,9 @@ pub async fn verify_germany(backend: &Backend, email: &str) {
 
 /// Starts the router with these origins and hosts (None = loopback defaults).
 pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
-    let (backend, dir) = fresh_sqlite().await;
-    let db = projections::connect(&format!(
-        "sqlite://{}",
-        dir.path().join("basel.db").display()
-    ))
-    .await
-    .expect("read db");
+    let store = fresh_store(Mode::Embedded).await;
+    let backend = store.backend.clone();
+    let db = projections::connect(&store.url).await.expect("read db");
     let projector = Projector::new(db.clone()).await.expect("projector");
     register(
         &backend,
@@ -195,7 +195,7 @@ pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
         db,
         stop,
         served: Some(served),
-        _dir: dir,
+        _store: store,
     }
 }
 

@@ -5,12 +5,15 @@ use projections::registry::{AggregateKind, Projection};
 use projections::replay::{fold_log, Source};
 use projections::ProjectionError;
 
+use commands::store::testing::Mode;
+
 use crate::runner::{open, register};
 
 #[tokio::test]
 async fn each_projection_is_measured_against_the_aggregate_it_reads() {
-    let (backend, _dir, projector, _db) = open().await;
-    register(&backend, "DE").await;
+    let (store, projector, _db) = open(Mode::Embedded).await;
+    let backend = &store.backend;
+    register(backend, "DE").await;
     projector.catch_up().await.expect("catch up");
     let lags = projector.lag().await.expect("lag");
     assert_eq!(lags.len(), Projection::ALL.len());
@@ -25,8 +28,9 @@ async fn each_projection_is_measured_against_the_aggregate_it_reads() {
 
 #[tokio::test]
 async fn an_event_of_an_unknown_aggregate_type_halts_every_projection_and_fails_a_replay() {
-    let (backend, _dir, projector, db) = open().await;
-    register(&backend, "DE").await;
+    let (store, projector, db) = open(Mode::Embedded).await;
+    let backend = &store.backend;
+    register(backend, "DE").await;
     sqlx::query(
         "INSERT INTO events (aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata) \
          VALUES ('counter', 'a', 1, 'Incremented', '1', '{}', '{}')",
@@ -57,7 +61,7 @@ async fn an_event_of_an_unknown_aggregate_type_halts_every_projection_and_fails_
 
 #[tokio::test]
 async fn a_checkpoint_naming_no_projection_makes_lag_an_error() {
-    let (_backend, _dir, projector, db) = open().await;
+    let (_store, projector, db) = open(Mode::Embedded).await;
     sqlx::query(
         "INSERT INTO projection_checkpoints (name, position, halted, updated_at) \
          VALUES ('retired', 0, NULL, '2026-01-01T00:00:00Z')",

@@ -1,8 +1,8 @@
-//! Projections over the embedded log: apply, duplicate, gap, poison.
+//! Projections over the log, on both stores: apply, duplicate, gap, poison.
 
 use chrono::Utc;
 use commands::authority::AuthorityCommands;
-use commands::store::testing::fresh_sqlite;
+use commands::store::testing::{both_modes, fresh_store, Mode, TestStore};
 use commands::store::Backend;
 use domain::authority::{
     ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
@@ -21,16 +21,12 @@ fn metadata() -> Metadata {
     }
 }
 
-pub(crate) async fn open() -> (Backend, tempfile::TempDir, Projector, projections::ReadDb) {
-    let (backend, dir) = fresh_sqlite().await;
-    let db = projections::connect(&format!(
-        "sqlite://{}",
-        dir.path().join("basel.db").display()
-    ))
-    .await
-    .expect("read db");
+/// A fresh store of `mode`, its read tables and a projector over them.
+pub(crate) async fn open(mode: Mode) -> (TestStore, Projector, projections::ReadDb) {
+    let store = fresh_store(mode).await;
+    let db = projections::connect(&store.url).await.expect("read db");
     let projector = Projector::new(db.clone()).await.expect("projector");
-    (backend, dir, projector, db)
+    (store, projector, db)
 }
 
 pub(crate) async fn register(backend: &Backend, code: &str) {
@@ -53,10 +49,10 @@ pub(crate) async fn register(backend: &Backend, code: &str) {
         .expect("register");
 }
 
-#[tokio::test]
-async fn the_directory_shows_registrations_and_verifications() {
-    let (backend, _dir, projector, db) = open().await;
-    register(&backend, "DE").await;
+async fn the_directory_shows_registrations_and_verifications(mode: Mode) {
+    let (store, projector, db) = open(mode).await;
+    let backend = &store.backend;
+    register(backend, "DE").await;
     let today = Utc::now().date_naive();
     let update = SubmitVerificationUpdate {
         verified: false,
@@ -68,7 +64,7 @@ async fn the_directory_shows_registrations_and_verifications() {
         steward: Some(Slug::parse("ana").expect("slug")),
         today,
     };
-    let committed = AuthorityCommands::new(&backend)
+    let committed = AuthorityCommands::new(backend)
         .submit_verification(
             &CountryCode::parse("DE").expect("code"),
             update,
@@ -107,10 +103,10 @@ async fn the_directory_shows_registrations_and_verifications() {
     );
 }
 
-#[tokio::test]
-async fn replaying_from_zero_changes_nothing() {
-    let (backend, _dir, projector, db) = open().await;
-    register(&backend, "FR").await;
+async fn replaying_from_zero_changes_nothing(mode: Mode) {
+    let (store, projector, db) = open(mode).await;
+    let backend = &store.backend;
+    register(backend, "FR").await;
     projector.catch_up().await.expect("catch up");
     let before = Reader::new(db.clone()).all().await.expect("rows");
     sqlx::query("UPDATE projection_checkpoints SET position = 0")
@@ -128,10 +124,10 @@ async fn replaying_from_zero_changes_nothing() {
     );
 }
 
-#[tokio::test]
-async fn an_undecodable_event_halts_its_projection_and_nothing_after_it_is_applied() {
-    let (backend, _dir, projector, db) = open().await;
-    register(&backend, "DE").await;
+async fn an_undecodable_event_halts_its_projection_and_nothing_after_it_is_applied(mode: Mode) {
+    let (store, projector, db) = open(mode).await;
+    let backend = &store.backend;
+    register(backend, "DE").await;
     sqlx::query(
         "INSERT INTO events (aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata) \
          VALUES ('authority', 'DE', 2, 'Garbage', '1', '{\"Garbage\":{}}', '{}')",
@@ -139,7 +135,7 @@ async fn an_undecodable_event_halts_its_projection_and_nothing_after_it_is_appli
     .execute(&db)
     .await
     .expect("poison");
-    register(&backend, "NL").await;
+    register(backend, "NL").await;
     assert!(projector.catch_up().await.is_err());
     let statuses = projector.status().await.expect("status");
     let directory = statuses
@@ -164,3 +160,9 @@ async fn an_undecodable_event_halts_its_projection_and_nothing_after_it_is_appli
         .expect("stewards");
     assert!(stewards.halted.is_none(), "other projections keep flowing");
 }
+
+both_modes!(
+    the_directory_shows_registrations_and_verifications,
+    replaying_from_zero_changes_nothing,
+    an_undecodable_event_halts_its_projection_and_nothing_after_it_is_applied,
+);

@@ -1,0 +1,60 @@
+//! `GET /api/v1/ca/{cc}/history`: oldest first, stewards by id and name
+//! only; in both storage modes.
+
+use serde_json::json;
+
+use crate::inproc::{verification, App};
+use crate::support::{both_modes, Mode};
+
+async fn history_is_oldest_first_and_shows_stewards_by_id_and_name_only(mode: Mode) {
+    let app = App::start(mode).await;
+    let token = app.enrol("nia").await;
+    let key = app.key().await;
+    app.add_country(&token, "IE", "Ireland").await;
+    let update = app
+        .post_as(
+            "/api/v1/ca/IE/verifications",
+            &token,
+            &verification(json!({"email": "ca@epa.example.ie"})),
+        )
+        .await;
+    assert_eq!(update.status, 200);
+    let history = app.get("/api/v1/ca/ie/history", &key).await;
+    assert_eq!(history.status, 200, "{}", history.text);
+    assert_eq!(history.body["country_code"], "IE");
+    let items = history.body["items"].as_array().expect("items");
+    let kinds: Vec<_> = items
+        .iter()
+        .map(|i| (i["sequence"].as_i64(), i["event_type"].as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (Some(1), Some("AuthorityRegistered")),
+            (Some(2), Some("ContactDetailsChanged")),
+            (Some(3), Some("VerificationRecorded"))
+        ]
+    );
+    for item in items {
+        assert_eq!(item["actor"], "steward:nia");
+        assert!(item["recorded_at"].is_string() && item["position"].is_i64());
+    }
+    assert_eq!(items[1]["changes"][0]["field"], "email");
+    assert_eq!(items[1]["changes"][0]["new"], "ca@epa.example.ie");
+    assert_eq!(
+        items[2]["steward"],
+        json!({"id": "nia", "name": "Steward nia"})
+    );
+    assert_eq!(items[2]["method"], "website");
+    assert!(
+        !history.text.contains("@stewards.example.org"),
+        "no steward e-mail: {}",
+        history.text
+    );
+    let unknown = app.get("/api/v1/ca/QZ/history", &key).await;
+    assert_eq!((unknown.status, unknown.code()), (404, "country_not_found"));
+    assert_eq!(app.get("/api/v1/ca/IRL/history", &key).await.status, 400);
+    assert_eq!(app.get_anonymous("/api/v1/ca/IE/history").await.status, 401);
+}
+
+both_modes!(history_is_oldest_first_and_shows_stewards_by_id_and_name_only);
