@@ -332,7 +332,10 @@ fn trade_cases_composition_meets_the_brief() {
         }
         let cited = code_words(&case.why);
         if !cited.iter().any(|w| c.lookup(w).is_some()) {
-            problems.push(format!("{}: why cites no known code: {:?}", case.id, case.why));
+            problems.push(format!(
+                "{}: why cites no known code: {:?}",
+                case.id, case.why
+            ));
         }
         for k in [&case.origin, &case.destination].into_iter().flatten() {
             if CountryCode::parse(k).is_err() {
@@ -352,7 +355,11 @@ fn trade_cases_composition_meets_the_brief() {
         misspelt >= MIN_MISSPELT,
         "at least {MIN_MISSPELT} misspelt cases, found {misspelt}"
     );
-    assert!(problems.is_empty(), "composition problems:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "composition problems:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
