@@ -446,7 +446,7 @@ fn trade_cases_score_reaches_the_threshold() {
     }
     let score = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
     println!(
-        "score: {score:.2} ({} of {} cases fully right)",
+        "score: {score:.2} (exactly {score:.4}; {} of {} cases fully right)",
         scored.len() - misses.len(),
         scored.len()
     );
