@@ -83,7 +83,8 @@ pub struct Relation {
     /// Typical UN numbers.
     #[serde(default)]
     pub un: Vec<String>,
-    /// Source key (see CLASSIFIER_SOURCES.md).
+    /// Source key (see CLASSIFIER_SOURCES.md): provenance for reviewers.
+    #[allow(dead_code)]
     pub src: String,
 }
 
@@ -132,6 +133,10 @@ pub struct TermEntry {
     /// When present, one of these must also occur in the description.
     #[serde(default)]
     pub ctx: Vec<String>,
+    /// The term is read in another sense when one of these occurs
+    /// ("PCB" beside "boards" is a circuit board, not a biphenyl).
+    #[serde(default)]
+    pub not_ctx: Vec<String>,
     /// A hazardous constituent or property: its presence is a hazard
     /// qualifier, its negation a clean one.
     #[serde(default)]

@@ -33,6 +33,10 @@ pub struct Candidate {
     /// Added by rules: 0.3 × the weight of hazardous constituents that
     /// moved a mirror group to this A member.
     pub bonus: f64,
+    /// Byte spans of the description's words that support the code.
+    pub spans: Vec<(usize, usize)>,
+    /// Deciding criteria in words (thresholds met, scope rules applied).
+    pub criteria: Vec<String>,
 }
 
 impl Candidate {
@@ -45,7 +49,8 @@ impl Candidate {
         (best + 0.3 * rest + self.bonus).min(2.5) * self.factor
     }
 
-    fn add(&mut self, term: &str, weight: f64) {
+    /// Adds a supporting term (once) with its weight.
+    pub fn add(&mut self, term: &str, weight: f64) {
         if self.factor == 0.0 {
             self.factor = 1.0;
         }
@@ -92,6 +97,10 @@ pub struct Evidence {
     pub un: Vec<Extra>,
     /// Warnings (deleted codes named, ...).
     pub warnings: Vec<String>,
+    /// Facts read from amounts that rule an entry out, in words.
+    pub notes: Vec<String>,
+    /// Constituent words ruled out by a measured amount.
+    pub ruled_out: Vec<String>,
 }
 
 /// The net hazard reading of a description.
@@ -192,6 +201,9 @@ fn term(
     if !entry.ctx.is_empty() && !context_present(kb, tokens, &entry.ctx) {
         return;
     }
+    if !entry.not_ctx.is_empty() && context_present(kb, tokens, &entry.not_ctx) {
+        return;
+    }
     if hit.negated {
         if entry.hazard || entry.code.starts_with('A') {
             ev.clean.push(format!("no {text}"));
@@ -220,10 +232,11 @@ fn term(
             term: text.clone(),
         }));
     }
-    ev.candidates
-        .entry(entry.code.clone())
-        .or_default()
-        .add(&text, weight);
+    let cand = ev.candidates.entry(entry.code.clone()).or_default();
+    cand.add(&text, weight);
+    if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
+        cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
+    }
 }
 
 fn context_present(kb: &KnowledgeBase, tokens: &[Token], ctx: &[String]) -> bool {

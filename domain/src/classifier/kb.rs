@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
+use super::lexicon::Lexicon;
 use super::matcher::Matcher;
+use super::scope::Scopes;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
@@ -19,6 +21,10 @@ pub struct KnowledgeBase {
     pub curated: Curated,
     /// The compiled phrase table.
     pub matcher: Matcher,
+    /// The multilingual lexicon and spelling corrector.
+    pub lexicon: Lexicon,
+    /// Entry scopes: exclusions and exceptions as data.
+    pub scopes: Scopes,
     relations: HashMap<String, usize>,
     mirror_of: HashMap<String, usize>,
 }
@@ -34,6 +40,16 @@ impl KnowledgeBase {
         let curated = Curated::bundled()?;
         validate(&annexes, &curated)?;
         let matcher = Matcher::new(&curated);
+        let lexicon = Lexicon::bundled(matcher.vocabulary(), &curated.spellings)?;
+        let scopes = Scopes::bundled(&curated.spellings)?;
+        for code in scopes.codes() {
+            if annexes.in_force(code).is_none_or(|c| c.code != code) {
+                return Err(KnowledgeBaseError::UnknownCode {
+                    code: code.to_owned(),
+                    context: "entry scope".to_owned(),
+                });
+            }
+        }
         let relations = curated
             .relations
             .iter()
@@ -50,6 +66,8 @@ impl KnowledgeBase {
             annexes,
             curated,
             matcher,
+            lexicon,
+            scopes,
             relations,
             mirror_of,
         })

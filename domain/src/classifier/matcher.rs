@@ -66,7 +66,19 @@ struct Phrase {
 pub struct Matcher {
     phrases: Vec<Phrase>,
     by_first: HashMap<String, Vec<usize>>,
+    /// Multi-word terms keyed by their rarest content word, for matching
+    /// them in another word order ("cable of copper insulated").
+    by_rare: HashMap<String, Vec<usize>>,
     stops: Vec<String>,
+}
+
+/// Words skipped when a term is matched out of order.
+const GLUE: [&str; 12] = [
+    "of", "the", "a", "an", "and", "in", "for", "from", "to", "on", "by", "with",
+];
+
+fn is_glue(w: &str) -> bool {
+    GLUE.contains(&w)
 }
 
 impl Matcher {
@@ -108,6 +120,7 @@ impl Matcher {
         for ids in by_first.values_mut() {
             ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
         }
+        let by_rare = rare_index(&phrases);
         let stops = q
             .negation_stops
             .iter()
@@ -116,8 +129,17 @@ impl Matcher {
         Self {
             phrases,
             by_first,
+            by_rare,
             stops,
         }
+    }
+
+    /// Every token of every curated phrase (the English vocabulary).
+    pub fn vocabulary(&self) -> std::collections::HashSet<String> {
+        self.phrases
+            .iter()
+            .flat_map(|p| p.tokens.iter().cloned())
+            .collect()
     }
 
     /// The curated text of phrase `i`.
@@ -132,19 +154,33 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        let mut candidates: Vec<(usize, usize)> = (0..tokens.len())
-            .filter_map(|pos| self.longest_at(tokens, pos).map(|id| (pos, id)))
+        // (start, end, phrase, in order)
+        let mut candidates: Vec<(usize, usize, usize, bool)> = (0..tokens.len())
+            .filter_map(|pos| {
+                self.longest_at(tokens, pos)
+                    .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
+            })
             .collect();
-        candidates
-            .sort_by_key(|&(pos, id)| (std::cmp::Reverse(self.phrases[id].tokens.len()), pos));
+        self.unordered(tokens, &mut candidates);
+        candidates.sort_by_key(|&(pos, _, id, ordered)| {
+            (
+                !ordered,
+                std::cmp::Reverse(self.phrases[id].tokens.len()),
+                pos,
+            )
+        });
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (pos, id) in candidates {
-            let end = pos + self.phrases[id].tokens.len();
-            if taken[pos..end].iter().any(|t| *t) {
+        for (pos, end, id, ordered) in candidates {
+            let used: Vec<usize> = if ordered {
+                (pos..end).collect()
+            } else {
+                self.used_positions(tokens, pos, end, id)
+            };
+            if used.iter().any(|&k| taken[k]) {
                 continue;
             }
-            taken[pos..end].iter_mut().for_each(|t| *t = true);
+            used.iter().for_each(|&k| taken[k] = true);
             hits.push(Hit {
                 kind: self.phrases[id].kind,
                 start: pos,
@@ -156,6 +192,76 @@ impl Matcher {
         hits.sort_by_key(|h| h.start);
         self.negate(tokens, &mut hits);
         hits
+    }
+
+    /// Multi-word terms whose content words all occur, in any order, within
+    /// a short stretch of one clause (no comma or clause break inside).
+    fn unordered(&self, tokens: &[Token], out: &mut Vec<(usize, usize, usize, bool)>) {
+        for (pos, tok) in tokens.iter().enumerate() {
+            let Some(ids) = self.by_rare.get(&tok.text) else {
+                continue;
+            };
+            for &id in ids {
+                let content: Vec<&String> = self.phrases[id]
+                    .tokens
+                    .iter()
+                    .filter(|w| !is_glue(w))
+                    .collect();
+                let reach = content.len() + 2;
+                let lo = (pos.saturating_sub(reach)..pos)
+                    .rev()
+                    .take_while(|&k| tokens[k + 1].break_before == NO_BREAK)
+                    .last()
+                    .unwrap_or(pos);
+                let mut hi = pos + 1;
+                while hi < tokens.len() && hi <= pos + reach && tokens[hi].break_before == NO_BREAK
+                {
+                    hi += 1;
+                }
+                let window = &tokens[lo..hi];
+                let all = content.iter().all(|w| window.iter().any(|t| t.text == **w));
+                if !all {
+                    continue;
+                }
+                let used: Vec<usize> = (lo..hi)
+                    .filter(|&k| content.iter().any(|w| tokens[k].text == **w))
+                    .collect();
+                let (Some(&s), Some(&e)) = (used.first(), used.last()) else {
+                    continue;
+                };
+                if !out.iter().any(|c| c.0 == s && c.2 == id) {
+                    out.push((s, e + 1, id, false));
+                }
+            }
+        }
+    }
+
+    fn used_positions(&self, tokens: &[Token], start: usize, end: usize, id: usize) -> Vec<usize> {
+        let p = &self.phrases[id].tokens;
+        (start..end)
+            .filter(|&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
+            .collect()
+    }
+
+    /// Which tokens a negation reaches: true for every token inside the
+    /// reach of a negating phrase.
+    pub fn negated_tokens(&self, tokens: &[Token], hits: &[Hit]) -> Vec<bool> {
+        let mut out = vec![false; tokens.len()];
+        for h in hits {
+            match h.kind {
+                Kind::NegateBefore => {
+                    let reach = self.reach(tokens, h.end);
+                    out[h.end.min(reach)..reach]
+                        .iter_mut()
+                        .for_each(|t| *t = true);
+                }
+                Kind::Term(_) if h.negated => {
+                    out[h.start..h.end].iter_mut().for_each(|t| *t = true);
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn longest_at(&self, tokens: &[Token], pos: usize) -> Option<usize> {
@@ -223,4 +329,29 @@ impl Matcher {
             }
         }
     }
+}
+
+/// Multi-word term phrases keyed by their content word that is rarest
+/// among all phrases.
+fn rare_index(phrases: &[Phrase]) -> HashMap<String, Vec<usize>> {
+    let mut freq: HashMap<&str, usize> = HashMap::new();
+    for p in phrases {
+        for w in &p.tokens {
+            *freq.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    let mut by_rare: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, p) in phrases.iter().enumerate() {
+        let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
+        if content.len() < 2 || content.len() > 4 || !matches!(p.kind, Kind::Term(_)) {
+            continue;
+        }
+        if let Some(rare) = content
+            .iter()
+            .min_by_key(|w| freq.get(w.as_str()).copied().unwrap_or(0))
+        {
+            by_rare.entry((*rare).clone()).or_default().push(i);
+        }
+    }
+    by_rare
 }

@@ -25,23 +25,31 @@
 //! adopted B3025) are known to [`Classifier::lookup`] but never returned by
 //! [`Classifier::classify`].
 
+mod advice;
 mod annexes;
 mod assemble;
 mod countries;
 mod curated;
 mod error;
 mod evidence;
+mod facets;
+mod fold_table;
+mod fuzzy;
 mod kb;
+mod lexicon;
 mod matcher;
 mod normalize;
 mod procedure;
 mod result;
 mod rules;
+mod scope;
+mod signals;
+mod thresholds;
 
 pub use annexes::{CodeInfo, CodeStatus};
 pub use error::KnowledgeBaseError;
 pub use procedure::{Procedure, Regime};
-pub use result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
+pub use result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
 
 use crate::values::CountryCode;
 use countries::Countries;
@@ -84,11 +92,29 @@ impl Classifier {
         destination: Option<&CountryCode>,
     ) -> Classification {
         let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
+        let reading = self.kb.lexicon.read(tokens, description);
+        let tokens = reading.tokens;
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &hits);
+        thresholds::apply(&mut ev, &facets::measures(&tokens));
         rules::apply(&self.kb, &mut ev);
-        let mut out = assemble::build(&self.kb, &ev, VERSION);
+        let negated = self.kb.matcher.negated_tokens(&tokens, &hits);
+        self.kb.scopes.apply(&mut ev, &tokens, &negated);
+        let cx = assemble::Context {
+            text: description,
+            version: VERSION,
+        };
+        let mut out = assemble::build(&self.kb, &ev, &cx);
+        let unknown_share = if reading.words == 0 {
+            0.0
+        } else {
+            reading.unknown_words as f64 / reading.words as f64
+        };
+        let found = signals::read(&tokens, description, unknown_share);
+        advice::add(&mut out, &found, &reading.corrections);
+        out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {
+            out.warning_codes.push(WarningCode::Truncated);
             out.warnings.push(format!(
                 "The description was cut to its first {} characters.",
                 normalize::MAX_CHARS

@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use super::fold_table::FOLD;
+
 /// One normalised word of a description.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
@@ -16,6 +18,22 @@ pub struct Token {
     /// What precedes it: [`NO_BREAK`], [`COMMA`] or [`CLAUSE`] (`. ; : ! ?`
     /// or a line break). Brackets do not break: "chromium(VI)" is one phrase.
     pub break_before: u8,
+    /// Byte range of the word in the original description, for quoting.
+    pub span: (usize, usize),
+    /// The word was read through the multilingual lexicon or a spelling
+    /// correction, not as written.
+    pub origin: Origin,
+}
+
+/// How a token was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// As written (after folding).
+    Written,
+    /// Translated from another language by the lexicon.
+    Translated,
+    /// A misspelling corrected to a known word.
+    Corrected,
 }
 
 /// No punctuation before the token.
@@ -27,32 +45,124 @@ pub const CLAUSE: u8 = 2;
 
 /// The longest description the classifier reads, in characters. Longer input
 /// is cut here (with a warning), which bounds the work per request.
-pub const MAX_CHARS: usize = 4000;
+pub const MAX_CHARS: usize = 5000;
+
+/// Ideographs (Chinese, Japanese kanji) are one token each: those scripts
+/// write no spaces, so the lexicon matches them character by character.
+pub fn is_ideograph(ch: char) -> bool {
+    matches!(ch as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+/// Lower case without diacritics: `É` → `e`, `ắ` → `a`, `ß` → `ss`.
+pub fn fold_char(ch: char, out: &mut String) {
+    for low in ch.to_lowercase() {
+        if low.is_ascii() {
+            out.push(low);
+            continue;
+        }
+        match FOLD.binary_search_by_key(&low, |(c, _)| *c) {
+            Ok(i) => out.push_str(FOLD[i].1),
+            Err(_) => out.push(low),
+        }
+    }
+}
 
 /// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
+/// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
+/// are tokens of their own, so amounts can be read.
 pub fn tokenize(text: &str, spellings: &HashMap<String, String>) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut word = String::new();
+    let mut start = 0;
     let mut pending_break = NO_BREAK;
-    for ch in text.chars().take(MAX_CHARS) {
-        if ch.is_alphanumeric() {
-            word.extend(ch.to_lowercase());
+    let mut chars = text.char_indices().take(MAX_CHARS).peekable();
+    let mut end = 0;
+    while let Some((i, ch)) = chars.next() {
+        end = i + ch.len_utf8();
+        if is_ideograph(ch) {
+            flush(
+                &mut word,
+                start,
+                i,
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
+            word.push(ch);
+            flush(
+                &mut word,
+                i,
+                i + ch.len_utf8(),
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
             continue;
         }
-        flush(&mut word, &mut tokens, &mut pending_break, spellings);
+        if ch.is_alphanumeric() {
+            if word.is_empty() {
+                start = i;
+            }
+            fold_char(ch, &mut word);
+            continue;
+        }
+        let decimal = matches!(ch, '.' | ',')
+            && word.bytes().last().is_some_and(|b| b.is_ascii_digit())
+            && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && chars.peek().is_some_and(|(_, c)| c.is_ascii_digit());
+        if decimal && !word.contains('.') {
+            word.push('.');
+            continue;
+        }
+        flush(
+            &mut word,
+            start,
+            i,
+            &mut tokens,
+            &mut pending_break,
+            spellings,
+        );
+        let symbol = match ch {
+            '<' | '≤' | '＜' => Some("<"),
+            '>' | '≥' | '＞' => Some(">"),
+            '%' | '％' => Some("%"),
+            _ => None,
+        };
+        if let Some(s) = symbol {
+            word.push_str(s);
+            start = i;
+            flush(
+                &mut word,
+                i,
+                i + ch.len_utf8(),
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
+            continue;
+        }
         let level = match ch {
-            '.' | ';' | ':' | '\n' | '!' | '?' => CLAUSE,
-            ',' | '/' | '&' | '+' => COMMA,
+            '.' | ';' | ':' | '\n' | '!' | '?' | '。' | '；' | '：' => CLAUSE,
+            ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
             _ => NO_BREAK,
         };
         pending_break = pending_break.max(level);
     }
-    flush(&mut word, &mut tokens, &mut pending_break, spellings);
+    flush(
+        &mut word,
+        start,
+        end,
+        &mut tokens,
+        &mut pending_break,
+        spellings,
+    );
     tokens
 }
 
 fn flush(
     word: &mut String,
+    start: usize,
+    end: usize,
     tokens: &mut Vec<Token>,
     pending_break: &mut u8,
     spellings: &HashMap<String, String>,
@@ -63,6 +173,8 @@ fn flush(
     tokens.push(Token {
         text: fold_token(word, spellings),
         break_before: std::mem::take(pending_break),
+        span: (start, end),
+        origin: Origin::Written,
     });
     word.clear();
 }
@@ -100,7 +212,7 @@ fn british(word: &str) -> String {
 
 fn singular(word: &str) -> String {
     let n = word.chars().count();
-    if n <= 3 || !word.is_ascii() {
+    if n <= 3 || !word.is_ascii() || word.bytes().any(|b| b.is_ascii_digit()) {
         return word.to_owned();
     }
     if let Some(stem) = word.strip_suffix("ies") {

@@ -1,0 +1,143 @@
+//! Entry scope as data (`domain/data/classifier_scope.json`): what an entry
+//! covers, the words that take a waste out of it, and where the waste goes
+//! instead. One mechanism applies every rule: when a candidate entry's rule
+//! words occur in the description (and are not negated), the candidate
+//! moves to the rule's target entry (or is dropped when there is none),
+//! with the rule's reason as the deciding criterion.
+
+use serde::Deserialize;
+
+use super::error::KnowledgeBaseError;
+use super::evidence::Evidence;
+use super::normalize::{phrase_tokens, Token};
+
+const SCOPE: &str = include_str!("../../data/classifier_scope.json");
+
+#[derive(Deserialize)]
+struct ScopeFile {
+    entries: Vec<EntryScope>,
+}
+
+/// The scope of one entry.
+#[derive(Debug, Deserialize)]
+pub struct EntryScope {
+    /// The entry.
+    pub code: String,
+    /// What it covers, in words (for reviewers and explanations).
+    pub covers: String,
+    /// Exclusions and exceptions, tried in order.
+    pub rules: Vec<ScopeRule>,
+}
+
+/// One exclusion: these words take the waste out of the entry.
+#[derive(Debug, Deserialize)]
+pub struct ScopeRule {
+    /// Phrases, any of which applies the rule.
+    pub if_any: Vec<String>,
+    /// Phrases that keep the waste in the entry after all.
+    #[serde(default)]
+    pub unless: Vec<String>,
+    /// Where the waste goes instead (empty: the entry does not apply).
+    pub then: String,
+    /// Why, quoting the entry.
+    pub why: String,
+    #[serde(skip)]
+    if_tokens: Vec<Vec<String>>,
+    #[serde(skip)]
+    unless_tokens: Vec<Vec<String>>,
+}
+
+/// Every entry's scope.
+pub struct Scopes {
+    entries: Vec<EntryScope>,
+}
+
+impl Scopes {
+    /// Parses the embedded scope file.
+    ///
+    /// # Errors
+    /// [`KnowledgeBaseError::Parse`] when it does not have the expected shape.
+    pub fn bundled(
+        spellings: &std::collections::HashMap<String, String>,
+    ) -> Result<Self, KnowledgeBaseError> {
+        let mut file: ScopeFile =
+            serde_json::from_str(SCOPE).map_err(|e| KnowledgeBaseError::Parse {
+                file: "classifier_scope.json",
+                message: e.to_string(),
+            })?;
+        for e in &mut file.entries {
+            for r in &mut e.rules {
+                r.if_tokens = r
+                    .if_any
+                    .iter()
+                    .map(|p| phrase_tokens(p, spellings))
+                    .collect();
+                r.unless_tokens = r
+                    .unless
+                    .iter()
+                    .map(|p| phrase_tokens(p, spellings))
+                    .collect();
+            }
+        }
+        Ok(Self {
+            entries: file.entries,
+        })
+    }
+
+    /// Every code a scope names (entries and targets), for validation.
+    pub fn codes(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().flat_map(|e| {
+            std::iter::once(e.code.as_str()).chain(
+                e.rules
+                    .iter()
+                    .map(|r| r.then.as_str())
+                    .filter(|t| !t.is_empty()),
+            )
+        })
+    }
+
+    /// Applies the scopes to the candidates (see the module doc).
+    pub fn apply(&self, ev: &mut Evidence, tokens: &[Token], negated: &[bool]) {
+        for e in &self.entries {
+            if !ev.candidates.contains_key(&e.code) {
+                continue;
+            }
+            let Some(rule) = e.rules.iter().find(|r| {
+                found(&r.if_tokens, tokens, negated) && !found(&r.unless_tokens, tokens, negated)
+            }) else {
+                continue;
+            };
+            let Some(mut cand) = ev.candidates.remove(&e.code) else {
+                continue;
+            };
+            if rule.then.is_empty() {
+                ev.notes.push(format!(
+                    "{} does not apply (it covers {}): {}",
+                    e.code, e.covers, rule.why
+                ));
+                continue;
+            }
+            cand.criteria
+                .push(format!("{} → {}: {}", e.code, rule.then, rule.why));
+            let target = ev.candidates.entry(rule.then.clone()).or_default();
+            if target.factor == 0.0 {
+                target.factor = 1.0;
+            }
+            for (t, w) in cand.terms {
+                target.add(&t, w);
+            }
+            target.spans.extend(cand.spans);
+            target.criteria.extend(cand.criteria);
+        }
+    }
+}
+
+fn found(phrases: &[Vec<String>], tokens: &[Token], negated: &[bool]) -> bool {
+    phrases.iter().any(|p| {
+        !p.is_empty()
+            && tokens.windows(p.len()).enumerate().any(|(i, w)| {
+                w.iter().zip(p).all(|(t, x)| t.text == *x)
+                    && !negated.get(i).copied().unwrap_or(false)
+            })
+    })
+}
