@@ -3,7 +3,7 @@
 //! reference JSON in `domain/data/`. Deleted entries are kept for
 //! [`lookup`](super::Classifier::lookup) only.
 
-use std::collections::HashMap;
+use super::fast::FastMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +72,8 @@ struct RawEntry {
 /// Every official code, keyed by upper-case code.
 #[derive(Debug, Clone)]
 pub struct Annexes {
-    codes: HashMap<String, CodeInfo>,
+    codes: FastMap<String, CodeInfo>,
+    quotes: FastMap<String, String>,
 }
 
 impl Annexes {
@@ -81,7 +82,7 @@ impl Annexes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
-        let mut codes = HashMap::new();
+        let mut codes = FastMap::default();
         for (file, text, annex) in [
             ("basel_annex_i_ii.json", ANNEX_I_II, None),
             ("basel_annex_iii.json", ANNEX_III, Some("III")),
@@ -102,12 +103,28 @@ impl Annexes {
                 codes.insert(info.code.to_ascii_uppercase(), info);
             }
         }
-        Ok(Self { codes })
+        let quotes = codes
+            .values()
+            .filter(|c| c.status == CodeStatus::InForce)
+            .map(|c| (c.code.clone(), quote_of(&c.code, &c.name)))
+            .collect();
+        Ok(Self { codes, quotes })
+    }
+
+    /// The official title of `code`, quoted and cut at 160 characters:
+    /// `A1160: “Waste lead-acid batteries, whole or crushed”`.
+    pub fn quote(&self, code: &str) -> String {
+        self.quotes
+            .get(code)
+            .cloned()
+            .unwrap_or_else(|| code.to_owned())
     }
 
     /// The entry for `code` (any case, surrounding spaces ignored).
     pub fn get(&self, code: &str) -> Option<&CodeInfo> {
-        self.codes.get(&code.trim().to_ascii_uppercase())
+        self.codes
+            .get(code)
+            .or_else(|| self.codes.get(&code.trim().to_ascii_uppercase()))
     }
 
     /// The entry for `code` if it is in force.
@@ -164,5 +181,17 @@ fn to_info(raw: RawEntry, annex: Option<&str>) -> CodeInfo {
         status,
         replaced_by,
         note: (!notes.is_empty()).then(|| notes.join(". ")),
+    }
+}
+
+fn quote_of(code: &str, name: &str) -> String {
+    let cut = match name.char_indices().nth(160) {
+        Some((i, _)) => &name[..i],
+        None => name,
+    };
+    if cut.len() < name.len() {
+        format!("{code}: \u{201c}{}…\u{201d}", cut.trim_end())
+    } else {
+        format!("{code}: \u{201c}{cut}\u{201d}")
     }
 }

@@ -229,15 +229,9 @@ fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
     out
 }
 
-/// The entry's official title, quoted, cut at 160 characters.
+/// The entry's official title, quoted (see `Annexes::quote`).
 pub fn quote(kb: &KnowledgeBase, code: &str) -> String {
-    let name = kb.annexes.name(code);
-    let cut: String = name.chars().take(160).collect();
-    if cut.len() < name.len() {
-        format!("{code}: \u{201c}{}…\u{201d}", cut.trim_end())
-    } else {
-        format!("{code}: \u{201c}{cut}\u{201d}")
-    }
+    kb.annexes.quote(code)
 }
 
 fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classification) {

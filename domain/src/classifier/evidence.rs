@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::annexes::CodeStatus;
+use super::fast::TokenIndex;
 use super::kb::KnowledgeBase;
 use super::matcher::{Hit, Kind};
 use super::normalize::Token;
@@ -138,11 +139,16 @@ impl Evidence {
 }
 
 /// Reads the hits (and any code named in the text) into evidence.
-pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
+pub fn gather(
+    kb: &KnowledgeBase,
+    tokens: &[Token],
+    index: &TokenIndex<'_>,
+    hits: &[Hit],
+) -> Evidence {
     let mut ev = Evidence::default();
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
-        let text = kb.matcher.text(hit.phrase).to_lowercase();
+        let text = kb.matcher.text(hit.phrase).to_owned();
         if contaminants_from.is_some()
             && tokens
                 .get(hit.start)
@@ -153,7 +159,7 @@ pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
         match hit.kind {
             Kind::Term(i) => {
                 let contaminant = contaminants_from.is_some();
-                term(kb, &mut ev, tokens, hit, i, text, contaminant);
+                term(kb, &mut ev, tokens, index, hit, i, text, contaminant);
             }
             Kind::Source => contaminants_from = Some(hit.end),
             Kind::Introducer(hazard) => {
@@ -186,10 +192,12 @@ pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
     ev
 }
 
+#[allow(clippy::too_many_arguments)]
 fn term(
     kb: &KnowledgeBase,
     ev: &mut Evidence,
     tokens: &[Token],
+    index: &TokenIndex<'_>,
     hit: &Hit,
     i: usize,
     text: String,
@@ -198,10 +206,10 @@ fn term(
     let Some(entry) = kb.curated.terms.get(i) else {
         return;
     };
-    if !entry.ctx.is_empty() && !context_present(kb, tokens, &entry.ctx) {
+    if !entry.ctx_tokens.is_empty() && !entry.ctx_tokens.iter().any(|c| index.has_phrase(c)) {
         return;
     }
-    if !entry.not_ctx.is_empty() && context_present(kb, tokens, &entry.not_ctx) {
+    if entry.not_ctx_tokens.iter().any(|c| index.has_phrase(c)) {
         return;
     }
     if hit.negated {
@@ -237,16 +245,6 @@ fn term(
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
     }
-}
-
-fn context_present(kb: &KnowledgeBase, tokens: &[Token], ctx: &[String]) -> bool {
-    ctx.iter().any(|c| {
-        let want = super::normalize::phrase_tokens(c, &kb.curated.spellings);
-        !want.is_empty()
-            && tokens
-                .windows(want.len())
-                .any(|w| w.iter().zip(&want).all(|(t, x)| t.text == *x))
-    })
 }
 
 fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {

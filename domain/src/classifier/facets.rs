@@ -261,11 +261,11 @@ fn amount(tokens: &[Token], mut j: usize, subject: Subject) -> Option<(Measure, 
 
 #[cfg(test)]
 mod tests {
+    use super::super::fast::FastMap;
     use super::*;
-    use std::collections::HashMap;
 
     fn read(s: &str) -> Vec<Measure> {
-        measures(&super::super::normalize::tokenize(s, &HashMap::new()))
+        measures(&super::super::normalize::tokenize(s, &FastMap::default()))
     }
 
     #[test]

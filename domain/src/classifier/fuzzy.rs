@@ -7,47 +7,71 @@
 //! is corrected, words with digits are not, and a correction must be unique
 //! at its distance (two candidates at the best distance: no correction).
 
-use std::collections::HashMap;
+use std::hash::Hasher;
 
-/// The deletion index over the vocabulary.
+use super::fast::{FastMap, FxHasher};
+
+/// The deletion index over the vocabulary: hashes of every word and of
+/// each of its one-letter deletions, so that a query allocates nothing.
 pub struct Speller {
-    words: Vec<String>,
-    index: HashMap<String, Vec<u32>>,
+    words: Vec<Vec<char>>,
+    index: FastMap<u64, Vec<u32>>,
+}
+
+/// Hash of `w` without the letters at `skip` (positions, ascending).
+fn hash_without(w: &[char], skip: &[usize]) -> u64 {
+    let mut h = FxHasher::default();
+    for (i, c) in w.iter().enumerate() {
+        if !skip.contains(&i) {
+            h.write_u32(*c as u32);
+        }
+    }
+    h.write_usize(w.len() - skip.len());
+    h.finish()
 }
 
 impl Speller {
-    /// Indexes every word of 4 letters or more.
+    /// Indexes every alphabetic word of 4 letters or more.
     pub fn new(vocabulary: &[&str]) -> Self {
-        let mut words: Vec<String> = vocabulary
+        let mut words: Vec<Vec<char>> = vocabulary
             .iter()
             .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
-            .map(|w| (*w).to_owned())
+            .map(|w| w.chars().collect())
             .collect();
         words.sort();
         words.dedup();
-        let mut index: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut index: FastMap<u64, Vec<u32>> = FastMap::default();
         for (i, w) in words.iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
-            index.entry(w.clone()).or_default().push(id);
-            for d in deletions(w) {
-                index.entry(d).or_default().push(id);
+            index.entry(hash_without(w, &[])).or_default().push(id);
+            for k in 0..w.len() {
+                let ids = index.entry(hash_without(w, &[k])).or_default();
+                if ids.last() != Some(&id) {
+                    ids.push(id);
+                }
             }
         }
         Self { words, index }
     }
 
     /// The unique vocabulary word close to `word`, if any.
-    pub fn correct(&self, word: &str) -> Option<&str> {
-        let n = word.chars().count();
-        if n < 5 || !word.chars().all(char::is_alphabetic) {
+    pub fn correct(&self, word: &str) -> Option<String> {
+        let w: Vec<char> = word.chars().collect();
+        let n = w.len();
+        if !(5..=30).contains(&n) || !w.iter().all(|c| c.is_alphabetic()) {
             return None;
         }
         let max = if n >= 8 { 2 } else { 1 };
-        let mut keys = vec![word.to_owned()];
-        keys.extend(deletions(word));
+        let mut keys = vec![hash_without(&w, &[])];
+        for i in 0..n {
+            keys.push(hash_without(&w, &[i]));
+        }
         if max == 2 {
-            let second: Vec<String> = keys.iter().skip(1).flat_map(|k| deletions(k)).collect();
-            keys.extend(second);
+            for i in 0..n {
+                for j in i + 1..n {
+                    keys.push(hash_without(&w, &[i, j]));
+                }
+            }
         }
         let mut best: Option<(usize, u32)> = None;
         let mut tie = false;
@@ -58,16 +82,19 @@ impl Speller {
                     continue;
                 }
                 seen.push(id);
-                let Some(w) = self.words.get(id as usize) else {
+                let Some(cand) = self.words.get(id as usize) else {
                     continue;
                 };
-                let d = distance(word, w);
-                if d == 0 || d > max || w.chars().next() != word.chars().next() {
+                if cand.first() != w.first() || cand.len().abs_diff(n) > max {
+                    continue;
+                }
+                let d = distance(&w, cand);
+                if d == 0 || d > max {
                     continue;
                 }
                 match best {
-                    Some((bd, _)) if d > bd => {}
-                    Some((bd, _)) if d == bd => tie = true,
+                    Some((bd, bid)) if d == bd && bid != id => tie = true,
+                    Some((bd, _)) if d >= bd => {}
                     _ => {
                         best = Some((d, id));
                         tie = false;
@@ -76,30 +103,14 @@ impl Speller {
             }
         }
         match best {
-            Some((_, id)) if !tie => self.words.get(id as usize).map(String::as_str),
+            Some((_, id)) if !tie => self.words.get(id as usize).map(|c| c.iter().collect()),
             _ => None,
         }
     }
 }
 
-fn deletions(w: &str) -> Vec<String> {
-    let chars: Vec<char> = w.chars().collect();
-    (0..chars.len())
-        .map(|i| {
-            chars
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, c)| *c)
-                .collect()
-        })
-        .collect()
-}
-
 /// Damerau–Levenshtein distance (optimal string alignment).
-pub fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+pub fn distance(a: &[char], b: &[char]) -> usize {
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
@@ -129,10 +140,11 @@ mod tests {
     #[test]
     fn misspellings_are_corrected_and_short_words_are_not() {
         let s = Speller::new(&["battery", "asbestos", "lead", "mercury", "expired"]);
-        assert_eq!(s.correct("batteris"), Some("battery"));
-        assert_eq!(s.correct("asbestoes"), Some("asbestos"));
-        assert_eq!(s.correct("exipred"), Some("expired"));
-        assert_eq!(s.correct("leed"), None);
-        assert_eq!(s.correct("merkury"), Some("mercury"));
+        let fix = |w: &str| s.correct(w);
+        assert_eq!(fix("batteris").as_deref(), Some("battery"));
+        assert_eq!(fix("asbestoes").as_deref(), Some("asbestos"));
+        assert_eq!(fix("exipred").as_deref(), Some("expired"));
+        assert_eq!(fix("leed"), None);
+        assert_eq!(fix("merkury").as_deref(), Some("mercury"));
     }
 }

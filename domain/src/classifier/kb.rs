@@ -4,13 +4,13 @@
 //! **Invariant:** every code the curated data can put in a result is an
 //! in-force entry; [`KnowledgeBase::bundled`] refuses the data otherwise.
 
-use std::collections::HashMap;
-
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
+use super::fast::FastMap;
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
+use super::normalize::phrase_tokens;
 use super::scope::Scopes;
 
 /// Everything the classifier reads, built once.
@@ -25,8 +25,8 @@ pub struct KnowledgeBase {
     pub lexicon: Lexicon,
     /// Entry scopes: exclusions and exceptions as data.
     pub scopes: Scopes,
-    relations: HashMap<String, usize>,
-    mirror_of: HashMap<String, usize>,
+    relations: FastMap<String, usize>,
+    mirror_of: FastMap<String, usize>,
 }
 
 impl KnowledgeBase {
@@ -37,8 +37,13 @@ impl KnowledgeBase {
     /// a code that is not in force.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
         let annexes = Annexes::bundled()?;
-        let curated = Curated::bundled()?;
+        let mut curated = Curated::bundled()?;
         validate(&annexes, &curated)?;
+        let sp = curated.spellings.clone();
+        for t in &mut curated.terms {
+            t.ctx_tokens = t.ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+            t.not_ctx_tokens = t.not_ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+        }
         let matcher = Matcher::new(&curated);
         let lexicon = Lexicon::bundled(matcher.vocabulary(), &curated.spellings)?;
         let scopes = Scopes::bundled(&curated.spellings)?;
@@ -56,7 +61,7 @@ impl KnowledgeBase {
             .enumerate()
             .map(|(i, r)| (r.code.clone(), i))
             .collect();
-        let mut mirror_of = HashMap::new();
+        let mut mirror_of = FastMap::default();
         for (i, m) in curated.mirrors.iter().enumerate() {
             for code in m.members() {
                 mirror_of.insert(code.to_owned(), i);

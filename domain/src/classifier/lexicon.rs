@@ -11,7 +11,9 @@
 //! are folded the same way (case, diacritics, light plural), so "Baterías"
 //! and "bateria" meet.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use super::fast::{FastMap, FastSet};
 
 use serde::Deserialize;
 
@@ -48,10 +50,11 @@ struct Entry {
 /// The compiled lexicon.
 pub struct Lexicon {
     names: Vec<(String, String)>,
-    marks: Vec<String>,
-    hs: HashMap<String, Vec<String>>,
-    by_first: HashMap<String, Vec<Entry>>,
-    english: HashSet<String>,
+    /// Per language, its marks sorted (empty: no marks needed).
+    marks: Vec<Vec<char>>,
+    hs: FastMap<String, Vec<String>>,
+    by_first: FastMap<String, Vec<Entry>>,
+    english: FastSet<String>,
     speller: Speller,
 }
 
@@ -76,8 +79,8 @@ impl Lexicon {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when the file does not have the expected shape.
     pub fn bundled(
-        english_terms: HashSet<String>,
-        spellings: &HashMap<String, String>,
+        english_terms: FastSet<String>,
+        spellings: &FastMap<String, String>,
     ) -> Result<Self, KnowledgeBaseError> {
         let file: LexiconFile =
             serde_json::from_str(LEXICON).map_err(|e| KnowledgeBaseError::Parse {
@@ -88,12 +91,14 @@ impl Lexicon {
         for w in &file.english_common {
             english.extend(phrase_tokens(w, spellings));
         }
-        let mut by_first: HashMap<String, Vec<Entry>> = HashMap::new();
+        let mut by_first: FastMap<String, Vec<Entry>> = FastMap::default();
         let mut names = Vec::new();
         let mut marks = Vec::new();
         for (lang, l) in file.languages.iter().enumerate() {
             names.push((l.code.clone(), l.name.clone()));
-            marks.push(l.marks.clone());
+            let mut m: Vec<char> = l.marks.chars().collect();
+            m.sort_unstable();
+            marks.push(m);
             for (src, dst) in &l.words {
                 let src = phrase_tokens(src, spellings);
                 let Some(first) = src.first().cloned() else {
@@ -133,7 +138,7 @@ impl Lexicon {
     }
 
     /// Reads `tokens` into English (see the module doc).
-    pub fn read(&self, tokens: Vec<Token>, original: &str) -> Reading {
+    pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
         let counts = self.language_counts(&tokens, original);
         let english_count = tokens
             .iter()
@@ -159,11 +164,17 @@ impl Lexicon {
                 continue;
             }
             if !alpha || self.english.contains(&tok.text) {
-                out.push(tok.clone());
+                out.push(take(&mut tokens, i));
                 i += 1;
                 continue;
             }
-            if let Some(parts) = self.split_compound(&tok.text) {
+            let foreign = counts.iter().any(|c| *c > 0);
+            let split = if foreign {
+                self.split_compound(&tok.text)
+            } else {
+                None
+            };
+            if let Some(parts) = split {
                 let mut first = true;
                 for dst in parts {
                     let brk = if first { tok.break_before } else { NO_BREAK };
@@ -178,11 +189,12 @@ impl Lexicon {
                     .get(tok.span.0..tok.span.1)
                     .unwrap_or("")
                     .to_owned();
-                corrections.push((written, fixed.to_owned()));
+                corrections.push((written, fixed.clone()));
                 let mut t = tok.clone();
-                t.text = fixed.to_owned();
                 t.origin = Origin::Corrected;
-                match self.single(fixed) {
+                let entry = self.single(&fixed);
+                t.text = fixed;
+                match entry {
                     Some(e) => push_reading(&mut out, &e.dst, t.break_before, t.span),
                     None => out.push(t),
                 }
@@ -190,7 +202,7 @@ impl Lexicon {
                 continue;
             }
             unknown += usize::from(tok.text.chars().count() > 2);
-            out.push(tok.clone());
+            out.push(take(&mut tokens, i));
             i += 1;
         }
         let languages = counts
@@ -226,7 +238,13 @@ impl Lexicon {
             }
         }
         for (lang, m) in self.marks.iter().enumerate() {
-            if !m.is_empty() && !original.chars().any(|c| m.contains(c)) {
+            let marked = || {
+                original
+                    .chars()
+                    .filter(|c| !c.is_ascii())
+                    .any(|c| m.binary_search(&c).is_ok())
+            };
+            if !m.is_empty() && counts[lang] > 0 && !marked() {
                 counts[lang] = 0;
             }
         }
@@ -311,7 +329,7 @@ impl Lexicon {
         self.by_first
             .get(word)?
             .iter()
-            .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(String::is_empty))
+            .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(Vec::is_empty))
     }
 
     /// Splits a compound into lexicon (or English) words, allowing the
@@ -353,6 +371,17 @@ impl Lexicon {
             }
         }
         false
+    }
+}
+
+/// Moves token `i` out (its text; the rest is copied).
+fn take(tokens: &mut [Token], i: usize) -> Token {
+    let t = &mut tokens[i];
+    Token {
+        text: std::mem::take(&mut t.text),
+        break_before: t.break_before,
+        span: t.span,
+        origin: t.origin,
     }
 }
 

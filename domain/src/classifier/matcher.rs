@@ -11,7 +11,7 @@
 //! `negation_stops` word ("with", "containing") or six tokens; a
 //! `negate_after` phrase ("free", "removed") negates the hit right before it.
 
-use std::collections::HashMap;
+use super::fast::{FastMap, FastSet};
 
 use super::curated::Curated;
 use super::normalize::{phrase_tokens, Token, CLAUSE, NO_BREAK};
@@ -58,6 +58,8 @@ pub struct Hit {
 
 struct Phrase {
     tokens: Vec<String>,
+    /// The tokens without glue words, for out-of-order matching.
+    content: Vec<String>,
     kind: Kind,
     text: String,
 }
@@ -65,10 +67,10 @@ struct Phrase {
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    by_first: HashMap<String, Vec<usize>>,
+    by_first: FastMap<String, Vec<usize>>,
     /// Multi-word terms keyed by their rarest content word, for matching
     /// them in another word order ("cable of copper insulated").
-    by_rare: HashMap<String, Vec<usize>>,
+    by_rare: FastMap<String, Vec<usize>>,
     stops: Vec<String>,
 }
 
@@ -106,14 +108,19 @@ impl Matcher {
         }
         let phrases: Vec<Phrase> = raw
             .into_iter()
-            .map(|(text, kind)| Phrase {
-                tokens: phrase_tokens(text, sp),
-                kind,
-                text: text.to_owned(),
+            .map(|(text, kind)| {
+                let tokens = phrase_tokens(text, sp);
+                let content = tokens.iter().filter(|w| !is_glue(w)).cloned().collect();
+                Phrase {
+                    tokens,
+                    content,
+                    kind,
+                    text: text.to_owned(),
+                }
             })
             .filter(|p| !p.tokens.is_empty())
             .collect();
-        let mut by_first: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_first: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, p) in phrases.iter().enumerate() {
             by_first.entry(p.tokens[0].clone()).or_default().push(i);
         }
@@ -135,7 +142,7 @@ impl Matcher {
     }
 
     /// Every token of every curated phrase (the English vocabulary).
-    pub fn vocabulary(&self) -> std::collections::HashSet<String> {
+    pub fn vocabulary(&self) -> FastSet<String> {
         self.phrases
             .iter()
             .flat_map(|p| p.tokens.iter().cloned())
@@ -202,11 +209,7 @@ impl Matcher {
                 continue;
             };
             for &id in ids {
-                let content: Vec<&String> = self.phrases[id]
-                    .tokens
-                    .iter()
-                    .filter(|w| !is_glue(w))
-                    .collect();
+                let content = &self.phrases[id].content;
                 let reach = content.len() + 2;
                 let lo = (pos.saturating_sub(reach)..pos)
                     .rev()
@@ -219,12 +222,12 @@ impl Matcher {
                     hi += 1;
                 }
                 let window = &tokens[lo..hi];
-                let all = content.iter().all(|w| window.iter().any(|t| t.text == **w));
+                let all = content.iter().all(|w| window.iter().any(|t| t.text == *w));
                 if !all {
                     continue;
                 }
                 let used: Vec<usize> = (lo..hi)
-                    .filter(|&k| content.iter().any(|w| tokens[k].text == **w))
+                    .filter(|&k| content.iter().any(|w| tokens[k].text == *w))
                     .collect();
                 let (Some(&s), Some(&e)) = (used.first(), used.last()) else {
                     continue;
@@ -333,14 +336,14 @@ impl Matcher {
 
 /// Multi-word term phrases keyed by their content word that is rarest
 /// among all phrases.
-fn rare_index(phrases: &[Phrase]) -> HashMap<String, Vec<usize>> {
-    let mut freq: HashMap<&str, usize> = HashMap::new();
+fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
+    let mut freq: FastMap<&str, usize> = FastMap::default();
     for p in phrases {
         for w in &p.tokens {
             *freq.entry(w.as_str()).or_default() += 1;
         }
     }
-    let mut by_rare: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_rare: FastMap<String, Vec<usize>> = FastMap::default();
     for (i, p) in phrases.iter().enumerate() {
         let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
         if content.len() < 2 || content.len() > 4 || !matches!(p.kind, Kind::Term(_)) {

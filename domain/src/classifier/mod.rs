@@ -33,6 +33,7 @@ mod curated;
 mod error;
 mod evidence;
 mod facets;
+mod fast;
 mod fold_table;
 mod fuzzy;
 mod kb;
@@ -94,12 +95,13 @@ impl Classifier {
         let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
         let reading = self.kb.lexicon.read(tokens, description);
         let tokens = reading.tokens;
+        let index = fast::TokenIndex::new(&tokens);
         let hits = self.kb.matcher.find(&tokens);
-        let mut ev = evidence::gather(&self.kb, &tokens, &hits);
+        let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens));
         rules::apply(&self.kb, &mut ev);
         let negated = self.kb.matcher.negated_tokens(&tokens, &hits);
-        self.kb.scopes.apply(&mut ev, &tokens, &negated);
+        self.kb.scopes.apply(&mut ev, &index, &negated);
         let cx = assemble::Context {
             text: description,
             version: VERSION,
@@ -110,7 +112,7 @@ impl Classifier {
         } else {
             reading.unknown_words as f64 / reading.words as f64
         };
-        let found = signals::read(&tokens, description, unknown_share);
+        let found = signals::read(&index, description, unknown_share);
         advice::add(&mut out, &found, &reading.corrections);
         out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {

@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 use super::error::KnowledgeBaseError;
 use super::evidence::Evidence;
-use super::normalize::{phrase_tokens, Token};
+use super::fast::TokenIndex;
+use super::normalize::phrase_tokens;
 
 const SCOPE: &str = include_str!("../../data/classifier_scope.json");
 
@@ -58,7 +59,7 @@ impl Scopes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when it does not have the expected shape.
     pub fn bundled(
-        spellings: &std::collections::HashMap<String, String>,
+        spellings: &super::fast::FastMap<String, String>,
     ) -> Result<Self, KnowledgeBaseError> {
         let mut file: ScopeFile =
             serde_json::from_str(SCOPE).map_err(|e| KnowledgeBaseError::Parse {
@@ -97,13 +98,13 @@ impl Scopes {
     }
 
     /// Applies the scopes to the candidates (see the module doc).
-    pub fn apply(&self, ev: &mut Evidence, tokens: &[Token], negated: &[bool]) {
+    pub fn apply(&self, ev: &mut Evidence, index: &TokenIndex<'_>, negated: &[bool]) {
         for e in &self.entries {
             if !ev.candidates.contains_key(&e.code) {
                 continue;
             }
             let Some(rule) = e.rules.iter().find(|r| {
-                found(&r.if_tokens, tokens, negated) && !found(&r.unless_tokens, tokens, negated)
+                found(&r.if_tokens, index, negated) && !found(&r.unless_tokens, index, negated)
             }) else {
                 continue;
             };
@@ -132,12 +133,10 @@ impl Scopes {
     }
 }
 
-fn found(phrases: &[Vec<String>], tokens: &[Token], negated: &[bool]) -> bool {
+fn found(phrases: &[Vec<String>], index: &TokenIndex<'_>, negated: &[bool]) -> bool {
     phrases.iter().any(|p| {
-        !p.is_empty()
-            && tokens.windows(p.len()).enumerate().any(|(i, w)| {
-                w.iter().zip(p).all(|(t, x)| t.text == *x)
-                    && !negated.get(i).copied().unwrap_or(false)
-            })
+        index
+            .phrase_at(p)
+            .any(|i| !negated.get(i).copied().unwrap_or(false))
     })
 }

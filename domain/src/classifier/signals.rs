@@ -3,7 +3,8 @@
 //! waste, claims only a lab can settle, ships, whole objects, and text in
 //! a language the lexicon does not cover.
 
-use super::normalize::{is_ideograph, Token};
+use super::fast::TokenIndex;
+use super::normalize::is_ideograph;
 use super::result::WarningCode;
 
 /// The situations found, each with the words that show it.
@@ -87,20 +88,15 @@ const UNRESOLVED: [&str; 9] = [
     "varies",
 ];
 
-fn present(tokens: &[Token], list: &[&str]) -> Vec<String> {
+fn present(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
     list.iter()
-        .filter(|p| {
-            let want: Vec<&str> = p.split(' ').collect();
-            tokens
-                .windows(want.len())
-                .any(|w| w.iter().zip(&want).all(|(t, x)| t.text == *x))
-        })
+        .filter(|p| index.has_words(p))
         .map(|p| (*p).to_owned())
         .collect()
 }
 
 /// Reads the situations from the tokens and the original text.
-pub fn read(tokens: &[Token], original: &str, unknown_share: f64) -> Signals {
+pub fn read(index: &TokenIndex<'_>, original: &str, unknown_share: f64) -> Signals {
     let mut s = Signals::default();
     for (code, list) in [
         (WarningCode::ReuseClaim, &REUSE[..]),
@@ -109,7 +105,7 @@ pub fn read(tokens: &[Token], original: &str, unknown_share: f64) -> Signals {
         (WarningCode::WholeObject, &WHOLE[..]),
         (WarningCode::LabAnalysis, &UNRESOLVED[..]),
     ] {
-        let words = present(tokens, list);
+        let words = present(index, list);
         if !words.is_empty() {
             s.found.push((code, words));
         }
