@@ -73,7 +73,8 @@ impl Speller {
                 }
             }
         }
-        let mut best: Option<(usize, u32)> = None;
+        // Best: smallest distance, then longest common prefix, then longest.
+        let mut best: Option<((usize, usize, usize), u32)> = None;
         let mut tie = false;
         let mut seen: Vec<u32> = Vec::new();
         for k in &keys {
@@ -92,11 +93,13 @@ impl Speller {
                 if d == 0 || d > max {
                     continue;
                 }
+                let lcp = w.iter().zip(cand).take_while(|(a, b)| a == b).count();
+                let key = (d, usize::MAX - lcp, usize::MAX - cand.len());
                 match best {
-                    Some((bd, bid)) if d == bd && bid != id => tie = true,
-                    Some((bd, _)) if d >= bd => {}
+                    Some((bk, bid)) if key == bk && bid != id => tie = true,
+                    Some((bk, _)) if key >= bk => {}
                     _ => {
-                        best = Some((d, id));
+                        best = Some((key, id));
                         tie = false;
                     }
                 }

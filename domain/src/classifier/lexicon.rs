@@ -169,7 +169,7 @@ impl Lexicon {
                 continue;
             }
             let foreign = counts.iter().any(|c| *c > 0);
-            let split = if foreign {
+            let split = if foreign || tok.text.len() >= 9 {
                 self.split_compound(&tok.text)
             } else {
                 None

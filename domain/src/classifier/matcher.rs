@@ -79,6 +79,29 @@ const GLUE: [&str; 12] = [
     "of", "the", "a", "an", "and", "in", "for", "from", "to", "on", "by", "with",
 ];
 
+/// Words that carry the sentence's structure: a term holding one is only
+/// matched in its own word order.
+const SYNTAX: [&str; 9] = [
+    "containing",
+    "contaminated",
+    "free",
+    "without",
+    "not",
+    "no",
+    "non",
+    "bearing",
+    "than",
+];
+
+/// Words an out-of-order match does not reach across: they start a new
+/// part of the description (a source, a contaminant, a purpose).
+fn is_barrier(w: &str) -> bool {
+    matches!(
+        w,
+        "from" | "containing" | "with" | "without" | "for" | "free" | "by" | "after" | "before"
+    )
+}
+
 fn is_glue(w: &str) -> bool {
     GLUE.contains(&w)
 }
@@ -171,8 +194,8 @@ impl Matcher {
         self.unordered(tokens, &mut candidates);
         candidates.sort_by_key(|&(pos, _, id, ordered)| {
             (
+                std::cmp::Reverse(self.phrases[id].content.len() + usize::from(ordered)),
                 !ordered,
-                std::cmp::Reverse(self.phrases[id].tokens.len()),
                 pos,
             )
         });
@@ -213,11 +236,16 @@ impl Matcher {
                 let reach = content.len() + 2;
                 let lo = (pos.saturating_sub(reach)..pos)
                     .rev()
-                    .take_while(|&k| tokens[k + 1].break_before == NO_BREAK)
+                    .take_while(|&k| {
+                        tokens[k + 1].break_before == NO_BREAK && !is_barrier(&tokens[k].text)
+                    })
                     .last()
                     .unwrap_or(pos);
                 let mut hi = pos + 1;
-                while hi < tokens.len() && hi <= pos + reach && tokens[hi].break_before == NO_BREAK
+                while hi < tokens.len()
+                    && hi <= pos + reach
+                    && tokens[hi].break_before == NO_BREAK
+                    && !is_barrier(&tokens[hi].text)
                 {
                     hi += 1;
                 }
@@ -300,11 +328,34 @@ impl Matcher {
                     }
                 }
                 Kind::NegateAfter if i > 0 && self.after_applies(tokens, &hits[i]) => {
-                    let start = hits[i].start;
-                    if let Some(prev) = hits.get_mut(i - 1) {
-                        if prev.end == start {
-                            prev.negated = true;
+                    // "oil and coolant drained": back over a coordinated list.
+                    // The first step back needs a conjunction; later ones may
+                    // be commas ("oil, coolant and fuel drained").
+                    let mut edge = hits[i].start;
+                    for (step, k) in (0..i).rev().enumerate() {
+                        let adjacent = hits[k].end == edge;
+                        if adjacent && step == 0 {
+                            hits[k].negated = true;
+                            continue;
                         }
+                        let gap: Vec<&str> = (hits[k].end..edge)
+                            .filter_map(|j| tokens.get(j).map(|t| t.text.as_str()))
+                            .collect();
+                        let conj = !gap.is_empty()
+                            && gap.iter().all(|w| matches!(*w, "and" | "or" | "nor"));
+                        let comma = gap.is_empty()
+                            && step > 1
+                            && tokens
+                                .get(edge)
+                                .is_some_and(|t| t.break_before == super::normalize::COMMA);
+                        let clause = tokens
+                            .get(hits[k].end)
+                            .is_some_and(|t| t.break_before >= CLAUSE);
+                        if !(conj || comma) || clause || !matches!(hits[k].kind, Kind::Term(_)) {
+                            break;
+                        }
+                        hits[k].negated = true;
+                        edge = hits[k].start;
                     }
                 }
                 _ => {}
@@ -346,7 +397,8 @@ fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
     let mut by_rare: FastMap<String, Vec<usize>> = FastMap::default();
     for (i, p) in phrases.iter().enumerate() {
         let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
-        if content.len() < 2 || content.len() > 4 || !matches!(p.kind, Kind::Term(_)) {
+        let syntax = p.tokens.iter().any(|w| SYNTAX.contains(&w.as_str()));
+        if content.len() < 2 || content.len() > 4 || syntax || !matches!(p.kind, Kind::Term(_)) {
             continue;
         }
         if let Some(rare) = content

@@ -102,7 +102,8 @@ fn ph(ev: &mut Evidence, m: &Measure) {
     let Some(v) = m.value else {
         return;
     };
-    let corrosive = (v <= 2.0 && !m.below) || v >= 11.5;
+    // "pH < 1" is at most 1: corrosive; "pH > 12" likewise.
+    let corrosive = v <= 2.0 || (v >= 11.5 && !m.below);
     if corrosive {
         let bound = if v <= 2.0 { "≤ 2" } else { "≥ 11.5" };
         let text = format!(
