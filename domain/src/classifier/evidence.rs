@@ -128,8 +128,10 @@ impl Evidence {
     }
 
     /// Mixed without a sorted signal.
+    /// Mixed wins over a bare "sorted" (a sorted mixture is still a
+    /// mixture); only a separate-recycling statement overrides it.
     pub fn is_mixed(&self) -> bool {
-        !self.mixed.is_empty() && self.sorted.is_empty()
+        !self.mixed.is_empty() && !self.sorted.iter().any(|s| s.contains("separate"))
     }
 
     /// The candidate's score, 0 when absent.

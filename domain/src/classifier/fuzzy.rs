@@ -15,6 +15,8 @@ use super::fast::{FastMap, FxHasher};
 /// each of its one-letter deletions, so that a query allocates nothing.
 pub struct Speller {
     words: Vec<Vec<char>>,
+    /// What each word reads as; candidates that read the same do not tie.
+    reads: Vec<String>,
     index: FastMap<u64, Vec<u32>>,
 }
 
@@ -32,14 +34,15 @@ fn hash_without(w: &[char], skip: &[usize]) -> u64 {
 
 impl Speller {
     /// Indexes every alphabetic word of 4 letters or more.
-    pub fn new(vocabulary: &[&str]) -> Self {
-        let mut words: Vec<Vec<char>> = vocabulary
+    pub fn new(vocabulary: &[(&str, &str)]) -> Self {
+        let mut pairs: Vec<(Vec<char>, String)> = vocabulary
             .iter()
-            .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
-            .map(|w| w.chars().collect())
+            .filter(|(w, _)| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+            .map(|(w, r)| (w.chars().collect(), (*r).to_owned()))
             .collect();
-        words.sort();
-        words.dedup();
+        pairs.sort();
+        pairs.dedup_by(|a, b| a.0 == b.0);
+        let (words, reads): (Vec<Vec<char>>, Vec<String>) = pairs.into_iter().unzip();
         let mut index: FastMap<u64, Vec<u32>> = FastMap::default();
         for (i, w) in words.iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
@@ -51,14 +54,24 @@ impl Speller {
                 }
             }
         }
-        Self { words, index }
+        Self {
+            words,
+            reads,
+            index,
+        }
     }
 
     /// The unique vocabulary word close to `word`, if any.
     pub fn correct(&self, word: &str) -> Option<String> {
+        self.correct_from(word, 5)
+    }
+
+    /// Like [`Speller::correct`], for words of `min` letters or more; the
+    /// caller guards shorter words (see `Lexicon::read`).
+    pub fn correct_from(&self, word: &str, min: usize) -> Option<String> {
         let w: Vec<char> = word.chars().collect();
         let n = w.len();
-        if !(5..=30).contains(&n) || !w.iter().all(|c| c.is_alphabetic()) {
+        if !(min..=30).contains(&n) || !w.iter().all(|c| c.is_alphabetic()) {
             return None;
         }
         let max = if n >= 8 { 2 } else { 1 };
@@ -96,7 +109,12 @@ impl Speller {
                 let lcp = w.iter().zip(cand).take_while(|(a, b)| a == b).count();
                 let key = (d, usize::MAX - lcp, usize::MAX - cand.len());
                 match best {
-                    Some((bk, bid)) if key == bk && bid != id => tie = true,
+                    Some((bk, bid))
+                        if key == bk
+                            && self.reads.get(bid as usize) != self.reads.get(id as usize) =>
+                    {
+                        tie = true
+                    }
                     Some((bk, _)) if key >= bk => {}
                     _ => {
                         best = Some((key, id));
@@ -142,7 +160,9 @@ mod tests {
 
     #[test]
     fn misspellings_are_corrected_and_short_words_are_not() {
-        let s = Speller::new(&["battery", "asbestos", "lead", "mercury", "expired"]);
+        let words = ["battery", "asbestos", "lead", "mercury", "expired"];
+        let pairs: Vec<(&str, &str)> = words.iter().map(|w| (*w, *w)).collect();
+        let s = Speller::new(&pairs);
         let fix = |w: &str| s.correct(w);
         assert_eq!(fix("batteris").as_deref(), Some("battery"));
         assert_eq!(fix("asbestoes").as_deref(), Some("asbestos"));

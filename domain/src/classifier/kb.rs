@@ -45,7 +45,8 @@ impl KnowledgeBase {
             t.not_ctx_tokens = t.not_ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
         }
         let matcher = Matcher::new(&curated);
-        let lexicon = Lexicon::bundled(matcher.vocabulary(), &curated.spellings)?;
+        let lexicon =
+            Lexicon::bundled(matcher.vocabulary(), matcher.bigrams(), &curated.spellings)?;
         let scopes = Scopes::bundled(&curated.spellings)?;
         for code in scopes.codes() {
             if annexes.in_force(code).is_none_or(|c| c.code != code) {

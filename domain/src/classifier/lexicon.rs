@@ -55,6 +55,7 @@ pub struct Lexicon {
     hs: FastMap<String, Vec<String>>,
     by_first: FastMap<String, Vec<Entry>>,
     english: FastSet<String>,
+    bigrams: FastSet<(String, String)>,
     speller: Speller,
 }
 
@@ -80,6 +81,7 @@ impl Lexicon {
     /// [`KnowledgeBaseError::Parse`] when the file does not have the expected shape.
     pub fn bundled(
         english_terms: FastSet<String>,
+        bigrams: FastSet<(String, String)>,
         spellings: &FastMap<String, String>,
     ) -> Result<Self, KnowledgeBaseError> {
         let file: LexiconFile =
@@ -114,13 +116,15 @@ impl Lexicon {
         for v in by_first.values_mut() {
             v.sort_by(|a, b| b.src.len().cmp(&a.src.len()).then(a.dst.cmp(&b.dst)));
         }
-        let mut vocabulary: Vec<&str> = english.iter().map(String::as_str).collect();
-        vocabulary.extend(
-            by_first
-                .values()
-                .flatten()
-                .flat_map(|e| e.src.iter().map(String::as_str)),
-        );
+        // Each word with what it reads as, so that two spellings of one
+        // concept ("batterie", "batterij") are not a tie.
+        let mut vocabulary: Vec<(&str, &str)> =
+            english.iter().map(|w| (w.as_str(), w.as_str())).collect();
+        for e in by_first.values().flatten() {
+            if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.first()) {
+                vocabulary.push((src.as_str(), dst.as_str()));
+            }
+        }
         let speller = Speller::new(&vocabulary);
         let hs = file
             .hs_headings
@@ -133,6 +137,7 @@ impl Lexicon {
             hs,
             by_first,
             english,
+            bigrams,
             speller,
         })
     }
@@ -184,7 +189,7 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            if let Some(fixed) = self.speller.correct(&tok.text) {
+            if let Some(fixed) = self.correct(&tokens, i) {
                 let written = original
                     .get(tok.span.0..tok.span.1)
                     .unwrap_or("")
@@ -288,6 +293,24 @@ impl Lexicon {
             }
         }
         None
+    }
+
+    /// A spelling correction for token `i`: five letters or more on its
+    /// own; a four-letter word only where the correction forms a curated
+    /// pair with a neighbour ("leed acid" → "lead acid").
+    fn correct(&self, tokens: &[Token], i: usize) -> Option<String> {
+        let word = tokens.get(i)?.text.as_str();
+        if word.chars().count() >= 5 {
+            return self.speller.correct(word);
+        }
+        let fixed = self.speller.correct_from(word, 4)?;
+        let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
+        let before = i
+            .checked_sub(1)
+            .and_then(|k| tokens.get(k))
+            .is_some_and(|p| pair(&p.text, &fixed));
+        let after = tokens.get(i + 1).is_some_and(|n| pair(&fixed, &n.text));
+        (before || after).then_some(fixed)
     }
 
     /// The longest entry at `i` in a language the description uses; a

@@ -172,6 +172,14 @@ impl Matcher {
             .collect()
     }
 
+    /// Every pair of neighbouring words in a curated term ("lead acid").
+    pub fn bigrams(&self) -> FastSet<(String, String)> {
+        self.phrases
+            .iter()
+            .flat_map(|p| p.tokens.windows(2).map(|w| (w[0].clone(), w[1].clone())))
+            .collect()
+    }
+
     /// The curated text of phrase `i`.
     pub fn text(&self, i: usize) -> &str {
         self.phrases.get(i).map_or("", |p| p.text.as_str())

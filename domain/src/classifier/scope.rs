@@ -34,7 +34,15 @@ pub struct EntryScope {
 #[derive(Debug, Deserialize)]
 pub struct ScopeRule {
     /// Phrases, any of which applies the rule.
+    #[serde(default)]
     pub if_any: Vec<String>,
+    /// Families of phrases (e.g. one per polymer): the rule applies when
+    /// words of at least `min_groups` families occur (a mixture).
+    #[serde(default)]
+    pub groups: Vec<Vec<String>>,
+    /// See `groups`; 0 when unused.
+    #[serde(default)]
+    pub min_groups: usize,
     /// Phrases that keep the waste in the entry after all.
     #[serde(default)]
     pub unless: Vec<String>,
@@ -46,6 +54,21 @@ pub struct ScopeRule {
     if_tokens: Vec<Vec<String>>,
     #[serde(skip)]
     unless_tokens: Vec<Vec<String>>,
+    #[serde(skip)]
+    group_tokens: Vec<Vec<Vec<String>>>,
+}
+
+impl ScopeRule {
+    fn applies(&self, index: &TokenIndex<'_>, negated: &[bool]) -> bool {
+        let named = found(&self.if_tokens, index, negated);
+        let families = self
+            .group_tokens
+            .iter()
+            .filter(|g| found(g, index, negated))
+            .count();
+        let mixture = self.min_groups > 0 && families >= self.min_groups;
+        (named || mixture) && !found(&self.unless_tokens, index, negated)
+    }
 }
 
 /// Every entry's scope.
@@ -78,6 +101,11 @@ impl Scopes {
                     .iter()
                     .map(|p| phrase_tokens(p, spellings))
                     .collect();
+                r.group_tokens = r
+                    .groups
+                    .iter()
+                    .map(|g| g.iter().map(|p| phrase_tokens(p, spellings)).collect())
+                    .collect();
             }
         }
         Ok(Self {
@@ -103,9 +131,7 @@ impl Scopes {
             if !ev.candidates.contains_key(&e.code) {
                 continue;
             }
-            let Some(rule) = e.rules.iter().find(|r| {
-                found(&r.if_tokens, index, negated) && !found(&r.unless_tokens, index, negated)
-            }) else {
+            let Some(rule) = e.rules.iter().find(|r| r.applies(index, negated)) else {
                 continue;
             };
             let Some(mut cand) = ev.candidates.remove(&e.code) else {
