@@ -214,7 +214,9 @@ impl Lexicon {
             .iter()
             .enumerate()
             .filter(|(_, c)| **c > 0)
-            .filter_map(|(l, _)| self.names.get(l).map(|n| n.1.clone()))
+            .filter_map(|(l, _)| self.names.get(l))
+            .filter(|n| n.0 != "en")
+            .map(|n| n.1.clone())
             .collect();
         Reading {
             tokens: out,

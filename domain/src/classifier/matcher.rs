@@ -98,7 +98,18 @@ const SYNTAX: [&str; 9] = [
 fn is_barrier(w: &str) -> bool {
     matches!(
         w,
-        "from" | "containing" | "with" | "without" | "for" | "free" | "by" | "after" | "before"
+        "from"
+            | "containing"
+            | "with"
+            | "without"
+            | "for"
+            | "free"
+            | "by"
+            | "after"
+            | "before"
+            | "no"
+            | "not"
+            | "non"
     )
 }
 
@@ -297,6 +308,15 @@ impl Matcher {
                 Kind::Term(_) if h.negated => {
                     out[h.start..h.end].iter_mut().for_each(|t| *t = true);
                 }
+                // "fluids drained": the word before is negated even when it
+                // names no entry.
+                Kind::NegateAfter
+                    if h.start > 0
+                        && self.after_applies(tokens, h)
+                        && tokens[h.start].break_before == NO_BREAK =>
+                {
+                    out[h.start - 1] = true;
+                }
                 _ => {}
             }
         }
@@ -341,8 +361,12 @@ impl Matcher {
                     // be commas ("oil, coolant and fuel drained").
                     let mut edge = hits[i].start;
                     for (step, k) in (0..i).rev().enumerate() {
-                        let adjacent = hits[k].end == edge;
-                        if adjacent && step == 0 {
+                        // "lead weights and floats removed": the head may
+                        // be followed by a few words of its own phrase.
+                        let near = edge - hits[k].end.min(edge) <= 3
+                            && (hits[k].end..edge)
+                                .all(|j| tokens.get(j).is_some_and(|t| t.break_before == NO_BREAK));
+                        if near && step == 0 {
                             hits[k].negated = true;
                             continue;
                         }
@@ -406,7 +430,13 @@ fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
     for (i, p) in phrases.iter().enumerate() {
         let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
         let syntax = p.tokens.iter().any(|w| SYNTAX.contains(&w.as_str()));
-        if content.len() < 2 || content.len() > 4 || syntax || !matches!(p.kind, Kind::Term(_)) {
+        let short = content.iter().any(|w| w.chars().count() < 2);
+        if content.len() < 2
+            || content.len() > 4
+            || syntax
+            || short
+            || !matches!(p.kind, Kind::Term(_))
+        {
             continue;
         }
         if let Some(rare) = content
