@@ -172,7 +172,11 @@ fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
             }
         }
     }
-    ev.ruled_out.extend(words.iter().map(|w| (*w).to_owned()));
+    for w in words {
+        if !ev.ruled_out.iter().any(|r| r == w) {
+            ev.ruled_out.push((*w).to_owned());
+        }
+    }
 }
 
 fn add(ev: &mut Evidence, code: &str, term: &str, weight: f64, m: &Measure, criterion: &str) {
