@@ -107,8 +107,9 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classificat
 }
 
 /// A best B-code with an A-code close behind: the A-code decides
-/// (precaution); otherwise A-codes far behind a B-code are left out of a
-/// Green answer, which never carries an Annex VIII code.
+/// (precaution: in doubt, the controlled answer); otherwise A-codes far
+/// behind a B-code are left out of a Green answer, which never carries an
+/// Annex VIII code.
 fn precaution(ranked: &mut Vec<(String, f64)>) {
     let Some(best) = ranked.first().cloned() else {
         return;

@@ -33,11 +33,11 @@ fn hash_without(w: &[char], skip: &[usize]) -> u64 {
 }
 
 impl Speller {
-    /// Indexes every alphabetic word of 4 letters or more.
+    /// Indexes every alphabetic word of 3 letters or more.
     pub fn new(vocabulary: &[(&str, &str)]) -> Self {
         let mut pairs: Vec<(Vec<char>, String)> = vocabulary
             .iter()
-            .filter(|(w, _)| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+            .filter(|(w, _)| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
             .map(|(w, r)| (w.chars().collect(), (*r).to_owned()))
             .collect();
         pairs.sort();
@@ -64,6 +64,32 @@ impl Speller {
     /// The unique vocabulary word close to `word`, if any.
     pub fn correct(&self, word: &str) -> Option<String> {
         self.correct_from(word, 5)
+    }
+
+    /// Every word one edit away from a four-letter `word` (the caller keeps
+    /// the one that forms a known pair with a neighbour).
+    pub fn near_short(&self, word: &str) -> Vec<String> {
+        let w: Vec<char> = word.chars().collect();
+        if w.len() != 4 || !w.iter().all(|c| c.is_alphabetic()) {
+            return Vec::new();
+        }
+        let mut keys = vec![hash_without(&w, &[])];
+        keys.extend((0..w.len()).map(|i| hash_without(&w, &[i])));
+        let mut out: Vec<String> = Vec::new();
+        for k in &keys {
+            for &id in self.index.get(k).into_iter().flatten() {
+                let Some(cand) = self.words.get(id as usize) else {
+                    continue;
+                };
+                if cand.first() == w.first() && distance(&w, cand) == 1 {
+                    let s: String = cand.iter().collect();
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Like [`Speller::correct`], for words of `min` letters or more; the

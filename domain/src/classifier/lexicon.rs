@@ -305,14 +305,24 @@ impl Lexicon {
         if word.chars().count() >= 5 {
             return self.speller.correct(word);
         }
-        let fixed = self.speller.correct_from(word, 4)?;
         let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
-        let before = i
-            .checked_sub(1)
-            .and_then(|k| tokens.get(k))
-            .is_some_and(|p| pair(&p.text, &fixed));
-        let after = tokens.get(i + 1).is_some_and(|n| pair(&fixed, &n.text));
-        (before || after).then_some(fixed)
+        let fits = |fixed: &str| {
+            let before = i
+                .checked_sub(1)
+                .and_then(|k| tokens.get(k))
+                .is_some_and(|p| pair(&p.text, fixed));
+            before || tokens.get(i + 1).is_some_and(|n| pair(fixed, &n.text))
+        };
+        let fitting: Vec<String> = self
+            .speller
+            .near_short(word)
+            .into_iter()
+            .filter(|c| fits(c))
+            .collect();
+        match fitting.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
     }
 
     /// The longest entry at `i` in a language the description uses; a

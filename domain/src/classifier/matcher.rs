@@ -366,6 +366,9 @@ impl Matcher {
                         let near = edge - hits[k].end.min(edge) <= 3
                             && (hits[k].end..edge)
                                 .all(|j| tokens.get(j).is_some_and(|t| t.break_before == NO_BREAK));
+                        if !matches!(hits[k].kind, Kind::Term(_)) {
+                            break;
+                        }
                         if near && step == 0 {
                             hits[k].negated = true;
                             continue;
