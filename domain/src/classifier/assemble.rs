@@ -24,6 +24,10 @@ pub struct Context<'a> {
 /// (precaution: in doubt, the controlled answer).
 const A_OVER_B_SHARE: f64 = 0.75;
 
+/// Annex IX entries that name equipment themselves (so e-waste close behind
+/// them does not take over).
+const EQUIPMENT_ENTRIES: [&str; 1] = ["B1040"];
+
 /// Below this best score a description is too vague to classify.
 const VAGUE_SCORE: f64 = 0.3;
 /// Candidates of other lists are shown when they reach this share of the best score.
@@ -106,8 +110,9 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classificat
     out
 }
 
-/// A best B-code with an A-code close behind: the A-code decides
-/// (precaution: in doubt, the controlled answer); otherwise A-codes far
+/// A best B-code with an A-code (or Y49: equipment whose parts' metals
+/// make the B-code) close behind: that code decides (precaution: in doubt,
+/// the controlled answer); otherwise A-codes far
 /// behind a B-code are left out of a Green answer, which never carries an
 /// Annex VIII code.
 fn precaution(ranked: &mut Vec<(String, f64)>) {
@@ -117,9 +122,10 @@ fn precaution(ranked: &mut Vec<(String, f64)>) {
     if !best.0.starts_with('B') {
         return;
     }
-    let close_a = ranked
-        .iter()
-        .position(|(c, s)| c.starts_with('A') && *s >= A_OVER_B_SHARE * best.1);
+    let close_a = ranked.iter().position(|(c, s)| {
+        let equipment_over_material = c == "Y49" && !EQUIPMENT_ENTRIES.contains(&best.0.as_str());
+        (c.starts_with('A') || equipment_over_material) && *s >= A_OVER_B_SHARE * best.1
+    });
     if let Some(i) = close_a {
         let a = ranked.remove(i);
         ranked.insert(0, a);

@@ -17,6 +17,9 @@ pub struct Speller {
     words: Vec<Vec<char>>,
     /// What each word reads as; candidates that read the same do not tie.
     reads: Vec<String>,
+    /// The vocabulary word each entry stands for (the singular of a plural
+    /// entry), which a correction returns.
+    base: Vec<String>,
     index: FastMap<u64, Vec<u32>>,
 }
 
@@ -35,14 +38,29 @@ fn hash_without(w: &[char], skip: &[usize]) -> u64 {
 impl Speller {
     /// Indexes every alphabetic word of 3 letters or more.
     pub fn new(vocabulary: &[(&str, &str)]) -> Self {
-        let mut pairs: Vec<(Vec<char>, String)> = vocabulary
+        // Each word also with a plural "s" (the vocabulary is folded to the
+        // singular, while misspellings are often of the plural: "tyers").
+        let mut pairs: Vec<(Vec<char>, String, String)> = vocabulary
             .iter()
             .filter(|(w, _)| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
-            .map(|(w, r)| (w.chars().collect(), (*r).to_owned()))
+            .flat_map(|(w, r)| {
+                let plural: Vec<char> = w.chars().chain(std::iter::once('s')).collect();
+                [
+                    (w.chars().collect(), (*r).to_owned(), (*w).to_owned()),
+                    (plural, (*r).to_owned(), (*w).to_owned()),
+                ]
+            })
             .collect();
         pairs.sort();
         pairs.dedup_by(|a, b| a.0 == b.0);
-        let (words, reads): (Vec<Vec<char>>, Vec<String>) = pairs.into_iter().unzip();
+        let mut words = Vec::with_capacity(pairs.len());
+        let mut reads = Vec::with_capacity(pairs.len());
+        let mut base = Vec::with_capacity(pairs.len());
+        for (w, r, b) in pairs {
+            words.push(w);
+            reads.push(r);
+            base.push(b);
+        }
         let mut index: FastMap<u64, Vec<u32>> = FastMap::default();
         for (i, w) in words.iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
@@ -57,6 +75,7 @@ impl Speller {
         Self {
             words,
             reads,
+            base,
             index,
         }
     }
@@ -82,9 +101,10 @@ impl Speller {
                     continue;
                 };
                 if cand.first() == w.first() && distance(&w, cand) == 1 {
-                    let s: String = cand.iter().collect();
-                    if !out.contains(&s) {
-                        out.push(s);
+                    if let Some(s) = self.base.get(id as usize) {
+                        if !out.contains(s) {
+                            out.push(s.clone());
+                        }
                     }
                 }
             }
@@ -150,7 +170,7 @@ impl Speller {
             }
         }
         match best {
-            Some((_, id)) if !tie => self.words.get(id as usize).map(|c| c.iter().collect()),
+            Some((_, id)) if !tie => self.base.get(id as usize).cloned(),
             _ => None,
         }
     }

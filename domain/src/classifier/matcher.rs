@@ -364,7 +364,7 @@ impl Matcher {
                         // "lead weights and floats removed": the head may
                         // be followed by a few words of its own phrase.
                         let near = edge - hits[k].end.min(edge) <= 3
-                            && (hits[k].end..edge)
+                            && (hits[k].end..=edge)
                                 .all(|j| tokens.get(j).is_some_and(|t| t.break_before == NO_BREAK));
                         if !matches!(hits[k].kind, Kind::Term(_)) {
                             break;
