@@ -189,7 +189,8 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            if let Some(fixed) = self.correct(&tokens, i) {
+            let prev = out.last().map(|t: &Token| t.text.clone());
+            if let Some(fixed) = self.correct(&tokens, i, prev.as_deref()) {
                 let written = original
                     .get(tok.span.0..tok.span.1)
                     .unwrap_or("")
@@ -300,17 +301,14 @@ impl Lexicon {
     /// A spelling correction for token `i`: five letters or more on its
     /// own; a four-letter word only where the correction forms a curated
     /// pair with a neighbour ("leed acid" → "lead acid").
-    fn correct(&self, tokens: &[Token], i: usize) -> Option<String> {
+    fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
         let word = tokens.get(i)?.text.as_str();
         if word.chars().count() >= 5 {
             return self.speller.correct(word);
         }
         let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
         let fits = |fixed: &str| {
-            let before = i
-                .checked_sub(1)
-                .and_then(|k| tokens.get(k))
-                .is_some_and(|p| pair(&p.text, fixed));
+            let before = prev.is_some_and(|p| pair(p, fixed));
             before || tokens.get(i + 1).is_some_and(|n| pair(fixed, &n.text))
         };
         let fitting: Vec<String> = self
