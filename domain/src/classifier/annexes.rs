@@ -74,6 +74,8 @@ struct RawEntry {
 pub struct Annexes {
     codes: FastMap<String, CodeInfo>,
     quotes: FastMap<String, String>,
+    /// Lower-case official text (title and sub-items) per code.
+    texts: FastMap<String, String>,
 }
 
 impl Annexes {
@@ -83,6 +85,7 @@ impl Annexes {
     /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
         let mut codes = FastMap::default();
+        let mut texts = FastMap::default();
         for (file, text, annex) in [
             ("basel_annex_i_ii.json", ANNEX_I_II, None),
             ("basel_annex_iii.json", ANNEX_III, Some("III")),
@@ -99,7 +102,13 @@ impl Annexes {
                 .into_iter()
                 .chain(parsed.deleted_or_not_in_force)
             {
+                let mut text = raw.title.to_lowercase();
+                for s in &raw.sub_items {
+                    text.push(' ');
+                    text.push_str(&s.to_lowercase());
+                }
                 let info = to_info(raw, annex);
+                texts.insert(info.code.to_ascii_uppercase(), text);
                 codes.insert(info.code.to_ascii_uppercase(), info);
             }
         }
@@ -108,7 +117,16 @@ impl Annexes {
             .filter(|c| c.status == CodeStatus::InForce)
             .map(|c| (c.code.clone(), quote_of(&c.code, &c.name)))
             .collect();
-        Ok(Self { codes, quotes })
+        Ok(Self {
+            codes,
+            quotes,
+            texts,
+        })
+    }
+
+    /// The entry's official text (title and sub-items), lower case.
+    pub fn text(&self, code: &str) -> &str {
+        self.texts.get(code).map_or("", String::as_str)
     }
 
     /// The official title of `code`, quoted and cut at 160 characters:

@@ -102,7 +102,7 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classificat
     let state = ev.state();
     out.list_type = list_type;
     codes(kb, ev, &ranked, &mut out, cx);
-    companions(kb, ev, &best, &mut out);
+    companions(kb, ev, &best, &mut out, cx);
     out.pic_required =
         list_type != ListType::Green || state == HazardState::Hazard || !out.a_codes.is_empty();
     out.overall_confidence = overall(ev, &ranked, list_type);
@@ -241,7 +241,61 @@ pub fn quote(kb: &KnowledgeBase, code: &str) -> String {
     kb.annexes.quote(code)
 }
 
-fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classification) {
+/// Word stems that name each constituent category of Annex I (Y19–Y45).
+fn constituent_stems(y: &str) -> Option<&'static [&'static str]> {
+    Some(match y {
+        "Y19" => &["carbonyl"],
+        "Y20" => &["berylli"],
+        "Y21" => &["chrom"],
+        "Y22" => &["copper", "cupr"],
+        "Y23" => &["zinc"],
+        "Y24" => &["arsen"],
+        "Y25" => &["selen"],
+        "Y26" => &["cadmi"],
+        "Y27" => &["antimon"],
+        "Y28" => &["tellur"],
+        "Y29" => &["mercur", "amalgam"],
+        "Y30" => &["thalli"],
+        "Y31" => &[
+            "lead", "plomb", "plomo", "blei", "piombo", "lood", "chumbo", "铅", "chì",
+        ],
+        "Y32" => &["fluor"],
+        "Y33" => &["cyanid"],
+        "Y34" => &["acid", "ácid", "säure", "zuur", "酸", "axit"],
+        "Y35" => &["basic", "base", "alkal", "caustic", "lye", "hydroxide"],
+        "Y36" => &["asbest", "amiant"],
+        "Y37" => &["phosph"],
+        "Y38" => &["cyanid", "nitrile"],
+        "Y39" => &["phenol"],
+        "Y40" => &["ether"],
+        "Y41" => &["halogen", "chlor", "brom"],
+        "Y42" => &["solvent", "thinner", "spirit"],
+        "Y43" => &["furan"],
+        "Y44" => &["dioxin"],
+        "Y45" => &["halogen", "chlor", "brom", "fluor", "organohalogen"],
+        _ => return None,
+    })
+}
+
+fn supported(y: &str, entry_text: &str, description: &str) -> bool {
+    match constituent_stems(y) {
+        None => true,
+        Some(stems) => {
+            let d = description.to_lowercase();
+            stems
+                .iter()
+                .any(|s| entry_text.contains(s) || d.contains(s))
+        }
+    }
+}
+
+fn companions(
+    kb: &KnowledgeBase,
+    ev: &Evidence,
+    best: &str,
+    out: &mut Classification,
+    cx: &Context<'_>,
+) {
     if out.list_type == ListType::Green && !out.pic_required {
         return;
     }
@@ -268,6 +322,12 @@ fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classific
             format!("The description names '{}'", e.term),
         )
     };
+    // A constituent category (Y19–Y45) from the relation only where the
+    // relation is read from the entry's wording (source NL), or the entry's
+    // text or the description names the constituent.
+    let entry_text = kb.annexes.text(best);
+    let from_wording = rel.is_some_and(|r| r.src.split('+').any(|s| s == "NL"));
+    ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text));
     let kept = |e: &&Extra| {
         !ev.ruled_out
             .iter()

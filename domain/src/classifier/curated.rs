@@ -83,8 +83,8 @@ pub struct Relation {
     /// Typical UN numbers.
     #[serde(default)]
     pub un: Vec<String>,
-    /// Source key (see CLASSIFIER_SOURCES.md): provenance for reviewers.
-    #[allow(dead_code)]
+    /// Source keys joined by `+` (see CLASSIFIER_SOURCES.md); `NL` means
+    /// the codes are named or implied by the entry's own wording.
     pub src: String,
 }
 
