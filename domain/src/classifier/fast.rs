@@ -123,6 +123,23 @@ impl<'a> TokenIndex<'a> {
         })
     }
 
+    /// Start positions where the words of `phrase` (separated by single
+    /// spaces) occur in sequence.
+    pub fn words_at<'p>(&'p self, phrase: &'p str) -> impl Iterator<Item = usize> + 'p {
+        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        self.positions(head).filter(move |&p| {
+            rest.split(' ')
+                .filter(|w| !w.is_empty())
+                .enumerate()
+                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
+        })
+    }
+
+    /// The token at `i`, if any.
+    pub fn token(&self, i: usize) -> Option<&Token> {
+        self.tokens.get(i)
+    }
+
     /// Whether the words of `phrase` (separated by single spaces) occur in
     /// sequence.
     pub fn has_words(&self, phrase: &str) -> bool {

@@ -95,6 +95,23 @@ fn present(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// Like [`present`], but not where the words name the source ("from a car
+/// repair workshop" claims no repair and is no whole car).
+fn present_not_source(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
+    list.iter()
+        .filter(|p| {
+            index.words_at(p).any(|at| {
+                !(at.saturating_sub(4)..at).any(|k| {
+                    index
+                        .token(k)
+                        .is_some_and(|t| matches!(t.text.as_str(), "from" | "by" | "during"))
+                })
+            })
+        })
+        .map(|p| (*p).to_owned())
+        .collect()
+}
+
 /// Reads the situations from the tokens and the original text.
 pub fn read(index: &TokenIndex<'_>, original: &str, unknown_share: f64) -> Signals {
     let mut s = Signals::default();
@@ -105,7 +122,10 @@ pub fn read(index: &TokenIndex<'_>, original: &str, unknown_share: f64) -> Signa
         (WarningCode::WholeObject, &WHOLE[..]),
         (WarningCode::LabAnalysis, &UNRESOLVED[..]),
     ] {
-        let words = present(index, list);
+        let words = match code {
+            WarningCode::ReuseClaim | WarningCode::WholeObject => present_not_source(index, list),
+            _ => present(index, list),
+        };
         if !words.is_empty() {
             s.found.push((code, words));
         }
