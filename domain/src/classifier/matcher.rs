@@ -110,6 +110,10 @@ fn is_barrier(w: &str) -> bool {
             | "no"
             | "not"
             | "non"
+            | "in"
+            | "at"
+            | "during"
+            | "on"
     )
 }
 
@@ -213,7 +217,7 @@ impl Matcher {
         self.unordered(tokens, &mut candidates);
         candidates.sort_by_key(|&(pos, _, id, ordered)| {
             (
-                std::cmp::Reverse(self.phrases[id].content.len() + usize::from(ordered)),
+                std::cmp::Reverse(2 * self.phrases[id].content.len() + usize::from(ordered)),
                 !ordered,
                 pos,
             )
