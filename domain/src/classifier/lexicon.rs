@@ -368,7 +368,7 @@ impl Lexicon {
     /// Splits a compound into lexicon (or English) words, allowing the
     /// linking letters of German and Dutch compounds ("-s-", "-n-", "-en-").
     fn split_compound(&self, word: &str) -> Option<Vec<Vec<String>>> {
-        if word.len() < 7 || !word.is_ascii() {
+        if word.len() < 7 || word.len() > 40 || !word.is_ascii() {
             return None;
         }
         let mut parts = Vec::new();

@@ -147,3 +147,21 @@ proptest! {
         check(&r)?;
     }
 }
+
+#[test]
+fn pathological_input_is_classified_quickly() {
+    let long_word = "oro".repeat(1666);
+    let many_numbers = "PCB 1 mg/kg pH 7 ".repeat(300);
+    let cjk = "废电池含铅".repeat(1000);
+    for text in [long_word, many_numbers, cjk] {
+        let start = std::time::Instant::now();
+        let r = classifier().classify(&text, None, None);
+        assert!(r.pic_required || !r.b_codes.is_empty());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{} chars took {:?}",
+            text.chars().count(),
+            start.elapsed()
+        );
+    }
+}
