@@ -80,6 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("no cases")?;
     let classifier = Classifier::bundled()?;
     let mut m: BTreeMap<&str, (usize, usize)> = METRICS.iter().map(|k| (*k, (0, 0))).collect();
+    let (mut unsafe_pic, mut incoherent) = (0usize, 0usize);
     for c in cases {
         let desc = c.get("description").and_then(Value::as_str).unwrap_or("");
         let (o, d) = (country(c, "origin"), country(c, "destination"));
@@ -96,6 +97,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         let all: HashSet<&String> = a.iter().chain(&b).chain(&y).collect();
         let lt = r.list_type.as_str();
+        if e.get("pic_required").and_then(Value::as_bool) == Some(true) && !r.pic_required {
+            unsafe_pic += 1;
+            println!(
+                "UNSAFE_PIC {}",
+                c.get("id").and_then(Value::as_str).unwrap_or("?")
+            );
+        }
+        let coherent = match lt {
+            "Green" => a.is_empty() && !b.is_empty(),
+            _ => r.pic_required,
+        };
+        if !coherent {
+            incoherent += 1;
+            println!(
+                "INCOHERENT {}",
+                c.get("id").and_then(Value::as_str).unwrap_or("?")
+            );
+        }
         let deciding = match lt {
             "Amber" => &a,
             "Green" => &b,
@@ -169,6 +188,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rates.push(hit as f64 / n as f64);
         }
     }
+    println!("unsafe_pic: {unsafe_pic}\nincoherent: {incoherent}");
     println!(
         "score: {:.2}",
         rates.iter().sum::<f64>() / rates.len().max(1) as f64

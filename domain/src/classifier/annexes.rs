@@ -3,7 +3,7 @@
 //! reference JSON in `domain/data/`. Deleted entries are kept for
 //! [`lookup`](super::Classifier::lookup) only.
 
-use std::collections::HashMap;
+use super::fast::FastMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,7 +73,10 @@ struct RawEntry {
 /// Every official code, keyed by upper-case code.
 #[derive(Debug, Clone)]
 pub struct Annexes {
-    codes: HashMap<String, CodeInfo>,
+    codes: FastMap<String, CodeInfo>,
+    quotes: FastMap<String, String>,
+    /// Lower-case official text (title and sub-items) per code.
+    texts: FastMap<String, String>,
 }
 
 impl Annexes {
@@ -82,7 +85,8 @@ impl Annexes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
-        let mut codes = HashMap::new();
+        let mut codes = FastMap::default();
+        let mut texts = FastMap::default();
         for (file, text, annex) in [
             ("basel_annex_i_ii.json", ANNEX_I_II, None),
             ("basel_annex_iii.json", ANNEX_III, Some("III")),
@@ -99,16 +103,47 @@ impl Annexes {
                 .into_iter()
                 .chain(parsed.deleted_or_not_in_force)
             {
+                let mut text = raw.title.to_lowercase();
+                for s in &raw.sub_items {
+                    text.push(' ');
+                    text.push_str(&s.to_lowercase());
+                }
                 let info = to_info(raw, annex);
+                texts.insert(info.code.to_ascii_uppercase(), text);
                 codes.insert(info.code.to_ascii_uppercase(), info);
             }
         }
-        Ok(Self { codes })
+        let quotes = codes
+            .values()
+            .filter(|c| c.status == CodeStatus::InForce)
+            .map(|c| (c.code.clone(), quote_of(&c.code, &c.name)))
+            .collect();
+        Ok(Self {
+            codes,
+            quotes,
+            texts,
+        })
+    }
+
+    /// The entry's official text (title and sub-items), lower case.
+    pub fn text(&self, code: &str) -> &str {
+        self.texts.get(code).map_or("", String::as_str)
+    }
+
+    /// The official title of `code`, quoted and cut at 160 characters:
+    /// `A1160: “Waste lead-acid batteries, whole or crushed”`.
+    pub fn quote(&self, code: &str) -> String {
+        self.quotes
+            .get(code)
+            .cloned()
+            .unwrap_or_else(|| code.to_owned())
     }
 
     /// The entry for `code` (any case, surrounding spaces ignored).
     pub fn get(&self, code: &str) -> Option<&CodeInfo> {
-        self.codes.get(&code.trim().to_ascii_uppercase())
+        self.codes
+            .get(code)
+            .or_else(|| self.codes.get(&code.trim().to_ascii_uppercase()))
     }
 
     /// The entry for `code` if it is in force.
@@ -165,5 +200,17 @@ fn to_info(raw: RawEntry, annex: Option<&str>) -> CodeInfo {
         status,
         replaced_by,
         note: (!notes.is_empty()).then(|| notes.join(". ")),
+    }
+}
+
+fn quote_of(code: &str, name: &str) -> String {
+    let cut = match name.char_indices().nth(160) {
+        Some((i, _)) => &name[..i],
+        None => name,
+    };
+    if cut.len() < name.len() {
+        format!("{code}: \u{201c}{}…\u{201d}", cut.trim_end())
+    } else {
+        format!("{code}: \u{201c}{cut}\u{201d}")
     }
 }

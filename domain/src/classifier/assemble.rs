@@ -10,7 +10,23 @@
 use super::annexes::CodeStatus;
 use super::evidence::{Evidence, Extra, HazardState};
 use super::kb::KnowledgeBase;
-use super::result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
+use super::result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
+
+/// What the assembler needs besides the evidence.
+pub struct Context<'a> {
+    /// The description as written (explanations quote it).
+    pub text: &'a str,
+    /// The classifier version string.
+    pub version: &'a str,
+}
+
+/// An A-code alternative this close to a best B-code decides instead
+/// (precaution: in doubt, the controlled answer).
+const A_OVER_B_SHARE: f64 = 0.75;
+
+/// Annex IX entries that name equipment themselves (so e-waste close behind
+/// them does not take over).
+const EQUIPMENT_ENTRIES: [&str; 1] = ["B1040"];
 
 /// Below this best score a description is too vague to classify.
 const VAGUE_SCORE: f64 = 0.3;
@@ -57,7 +73,8 @@ fn precedence(code: &str) -> u8 {
 }
 
 /// Builds the classification (without the procedure).
-pub fn build(kb: &KnowledgeBase, ev: &Evidence, version: &str) -> Classification {
+pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classification {
+    let version = cx.version;
     let mut ranked: Vec<(String, f64)> = ev
         .candidates
         .iter()
@@ -71,23 +88,50 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, version: &str) -> Classification
             .then(a.0.cmp(&b.0))
     });
     let mut out = empty(version, ev);
-    let Some((best, best_score)) = ranked.first().cloned() else {
+    let vague = ranked.first().is_none_or(|b| b.1 < VAGUE_SCORE);
+    if vague {
         out.warnings.insert(0, VAGUE_WARNING.to_owned());
-        return out;
-    };
-    if best_score < VAGUE_SCORE {
-        out.warnings.insert(0, VAGUE_WARNING.to_owned());
+        out.warning_codes.push(WarningCode::Vague);
         return out;
     }
+    precaution(&mut ranked);
+    let Some((best, _)) = ranked.first().cloned() else {
+        return out;
+    };
     let list_type = list_of(&best);
     let state = ev.state();
     out.list_type = list_type;
-    out.pic_required = list_type != ListType::Green || state == HazardState::Hazard;
-    codes(kb, ev, &ranked, &mut out);
-    companions(kb, ev, &best, &mut out);
+    codes(kb, ev, &ranked, &mut out, cx);
+    companions(kb, ev, &best, &mut out, cx);
+    out.pic_required =
+        list_type != ListType::Green || state == HazardState::Hazard || !out.a_codes.is_empty();
     out.overall_confidence = overall(ev, &ranked, list_type);
     warn(ev, list_type, &mut out);
     out
+}
+
+/// A best B-code with an A-code (or Y49: equipment whose parts' metals
+/// make the B-code) close behind: that code decides (precaution: in doubt,
+/// the controlled answer); otherwise A-codes far
+/// behind a B-code are left out of a Green answer, which never carries an
+/// Annex VIII code.
+fn precaution(ranked: &mut Vec<(String, f64)>) {
+    let Some(best) = ranked.first().cloned() else {
+        return;
+    };
+    if !best.0.starts_with('B') {
+        return;
+    }
+    let close_a = ranked.iter().position(|(c, s)| {
+        let equipment_over_material = c == "Y49" && !EQUIPMENT_ENTRIES.contains(&best.0.as_str());
+        (c.starts_with('A') || equipment_over_material) && *s >= A_OVER_B_SHARE * best.1
+    });
+    if let Some(i) = close_a {
+        let a = ranked.remove(i);
+        ranked.insert(0, a);
+    } else {
+        ranked.retain(|(c, _)| !c.starts_with('A'));
+    }
 }
 
 fn empty(version: &str, ev: &Evidence) -> Classification {
@@ -105,13 +149,21 @@ fn empty(version: &str, ev: &Evidence) -> Classification {
         warnings: ev.warnings.clone(),
         classifier_version: version.to_owned(),
         procedure: None,
+        warning_codes: Vec::new(),
+        languages: Vec::new(),
     }
 }
 
-fn codes(kb: &KnowledgeBase, ev: &Evidence, ranked: &[(String, f64)], out: &mut Classification) {
+fn codes(
+    kb: &KnowledgeBase,
+    ev: &Evidence,
+    ranked: &[(String, f64)],
+    out: &mut Classification,
+    cx: &Context<'_>,
+) {
     let best_score = ranked.first().map_or(0.0, |r| r.1);
     let decides = out.list_type;
-    for (code, score) in ranked {
+    for (i, (code, score)) in ranked.iter().enumerate() {
         let same_list = list_of(code) == decides
             || (matches!(decides, ListType::AnnexI | ListType::AnnexII) && code.starts_with('Y'));
         if !same_list && *score < ALTERNATIVE_SHARE * best_score {
@@ -131,26 +183,119 @@ fn codes(kb: &KnowledgeBase, ev: &Evidence, ranked: &[(String, f64)], out: &mut 
         let terms: Vec<String> = cand
             .map(|c| c.terms.iter().map(|t| t.0.clone()).collect())
             .unwrap_or_default();
-        let mut reason = if same_list {
-            format!("matched terms score {score:.2}")
+        let quoted = terms
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut reason = if i == 0 {
+            format!("Decides the answer: the description names {quoted}, which this entry covers")
+        } else if same_list {
+            format!("Also possible: the description names {quoted}")
         } else {
-            format!("alternative from another list, score {score:.2}")
+            format!("Alternative on another list: the description names {quoted}")
         };
+        let mut criteria: Vec<String> = Vec::new();
         if let Some(c) = cand {
             for r in &c.reasons {
                 reason.push_str("; ");
                 reason.push_str(r);
+            }
+            criteria.extend(c.criteria.iter().cloned());
+        }
+        if i == 0 {
+            criteria.extend(ev.notes.iter().cloned());
+            if criteria.is_empty() {
+                criteria.push(format!("named: {quoted} is a waste {code} covers"));
             }
         }
         out.explanation.push(Explanation {
             code: code.clone(),
             matched_terms: terms,
             reason,
+            supporting_text: supporting(cx.text, cand.map(|c| c.spans.as_slice())),
+            quote: quote(kb, code),
+            criterion: criteria.join("; "),
         });
     }
 }
 
-fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classification) {
+/// The description's words at `spans`, as written, in order, each once.
+fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
+    let mut spans: Vec<(usize, usize)> = spans.unwrap_or_default().to_vec();
+    spans.sort_unstable();
+    let mut out: Vec<String> = Vec::new();
+    for (a, b) in spans {
+        if let Some(s) = text.get(a..b) {
+            let s = s.trim().to_owned();
+            if !s.is_empty() && !out.contains(&s) && out.len() < 6 {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// The entry's official title, quoted (see `Annexes::quote`).
+pub fn quote(kb: &KnowledgeBase, code: &str) -> String {
+    kb.annexes.quote(code)
+}
+
+/// Word stems that name each constituent category of Annex I (Y19–Y45).
+fn constituent_stems(y: &str) -> Option<&'static [&'static str]> {
+    Some(match y {
+        "Y19" => &["carbonyl"],
+        "Y20" => &["berylli"],
+        "Y21" => &["chrom"],
+        "Y22" => &["copper", "cupr"],
+        "Y23" => &["zinc"],
+        "Y24" => &["arsen"],
+        "Y25" => &["selen"],
+        "Y26" => &["cadmi"],
+        "Y27" => &["antimon"],
+        "Y28" => &["tellur"],
+        "Y29" => &["mercur", "amalgam"],
+        "Y30" => &["thalli"],
+        "Y31" => &[
+            "lead", "plomb", "plomo", "blei", "piombo", "lood", "chumbo", "铅", "chì",
+        ],
+        "Y32" => &["fluor"],
+        "Y33" => &["cyanid"],
+        "Y34" => &["acid", "ácid", "säure", "zuur", "酸", "axit"],
+        "Y35" => &["basic", "base", "alkal", "caustic", "lye", "hydroxide"],
+        "Y36" => &["asbest", "amiant"],
+        "Y37" => &["phosph"],
+        "Y38" => &["cyanid", "nitrile"],
+        "Y39" => &["phenol"],
+        "Y40" => &["ether"],
+        "Y41" => &["halogen", "chlor", "brom"],
+        "Y42" => &["solvent", "thinner", "spirit"],
+        "Y43" => &["furan"],
+        "Y44" => &["dioxin"],
+        "Y45" => &["halogen", "chlor", "brom", "fluor", "organohalogen"],
+        _ => return None,
+    })
+}
+
+fn supported(y: &str, entry_text: &str, description: &str) -> bool {
+    match constituent_stems(y) {
+        None => true,
+        Some(stems) => {
+            let d = description.to_lowercase();
+            stems
+                .iter()
+                .any(|s| entry_text.contains(s) || d.contains(s))
+        }
+    }
+}
+
+fn companions(
+    kb: &KnowledgeBase,
+    ev: &Evidence,
+    best: &str,
+    out: &mut Classification,
+    cx: &Context<'_>,
+) {
     if out.list_type == ListType::Green && !out.pic_required {
         return;
     }
@@ -159,7 +304,7 @@ fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classific
     let mut ys: Vec<(String, f64, String)> = Vec::new();
     let mut hs: Vec<(String, f64, String)> = Vec::new();
     if let Some(r) = rel {
-        let why = format!("typical of {best} (curated relation, {})", r.src);
+        let why = format!("Companion of {best}: a constituent or characteristic typical of the waste this entry names");
         ys.extend(
             r.y.iter()
                 .map(|y| (y.clone(), best_conf * 0.9, why.clone())),
@@ -174,11 +319,22 @@ fn companions(kb: &KnowledgeBase, ev: &Evidence, best: &str, out: &mut Classific
         (
             e.code.clone(),
             confidence(e.weight) * 0.85,
-            format!("term '{}'", e.term),
+            format!("The description names '{}'", e.term),
         )
     };
-    ys.extend(ev.y.iter().map(from_term));
-    hs.extend(ev.h.iter().map(from_term));
+    // A constituent category (Y19–Y45) from the relation only where the
+    // relation is read from the entry's wording (source NL), or the entry's
+    // text or the description names the constituent.
+    let entry_text = kb.annexes.text(best);
+    let from_wording = rel.is_some_and(|r| r.src.split('+').any(|s| s == "NL"));
+    ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text));
+    let kept = |e: &&Extra| {
+        !ev.ruled_out
+            .iter()
+            .any(|w| e.term.split(' ').any(|t| t == w))
+    };
+    ys.extend(ev.y.iter().filter(kept).map(from_term));
+    hs.extend(ev.h.iter().filter(kept).map(from_term));
     for e in &ev.un {
         if !out.un_codes.contains(&e.code) {
             out.un_codes.push(e.code.clone());
@@ -211,9 +367,12 @@ fn push_unique(
         confidence: round(conf),
     });
     explanation.push(Explanation {
+        quote: quote(kb, &code),
         code,
         matched_terms: Vec::new(),
         reason: why,
+        supporting_text: Vec::new(),
+        criterion: String::new(),
     });
 }
 
@@ -232,6 +391,7 @@ fn overall(ev: &Evidence, ranked: &[(String, f64)], list_type: ListType) -> f64 
 
 fn warn(ev: &Evidence, list_type: ListType, out: &mut Classification) {
     if !ev.hazard.is_empty() && !ev.clean.is_empty() {
+        out.warning_codes.push(WarningCode::ConflictingQualifiers);
         out.warnings.push(format!(
             "Both hazard ({}) and clean ({}) qualifiers were found; {} was kept.",
             ev.hazard.join(", "),
@@ -244,6 +404,7 @@ fn warn(ev: &Evidence, list_type: ListType, out: &mut Classification) {
         ));
     }
     if list_type == ListType::Green && ev.state() == HazardState::Hazard {
+        out.warning_codes.push(WarningCode::UnresolvedHazard);
         out.warnings.push(format!(
             "A hazard qualifier ({}) applies to an Annex IX entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
             ev.hazard.join(", ")

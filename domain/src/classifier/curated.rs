@@ -4,7 +4,7 @@
 //! relations are data, so a reviewer can check them against
 //! `domain/data/CLASSIFIER_SOURCES.md` without reading code.
 
-use std::collections::HashMap;
+use super::fast::FastMap;
 
 use serde::Deserialize;
 
@@ -16,7 +16,7 @@ const TERMS: &str = include_str!("../../data/classifier_terms.json");
 #[derive(Debug, Clone, Deserialize)]
 pub struct Curated {
     /// Spelling variants folded to one form (e.g. `aluminum` → `aluminium`).
-    pub spellings: HashMap<String, String>,
+    pub spellings: FastMap<String, String>,
     /// Words that qualify a description rather than name a waste.
     pub qualifiers: Qualifiers,
     /// Typical Y/H/UN codes of an entry.
@@ -66,7 +66,7 @@ pub struct Qualifiers {
     pub source_markers: Vec<String>,
     /// Hazard words that name an Annex III characteristic ("flammable" → H3);
     /// keys are phrases from `hazard`.
-    pub h_words: HashMap<String, String>,
+    pub h_words: FastMap<String, String>,
 }
 
 /// An entry's typical companion codes.
@@ -83,7 +83,8 @@ pub struct Relation {
     /// Typical UN numbers.
     #[serde(default)]
     pub un: Vec<String>,
-    /// Source key (see CLASSIFIER_SOURCES.md).
+    /// Source keys joined by `+` (see CLASSIFIER_SOURCES.md); `NL` means
+    /// the codes are named or implied by the entry's own wording.
     pub src: String,
 }
 
@@ -132,6 +133,16 @@ pub struct TermEntry {
     /// When present, one of these must also occur in the description.
     #[serde(default)]
     pub ctx: Vec<String>,
+    /// The term is read in another sense when one of these occurs
+    /// ("PCB" beside "boards" is a circuit board, not a biphenyl).
+    #[serde(default)]
+    pub not_ctx: Vec<String>,
+    /// `ctx` normalised (filled when the knowledge base is built).
+    #[serde(skip)]
+    pub ctx_tokens: Vec<Vec<String>>,
+    /// `not_ctx` normalised.
+    #[serde(skip)]
+    pub not_ctx_tokens: Vec<Vec<String>>,
     /// A hazardous constituent or property: its presence is a hazard
     /// qualifier, its negation a clean one.
     #[serde(default)]

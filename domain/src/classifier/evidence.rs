@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::annexes::CodeStatus;
+use super::fast::TokenIndex;
 use super::kb::KnowledgeBase;
 use super::matcher::{Hit, Kind};
 use super::normalize::Token;
@@ -33,6 +34,10 @@ pub struct Candidate {
     /// Added by rules: 0.3 × the weight of hazardous constituents that
     /// moved a mirror group to this A member.
     pub bonus: f64,
+    /// Byte spans of the description's words that support the code.
+    pub spans: Vec<(usize, usize)>,
+    /// Deciding criteria in words (thresholds met, scope rules applied).
+    pub criteria: Vec<String>,
 }
 
 impl Candidate {
@@ -45,7 +50,8 @@ impl Candidate {
         (best + 0.3 * rest + self.bonus).min(2.5) * self.factor
     }
 
-    fn add(&mut self, term: &str, weight: f64) {
+    /// Adds a supporting term (once) with its weight.
+    pub fn add(&mut self, term: &str, weight: f64) {
         if self.factor == 0.0 {
             self.factor = 1.0;
         }
@@ -92,6 +98,10 @@ pub struct Evidence {
     pub un: Vec<Extra>,
     /// Warnings (deleted codes named, ...).
     pub warnings: Vec<String>,
+    /// Facts read from amounts that rule an entry out, in words.
+    pub notes: Vec<String>,
+    /// Constituent words ruled out by a measured amount.
+    pub ruled_out: Vec<String>,
 }
 
 /// The net hazard reading of a description.
@@ -118,8 +128,10 @@ impl Evidence {
     }
 
     /// Mixed without a sorted signal.
+    /// Mixed wins over a bare "sorted" (a sorted mixture is still a
+    /// mixture); only a separate-recycling statement overrides it.
     pub fn is_mixed(&self) -> bool {
-        !self.mixed.is_empty() && self.sorted.is_empty()
+        !self.mixed.is_empty() && !self.sorted.iter().any(|s| s.contains("separate"))
     }
 
     /// The candidate's score, 0 when absent.
@@ -129,11 +141,16 @@ impl Evidence {
 }
 
 /// Reads the hits (and any code named in the text) into evidence.
-pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
+pub fn gather(
+    kb: &KnowledgeBase,
+    tokens: &[Token],
+    index: &TokenIndex<'_>,
+    hits: &[Hit],
+) -> Evidence {
     let mut ev = Evidence::default();
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
-        let text = kb.matcher.text(hit.phrase).to_lowercase();
+        let text = kb.matcher.text(hit.phrase).to_owned();
         if contaminants_from.is_some()
             && tokens
                 .get(hit.start)
@@ -144,7 +161,7 @@ pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
         match hit.kind {
             Kind::Term(i) => {
                 let contaminant = contaminants_from.is_some();
-                term(kb, &mut ev, tokens, hit, i, text, contaminant);
+                term(kb, &mut ev, tokens, index, hit, i, text, contaminant);
             }
             Kind::Source => contaminants_from = Some(hit.end),
             Kind::Introducer(hazard) => {
@@ -177,10 +194,12 @@ pub fn gather(kb: &KnowledgeBase, tokens: &[Token], hits: &[Hit]) -> Evidence {
     ev
 }
 
+#[allow(clippy::too_many_arguments)]
 fn term(
     kb: &KnowledgeBase,
     ev: &mut Evidence,
     tokens: &[Token],
+    index: &TokenIndex<'_>,
     hit: &Hit,
     i: usize,
     text: String,
@@ -189,7 +208,10 @@ fn term(
     let Some(entry) = kb.curated.terms.get(i) else {
         return;
     };
-    if !entry.ctx.is_empty() && !context_present(kb, tokens, &entry.ctx) {
+    if !entry.ctx_tokens.is_empty() && !entry.ctx_tokens.iter().any(|c| index.has_phrase(c)) {
+        return;
+    }
+    if entry.not_ctx_tokens.iter().any(|c| index.has_phrase(c)) {
         return;
     }
     if hit.negated {
@@ -220,20 +242,11 @@ fn term(
             term: text.clone(),
         }));
     }
-    ev.candidates
-        .entry(entry.code.clone())
-        .or_default()
-        .add(&text, weight);
-}
-
-fn context_present(kb: &KnowledgeBase, tokens: &[Token], ctx: &[String]) -> bool {
-    ctx.iter().any(|c| {
-        let want = super::normalize::phrase_tokens(c, &kb.curated.spellings);
-        !want.is_empty()
-            && tokens
-                .windows(want.len())
-                .any(|w| w.iter().zip(&want).all(|(t, x)| t.text == *x))
-    })
+    let cand = ev.candidates.entry(entry.code.clone()).or_default();
+    cand.add(&text, weight);
+    if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
+        cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
+    }
 }
 
 fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {

@@ -4,12 +4,14 @@
 //! **Invariant:** every code the curated data can put in a result is an
 //! in-force entry; [`KnowledgeBase::bundled`] refuses the data otherwise.
 
-use std::collections::HashMap;
-
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
+use super::fast::FastMap;
+use super::lexicon::Lexicon;
 use super::matcher::Matcher;
+use super::normalize::phrase_tokens;
+use super::scope::Scopes;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
@@ -19,8 +21,12 @@ pub struct KnowledgeBase {
     pub curated: Curated,
     /// The compiled phrase table.
     pub matcher: Matcher,
-    relations: HashMap<String, usize>,
-    mirror_of: HashMap<String, usize>,
+    /// The multilingual lexicon and spelling corrector.
+    pub lexicon: Lexicon,
+    /// Entry scopes: exclusions and exceptions as data.
+    pub scopes: Scopes,
+    relations: FastMap<String, usize>,
+    mirror_of: FastMap<String, usize>,
 }
 
 impl KnowledgeBase {
@@ -31,16 +37,32 @@ impl KnowledgeBase {
     /// a code that is not in force.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
         let annexes = Annexes::bundled()?;
-        let curated = Curated::bundled()?;
+        let mut curated = Curated::bundled()?;
         validate(&annexes, &curated)?;
+        let sp = curated.spellings.clone();
+        for t in &mut curated.terms {
+            t.ctx_tokens = t.ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+            t.not_ctx_tokens = t.not_ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+        }
         let matcher = Matcher::new(&curated);
+        let lexicon =
+            Lexicon::bundled(matcher.vocabulary(), matcher.bigrams(), &curated.spellings)?;
+        let scopes = Scopes::bundled(&curated.spellings)?;
+        for code in scopes.codes() {
+            if annexes.in_force(code).is_none_or(|c| c.code != code) {
+                return Err(KnowledgeBaseError::UnknownCode {
+                    code: code.to_owned(),
+                    context: "entry scope".to_owned(),
+                });
+            }
+        }
         let relations = curated
             .relations
             .iter()
             .enumerate()
             .map(|(i, r)| (r.code.clone(), i))
             .collect();
-        let mut mirror_of = HashMap::new();
+        let mut mirror_of = FastMap::default();
         for (i, m) in curated.mirrors.iter().enumerate() {
             for code in m.members() {
                 mirror_of.insert(code.to_owned(), i);
@@ -50,6 +72,8 @@ impl KnowledgeBase {
             annexes,
             curated,
             matcher,
+            lexicon,
+            scopes,
             relations,
             mirror_of,
         })

@@ -11,7 +11,7 @@
 //! `negation_stops` word ("with", "containing") or six tokens; a
 //! `negate_after` phrase ("free", "removed") negates the hit right before it.
 
-use std::collections::HashMap;
+use super::fast::{FastMap, FastSet};
 
 use super::curated::Curated;
 use super::normalize::{phrase_tokens, Token, CLAUSE, NO_BREAK};
@@ -58,6 +58,8 @@ pub struct Hit {
 
 struct Phrase {
     tokens: Vec<String>,
+    /// The tokens without glue words, for out-of-order matching.
+    content: Vec<String>,
     kind: Kind,
     text: String,
 }
@@ -65,8 +67,58 @@ struct Phrase {
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    by_first: HashMap<String, Vec<usize>>,
+    by_first: FastMap<String, Vec<usize>>,
+    /// Multi-word terms keyed by their rarest content word, for matching
+    /// them in another word order ("cable of copper insulated").
+    by_rare: FastMap<String, Vec<usize>>,
     stops: Vec<String>,
+}
+
+/// Words skipped when a term is matched out of order.
+const GLUE: [&str; 12] = [
+    "of", "the", "a", "an", "and", "in", "for", "from", "to", "on", "by", "with",
+];
+
+/// Words that carry the sentence's structure: a term holding one is only
+/// matched in its own word order.
+const SYNTAX: [&str; 9] = [
+    "containing",
+    "contaminated",
+    "free",
+    "without",
+    "not",
+    "no",
+    "non",
+    "bearing",
+    "than",
+];
+
+/// Words an out-of-order match does not reach across: they start a new
+/// part of the description (a source, a contaminant, a purpose).
+fn is_barrier(w: &str) -> bool {
+    matches!(
+        w,
+        "from"
+            | "containing"
+            | "with"
+            | "without"
+            | "for"
+            | "free"
+            | "by"
+            | "after"
+            | "before"
+            | "no"
+            | "not"
+            | "non"
+            | "in"
+            | "at"
+            | "during"
+            | "on"
+    )
+}
+
+fn is_glue(w: &str) -> bool {
+    GLUE.contains(&w)
 }
 
 impl Matcher {
@@ -94,20 +146,26 @@ impl Matcher {
         }
         let phrases: Vec<Phrase> = raw
             .into_iter()
-            .map(|(text, kind)| Phrase {
-                tokens: phrase_tokens(text, sp),
-                kind,
-                text: text.to_owned(),
+            .map(|(text, kind)| {
+                let tokens = phrase_tokens(text, sp);
+                let content = tokens.iter().filter(|w| !is_glue(w)).cloned().collect();
+                Phrase {
+                    tokens,
+                    content,
+                    kind,
+                    text: text.to_owned(),
+                }
             })
             .filter(|p| !p.tokens.is_empty())
             .collect();
-        let mut by_first: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_first: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, p) in phrases.iter().enumerate() {
             by_first.entry(p.tokens[0].clone()).or_default().push(i);
         }
         for ids in by_first.values_mut() {
             ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
         }
+        let by_rare = rare_index(&phrases);
         let stops = q
             .negation_stops
             .iter()
@@ -116,8 +174,25 @@ impl Matcher {
         Self {
             phrases,
             by_first,
+            by_rare,
             stops,
         }
+    }
+
+    /// Every token of every curated phrase (the English vocabulary).
+    pub fn vocabulary(&self) -> FastSet<String> {
+        self.phrases
+            .iter()
+            .flat_map(|p| p.tokens.iter().cloned())
+            .collect()
+    }
+
+    /// Every pair of neighbouring words in a curated term ("lead acid").
+    pub fn bigrams(&self) -> FastSet<(String, String)> {
+        self.phrases
+            .iter()
+            .flat_map(|p| p.tokens.windows(2).map(|w| (w[0].clone(), w[1].clone())))
+            .collect()
     }
 
     /// The curated text of phrase `i`.
@@ -132,19 +207,33 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        let mut candidates: Vec<(usize, usize)> = (0..tokens.len())
-            .filter_map(|pos| self.longest_at(tokens, pos).map(|id| (pos, id)))
+        // (start, end, phrase, in order)
+        let mut candidates: Vec<(usize, usize, usize, bool)> = (0..tokens.len())
+            .filter_map(|pos| {
+                self.longest_at(tokens, pos)
+                    .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
+            })
             .collect();
-        candidates
-            .sort_by_key(|&(pos, id)| (std::cmp::Reverse(self.phrases[id].tokens.len()), pos));
+        self.unordered(tokens, &mut candidates);
+        candidates.sort_by_key(|&(pos, _, id, ordered)| {
+            (
+                std::cmp::Reverse(2 * self.phrases[id].content.len() + usize::from(ordered)),
+                !ordered,
+                pos,
+            )
+        });
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (pos, id) in candidates {
-            let end = pos + self.phrases[id].tokens.len();
-            if taken[pos..end].iter().any(|t| *t) {
+        for (pos, end, id, ordered) in candidates {
+            let used: Vec<usize> = if ordered {
+                (pos..end).collect()
+            } else {
+                self.used_positions(tokens, pos, end, id)
+            };
+            if used.iter().any(|&k| taken[k]) {
                 continue;
             }
-            taken[pos..end].iter_mut().for_each(|t| *t = true);
+            used.iter().for_each(|&k| taken[k] = true);
             hits.push(Hit {
                 kind: self.phrases[id].kind,
                 start: pos,
@@ -156,6 +245,86 @@ impl Matcher {
         hits.sort_by_key(|h| h.start);
         self.negate(tokens, &mut hits);
         hits
+    }
+
+    /// Multi-word terms whose content words all occur, in any order, within
+    /// a short stretch of one clause (no comma or clause break inside).
+    fn unordered(&self, tokens: &[Token], out: &mut Vec<(usize, usize, usize, bool)>) {
+        for (pos, tok) in tokens.iter().enumerate() {
+            let Some(ids) = self.by_rare.get(&tok.text) else {
+                continue;
+            };
+            for &id in ids {
+                let content = &self.phrases[id].content;
+                let reach = content.len() + 2;
+                let lo = (pos.saturating_sub(reach)..pos)
+                    .rev()
+                    .take_while(|&k| {
+                        tokens[k + 1].break_before == NO_BREAK && !is_barrier(&tokens[k].text)
+                    })
+                    .last()
+                    .unwrap_or(pos);
+                let mut hi = pos + 1;
+                while hi < tokens.len()
+                    && hi <= pos + reach
+                    && tokens[hi].break_before == NO_BREAK
+                    && !is_barrier(&tokens[hi].text)
+                {
+                    hi += 1;
+                }
+                let window = &tokens[lo..hi];
+                let all = content.iter().all(|w| window.iter().any(|t| t.text == *w));
+                if !all {
+                    continue;
+                }
+                let used: Vec<usize> = (lo..hi)
+                    .filter(|&k| content.iter().any(|w| tokens[k].text == *w))
+                    .collect();
+                let (Some(&s), Some(&e)) = (used.first(), used.last()) else {
+                    continue;
+                };
+                if !out.iter().any(|c| c.0 == s && c.2 == id) {
+                    out.push((s, e + 1, id, false));
+                }
+            }
+        }
+    }
+
+    fn used_positions(&self, tokens: &[Token], start: usize, end: usize, id: usize) -> Vec<usize> {
+        let p = &self.phrases[id].tokens;
+        (start..end)
+            .filter(|&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
+            .collect()
+    }
+
+    /// Which tokens a negation reaches: true for every token inside the
+    /// reach of a negating phrase.
+    pub fn negated_tokens(&self, tokens: &[Token], hits: &[Hit]) -> Vec<bool> {
+        let mut out = vec![false; tokens.len()];
+        for h in hits {
+            match h.kind {
+                Kind::NegateBefore => {
+                    let reach = self.reach(tokens, h.end);
+                    out[h.end.min(reach)..reach]
+                        .iter_mut()
+                        .for_each(|t| *t = true);
+                }
+                Kind::Term(_) if h.negated => {
+                    out[h.start..h.end].iter_mut().for_each(|t| *t = true);
+                }
+                // "fluids drained": the word before is negated even when it
+                // names no entry.
+                Kind::NegateAfter
+                    if h.start > 0
+                        && self.after_applies(tokens, h)
+                        && tokens[h.start].break_before == NO_BREAK =>
+                {
+                    out[h.start - 1] = true;
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn longest_at(&self, tokens: &[Token], pos: usize) -> Option<usize> {
@@ -191,11 +360,41 @@ impl Matcher {
                     }
                 }
                 Kind::NegateAfter if i > 0 && self.after_applies(tokens, &hits[i]) => {
-                    let start = hits[i].start;
-                    if let Some(prev) = hits.get_mut(i - 1) {
-                        if prev.end == start {
-                            prev.negated = true;
+                    // "oil and coolant drained": back over a coordinated list.
+                    // The first step back needs a conjunction; later ones may
+                    // be commas ("oil, coolant and fuel drained").
+                    let mut edge = hits[i].start;
+                    for (step, k) in (0..i).rev().enumerate() {
+                        // "lead weights and floats removed": the head may
+                        // be followed by a few words of its own phrase.
+                        let near = edge - hits[k].end.min(edge) <= 3
+                            && (hits[k].end..=edge)
+                                .all(|j| tokens.get(j).is_some_and(|t| t.break_before == NO_BREAK));
+                        if !matches!(hits[k].kind, Kind::Term(_)) {
+                            break;
                         }
+                        if near && step == 0 {
+                            hits[k].negated = true;
+                            continue;
+                        }
+                        let gap: Vec<&str> = (hits[k].end..edge)
+                            .filter_map(|j| tokens.get(j).map(|t| t.text.as_str()))
+                            .collect();
+                        let conj = !gap.is_empty()
+                            && gap.iter().all(|w| matches!(*w, "and" | "or" | "nor"));
+                        let comma = gap.is_empty()
+                            && step > 1
+                            && tokens
+                                .get(edge)
+                                .is_some_and(|t| t.break_before == super::normalize::COMMA);
+                        let clause = tokens
+                            .get(hits[k].end)
+                            .is_some_and(|t| t.break_before >= CLAUSE);
+                        if !(conj || comma) || clause || !matches!(hits[k].kind, Kind::Term(_)) {
+                            break;
+                        }
+                        hits[k].negated = true;
+                        edge = hits[k].start;
                     }
                 }
                 _ => {}
@@ -223,4 +422,36 @@ impl Matcher {
             }
         }
     }
+}
+
+/// Multi-word term phrases keyed by their content word that is rarest
+/// among all phrases.
+fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
+    let mut freq: FastMap<&str, usize> = FastMap::default();
+    for p in phrases {
+        for w in &p.tokens {
+            *freq.entry(w.as_str()).or_default() += 1;
+        }
+    }
+    let mut by_rare: FastMap<String, Vec<usize>> = FastMap::default();
+    for (i, p) in phrases.iter().enumerate() {
+        let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
+        let syntax = p.tokens.iter().any(|w| SYNTAX.contains(&w.as_str()));
+        let short = content.iter().any(|w| w.chars().count() < 2);
+        if content.len() < 2
+            || content.len() > 4
+            || syntax
+            || short
+            || !matches!(p.kind, Kind::Term(_))
+        {
+            continue;
+        }
+        if let Some(rare) = content
+            .iter()
+            .min_by_key(|w| freq.get(w.as_str()).copied().unwrap_or(0))
+        {
+            by_rare.entry((*rare).clone()).or_default().push(i);
+        }
+    }
+    by_rare
 }

@@ -5,17 +5,35 @@
 //! with an origin and a destination, also the control procedure.
 //!
 //! How it works, in order:
-//! 1. `normalize`: case, punctuation, hyphens, plural/singular and
-//!    British/American spelling folded the same way for text and terms;
-//! 2. `matcher`: curated phrases found longest first, negation applied
-//!    ("free of", "without", "mercury-free");
-//! 3. `evidence`: a score per candidate code plus hazard / clean / mixed /
-//!    sorted signals;
-//! 4. `rules`: mirror groups (A/B/Y forms of one waste) pick the member the
+//! 1. `normalize`: case and diacritics folded (`É` → `e`, `ắ` → `a`),
+//!    ideographs one token each, decimals and `<`, `>`, `%` kept as tokens,
+//!    British/American spelling and plurals folded the same way for text and
+//!    terms;
+//! 2. `lexicon`: words of Spanish, Portuguese, French, German, Italian,
+//!    Dutch, Chinese and Vietnamese read as the English terms of the annex
+//!    concepts (longest phrase first; German/Dutch compounds split; HS
+//!    headings read after "HS"); unknown words corrected against the
+//!    vocabulary (`fuzzy`);
+//! 3. `matcher`: curated phrases found longest first, in order or, within
+//!    one clause, in another word order; negation applied ("free of",
+//!    "without", "mercury-free", "oil and coolant drained", "n.d.");
+//! 4. `evidence`: a score per candidate code plus hazard / clean / mixed /
+//!    sorted signals; two-sense terms read by context ("PCB" beside boards);
+//! 5. `facets` and `thresholds`: amounts compared with what the entries state
+//!    (PCB 50 mg/kg, pH 2 / 11.5, Annex I metals at 0.1 %);
+//! 6. `rules`: mirror groups (A/B/Y forms of one waste) pick the member the
 //!    qualifiers call for;
-//! 5. `assemble`: the best code decides the list; related Y/H/UN codes,
-//!    confidences, explanation and warnings are added;
-//! 6. `procedure`: OECD Decision, Basel PIC, Ban Amendment, Article 11.
+//! 7. `scope`: entry scope as data (what an entry excludes and where the
+//!    waste goes instead), one mechanism for every entry;
+//! 8. `assemble`: the best code decides the list (an A-code close behind a
+//!    B-code decides instead); related Y/H/UN codes, confidences,
+//!    explanations (supporting words, entry quote, criterion);
+//! 9. `signals` and `advice`: warnings with stable codes (reuse claims,
+//!    possibly not waste, lab analysis, ship recycling, whole objects,
+//!    language not covered), then the precaution invariant: PIC unless a
+//!    Green entry decides with no A-code and no hazard signal; the list type
+//!    agrees with the deciding code;
+//! 10. `procedure`: OECD Decision, Basel PIC, Ban Amendment, Article 11.
 //!
 //! **Boundary:** pure. The reference and curated data are embedded with
 //! `include_str!` and parsed once by [`Classifier::bundled`]; classifying
@@ -25,24 +43,33 @@
 //! adopted B3025) are known to [`Classifier::lookup`] but never returned by
 //! [`Classifier::classify`].
 
+mod advice;
 mod annexes;
 mod assemble;
 mod countries;
 mod curated;
 mod error;
 mod evidence;
+mod facets;
+mod fast;
+mod fold_table;
+mod fuzzy;
 mod kb;
+mod lexicon;
 mod matcher;
 mod normalize;
 mod procedure;
 mod result;
 mod rules;
+mod scope;
+mod signals;
+mod thresholds;
 
 pub use annexes::{CodeInfo, CodeStatus};
 pub use countries::Standing;
 pub use error::KnowledgeBaseError;
 pub use procedure::{Procedure, Regime};
-pub use result::{Classification, CodeMatch, Explanation, ListType, DISCLAIMER};
+pub use result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
 
 use crate::values::CountryCode;
 use countries::Countries;
@@ -85,11 +112,30 @@ impl Classifier {
         destination: Option<&CountryCode>,
     ) -> Classification {
         let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
+        let reading = self.kb.lexicon.read(tokens, description);
+        let tokens = reading.tokens;
+        let index = fast::TokenIndex::new(&tokens);
         let hits = self.kb.matcher.find(&tokens);
-        let mut ev = evidence::gather(&self.kb, &tokens, &hits);
+        let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
+        thresholds::apply(&mut ev, &facets::measures(&tokens));
         rules::apply(&self.kb, &mut ev);
-        let mut out = assemble::build(&self.kb, &ev, VERSION);
+        let negated = self.kb.matcher.negated_tokens(&tokens, &hits);
+        self.kb.scopes.apply(&mut ev, &index, &negated);
+        let cx = assemble::Context {
+            text: description,
+            version: VERSION,
+        };
+        let mut out = assemble::build(&self.kb, &ev, &cx);
+        let unknown_share = if reading.words == 0 {
+            0.0
+        } else {
+            reading.unknown_words as f64 / reading.words as f64
+        };
+        let found = signals::read(&index, description, unknown_share);
+        advice::add(&mut out, &found, &reading.corrections);
+        out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {
+            out.warning_codes.push(WarningCode::Truncated);
             out.warnings.push(format!(
                 "The description was cut to its first {} characters.",
                 normalize::MAX_CHARS

@@ -3,10 +3,11 @@
 //!
 //! Lower case; every non-alphanumeric character separates tokens (so
 //! "lead-acid" and "lead acid" agree); British/American spelling and
-//! plural/singular folded by [`fold_token`]. Clause punctuation is kept as a
+//! plural/singular folded by `fold_in_place`. Clause punctuation is kept as a
 //! flag on the next token, because negation stops at a clause boundary.
 
-use std::collections::HashMap;
+use super::fast::FastMap;
+use super::fold_table::FOLD;
 
 /// One normalised word of a description.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +17,22 @@ pub struct Token {
     /// What precedes it: [`NO_BREAK`], [`COMMA`] or [`CLAUSE`] (`. ; : ! ?`
     /// or a line break). Brackets do not break: "chromium(VI)" is one phrase.
     pub break_before: u8,
+    /// Byte range of the word in the original description, for quoting.
+    pub span: (usize, usize),
+    /// The word was read through the multilingual lexicon or a spelling
+    /// correction, not as written.
+    pub origin: Origin,
+}
+
+/// How a token was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// As written (after folding).
+    Written,
+    /// Translated from another language by the lexicon.
+    Translated,
+    /// A misspelling corrected to a known word.
+    Corrected,
 }
 
 /// No punctuation before the token.
@@ -27,60 +44,166 @@ pub const CLAUSE: u8 = 2;
 
 /// The longest description the classifier reads, in characters. Longer input
 /// is cut here (with a warning), which bounds the work per request.
-pub const MAX_CHARS: usize = 4000;
+pub const MAX_CHARS: usize = 5000;
 
-/// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
-pub fn tokenize(text: &str, spellings: &HashMap<String, String>) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    let mut pending_break = NO_BREAK;
-    for ch in text.chars().take(MAX_CHARS) {
-        if ch.is_alphanumeric() {
-            word.extend(ch.to_lowercase());
+/// Ideographs (Chinese, Japanese kanji) are one token each: those scripts
+/// write no spaces, so the lexicon matches them character by character.
+pub fn is_ideograph(ch: char) -> bool {
+    matches!(ch as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+/// Lower case without diacritics: `É` → `e`, `ắ` → `a`, `ß` → `ss`.
+pub fn fold_char(ch: char, out: &mut String) {
+    for low in ch.to_lowercase() {
+        if low.is_ascii() {
+            out.push(low);
             continue;
         }
-        flush(&mut word, &mut tokens, &mut pending_break, spellings);
+        match FOLD.binary_search_by_key(&low, |(c, _)| *c) {
+            Ok(i) => out.push_str(FOLD[i].1),
+            Err(_) => out.push(low),
+        }
+    }
+}
+
+/// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
+/// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
+/// are tokens of their own, so amounts can be read.
+pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
+    let mut tokens = Vec::with_capacity(text.len() / 5 + 1);
+    let mut word = String::with_capacity(24);
+    let mut start = 0;
+    let mut pending_break = NO_BREAK;
+    let mut chars = text.char_indices().take(MAX_CHARS).peekable();
+    let mut end = 0;
+    while let Some((i, ch)) = chars.next() {
+        end = i + ch.len_utf8();
+        if ch.is_ascii_alphanumeric() {
+            if word.is_empty() {
+                start = i;
+            }
+            word.push(ch.to_ascii_lowercase());
+            continue;
+        }
+        if is_ideograph(ch) {
+            flush(
+                &mut word,
+                start,
+                i,
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
+            word.push(ch);
+            flush(
+                &mut word,
+                i,
+                i + ch.len_utf8(),
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
+            continue;
+        }
+        if ch.is_alphanumeric() {
+            if word.is_empty() {
+                start = i;
+            }
+            fold_char(ch, &mut word);
+            continue;
+        }
+        let decimal = matches!(ch, '.' | ',')
+            && word.bytes().last().is_some_and(|b| b.is_ascii_digit())
+            && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && chars.peek().is_some_and(|(_, c)| c.is_ascii_digit());
+        if decimal && !word.contains('.') {
+            word.push('.');
+            continue;
+        }
+        flush(
+            &mut word,
+            start,
+            i,
+            &mut tokens,
+            &mut pending_break,
+            spellings,
+        );
+        let symbol = match ch {
+            '<' | '≤' | '＜' => Some("<"),
+            '>' | '≥' | '＞' => Some(">"),
+            '%' | '％' => Some("%"),
+            _ => None,
+        };
+        if let Some(s) = symbol {
+            word.push_str(s);
+            start = i;
+            flush(
+                &mut word,
+                i,
+                i + ch.len_utf8(),
+                &mut tokens,
+                &mut pending_break,
+                spellings,
+            );
+            continue;
+        }
         let level = match ch {
-            '.' | ';' | ':' | '\n' | '!' | '?' => CLAUSE,
-            ',' | '/' | '&' | '+' => COMMA,
+            '.' | ';' | ':' | '\n' | '!' | '?' | '。' | '；' | '：' => CLAUSE,
+            ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
             _ => NO_BREAK,
         };
         pending_break = pending_break.max(level);
     }
-    flush(&mut word, &mut tokens, &mut pending_break, spellings);
+    flush(
+        &mut word,
+        start,
+        end,
+        &mut tokens,
+        &mut pending_break,
+        spellings,
+    );
     tokens
 }
 
 fn flush(
     word: &mut String,
+    start: usize,
+    end: usize,
     tokens: &mut Vec<Token>,
     pending_break: &mut u8,
-    spellings: &HashMap<String, String>,
+    spellings: &FastMap<String, String>,
 ) {
     if word.is_empty() {
         return;
     }
+    let mut text = std::mem::replace(word, String::with_capacity(24));
+    fold_in_place(&mut text, spellings);
     tokens.push(Token {
-        text: fold_token(word, spellings),
+        text,
         break_before: std::mem::take(pending_break),
+        span: (start, end),
+        origin: Origin::Written,
     });
-    word.clear();
 }
 
-/// Folds one lower-case word: spelling variants first (from the curated
-/// table), then `-ize` to `-ise`, then a light plural strip.
-pub fn fold_token(word: &str, spellings: &HashMap<String, String>) -> String {
-    if let Some(canonical) = spellings.get(word) {
-        return canonical.clone();
+/// Folds one lower-case word in place: spelling variants first (from the
+/// curated table), then `-ize` to `-ise`, then a light plural strip.
+fn fold_in_place(w: &mut String, spellings: &FastMap<String, String>) {
+    if let Some(canonical) = spellings.get(w.as_str()) {
+        w.clone_from(canonical);
+        return;
     }
-    let folded = singular(&british(word));
-    match spellings.get(&folded) {
-        Some(canonical) => canonical.clone(),
-        None => folded,
+    let before = w.len();
+    british(w);
+    singular(w);
+    if w.len() != before {
+        if let Some(canonical) = spellings.get(w.as_str()) {
+            w.clone_from(canonical);
+        }
     }
 }
 
-fn british(word: &str) -> String {
+fn british(word: &mut String) {
     for (us, gb) in [
         ("ization", "isation"),
         ("izing", "ising"),
@@ -89,26 +212,27 @@ fn british(word: &str) -> String {
         ("ize", "ise"),
         ("izer", "iser"),
     ] {
-        if word.len() > us.len() + 2 {
-            if let Some(stem) = word.strip_suffix(us) {
-                return format!("{stem}{gb}");
-            }
+        if word.len() > us.len() + 2 && word.ends_with(us) {
+            word.truncate(word.len() - us.len());
+            word.push_str(gb);
+            return;
         }
     }
-    word.to_owned()
 }
 
-fn singular(word: &str) -> String {
-    let n = word.chars().count();
-    if n <= 3 || !word.is_ascii() {
-        return word.to_owned();
+fn singular(word: &mut String) {
+    if word.len() <= 3 || !word.is_ascii() || word.bytes().any(|b| b.is_ascii_digit()) {
+        return;
     }
-    if let Some(stem) = word.strip_suffix("ies") {
-        return format!("{stem}y");
+    if word.ends_with("ies") {
+        word.truncate(word.len() - 3);
+        word.push('y');
+        return;
     }
     for suffix in ["sses", "xes", "ches", "shes", "zzes"] {
         if word.ends_with(suffix) {
-            return word[..word.len() - 2].to_owned();
+            word.truncate(word.len() - 2);
+            return;
         }
     }
     if word.ends_with('s')
@@ -116,13 +240,12 @@ fn singular(word: &str) -> String {
         && !word.ends_with("us")
         && !word.ends_with("is")
     {
-        return word[..word.len() - 1].to_owned();
+        word.pop();
     }
-    word.to_owned()
 }
 
 /// Normalises a curated phrase into its token texts.
-pub fn phrase_tokens(phrase: &str, spellings: &HashMap<String, String>) -> Vec<String> {
+pub fn phrase_tokens(phrase: &str, spellings: &FastMap<String, String>) -> Vec<String> {
     tokenize(phrase, spellings)
         .into_iter()
         .map(|t| t.text)
@@ -134,7 +257,7 @@ mod tests {
     use super::*;
 
     fn texts(s: &str) -> Vec<String> {
-        phrase_tokens(s, &HashMap::new())
+        phrase_tokens(s, &FastMap::default())
     }
 
     #[test]
@@ -146,7 +269,7 @@ mod tests {
 
     #[test]
     fn clause_punctuation_marks_the_next_token() {
-        let t = tokenize("free of lead, mercury", &HashMap::new());
+        let t = tokenize("free of lead, mercury", &FastMap::default());
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
     }

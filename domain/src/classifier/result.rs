@@ -66,6 +66,16 @@ pub struct Explanation {
     pub matched_terms: Vec<String>,
     /// Why the code is there, in words.
     pub reason: String,
+    /// The description's own words that support the code, as written.
+    #[serde(default)]
+    pub supporting_text: Vec<String>,
+    /// A short quote of the entry's official text.
+    #[serde(default)]
+    pub quote: String,
+    /// The criterion that put the code in the answer, e.g. "PCB 62 mg/kg ≥
+    /// 50 mg/kg (A3180 threshold)"; empty for companion codes.
+    #[serde(default)]
+    pub criterion: String,
 }
 
 /// The answer to "what is this waste under the Basel Convention?".
@@ -105,6 +115,47 @@ pub struct Classification {
     /// The control procedure for the movement, when both origin and
     /// destination are given.
     pub procedure: Option<Procedure>,
+    /// Stable codes of the warnings above that the classifier raised (e.g.
+    /// `lab_analysis`, `reuse_claim`), for clients that act on them; see
+    /// [`WarningCode`].
+    #[serde(default)]
+    pub warning_codes: Vec<WarningCode>,
+    /// The languages the description was read in besides English (e.g.
+    /// `"Spanish"`).
+    #[serde(default)]
+    pub languages: Vec<String>,
+}
+
+/// What a warning is about, as a stable machine code.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// Too vague to classify: PIC assumed.
+    Vague,
+    /// Written in a language the lexicon does not cover.
+    LanguageNotCovered,
+    /// A word was read as a correction of a misspelling.
+    SpellingCorrected,
+    /// No qualifier chose between the hazardous and the other form.
+    AssumedForm,
+    /// Hazard and clean qualifiers conflict.
+    ConflictingQualifiers,
+    /// A hazard signal stands beside a Green entry: PIC until shown otherwise.
+    UnresolvedHazard,
+    /// Only a lab analysis can settle the classification.
+    LabAnalysis,
+    /// Equipment claimed for reuse or repair.
+    ReuseClaim,
+    /// The goods may not be waste at all.
+    PossiblyNotWaste,
+    /// A ship or floating structure: ship-recycling rules apply too.
+    ShipRecycling,
+    /// A whole object, classified by its hazardous components.
+    WholeObject,
+    /// A deleted code was named.
+    DeletedCode,
+    /// The description was cut.
+    Truncated,
 }
 
 impl Classification {

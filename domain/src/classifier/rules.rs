@@ -67,6 +67,8 @@ fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
                 }
             }
             merged.reasons.extend(c.reasons);
+            merged.spans.extend(c.spans);
+            merged.criteria.extend(c.criteria);
         }
     }
     if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard {
@@ -78,6 +80,11 @@ fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
                     .push(format!("supported by hazardous constituent '{t}'"));
             }
         }
+    }
+    if present.len() > 1 || m.members().count() > 1 {
+        merged
+            .criteria
+            .push(format!("{target} chosen in its group: {why}"));
     }
     if !moved_from.is_empty() {
         merged.reasons.push(format!(

@@ -1,3 +1,6 @@
 //! Integration tests of the domain crate (one test binary).
 
 mod classifier;
+mod classifier_explanations;
+mod classifier_properties;
+mod trade_cases;

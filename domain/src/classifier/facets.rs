@@ -1,0 +1,287 @@
+//! Facets read from the text beyond words: amounts of contaminants with
+//! their units ("PCB 62 mg/kg", "Pb 3.8 %", "loodgehalte < 0,1 %"), pH,
+//! and "not detected" statements ("Cr(VI) n.d.", "below detection").
+//!
+//! Amounts are converted to mg/kg (ppm, g/t and mg/l taken as mg/kg; % ×
+//! 10,000; ppb and µg/kg ÷ 1,000), so they can be compared with the
+//! thresholds the entries state (see [`super::thresholds`]).
+
+use super::normalize::{Token, CLAUSE};
+
+/// What an amount is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// PCB, PCT, PCN, PBB (A3180 names them together).
+    Pcb,
+    /// The pH of a solution.
+    Ph,
+    /// A metal or metalloid by its symbol, e.g. "Pb".
+    Metal(&'static str),
+}
+
+/// One statement about an amount.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    /// What it is of.
+    pub subject: Subject,
+    /// mg/kg, or the pH value; `None` when stated as not detected.
+    pub value: Option<f64>,
+    /// The amount is an upper bound ("<", "below").
+    pub below: bool,
+    /// Byte span of the statement in the description.
+    pub span: (usize, usize),
+}
+
+/// Metal names and symbols (folded) with the symbol used in criteria.
+const METALS: [(&str, &str); 26] = [
+    ("pb", "Pb"),
+    ("lead", "Pb"),
+    ("cd", "Cd"),
+    ("cadmium", "Cd"),
+    ("hg", "Hg"),
+    ("mercury", "Hg"),
+    ("as", "As"),
+    ("arsenic", "As"),
+    ("cr", "Cr"),
+    ("chromium", "Cr"),
+    ("sb", "Sb"),
+    ("antimony", "Sb"),
+    ("be", "Be"),
+    ("beryllium", "Be"),
+    ("se", "Se"),
+    ("selenium", "Se"),
+    ("te", "Te"),
+    ("tellurium", "Te"),
+    ("tl", "Tl"),
+    ("thallium", "Tl"),
+    ("ni", "Ni"),
+    ("nickel", "Ni"),
+    ("cu", "Cu"),
+    ("copper", "Cu"),
+    ("zn", "Zn"),
+    ("zinc", "Zn"),
+];
+
+/// Words between a subject and its amount that change nothing.
+const FILLER: [&str; 18] = [
+    "content",
+    "concentration",
+    "level",
+    "lab",
+    "total",
+    "approx",
+    "approximately",
+    "ca",
+    "about",
+    "sum",
+    "of",
+    "congener",
+    "is",
+    "at",
+    "w",
+    "vi",
+    "measured",
+    "analysis",
+];
+
+fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
+    let t = tokens.get(i)?.text.as_str();
+    match t {
+        "pcb" | "pct" | "pcn" | "pbb" => return Some((Subject::Pcb, i + 1)),
+        "ph" => return Some((Subject::Ph, i + 1)),
+        "polychlorinated" | "polybrominated"
+            if tokens.get(i + 1).is_some_and(|n| {
+                n.text.starts_with("biphenyl") || n.text.starts_with("terphenyl")
+            }) =>
+        {
+            return Some((Subject::Pcb, i + 2));
+        }
+        _ => {}
+    }
+    let symbol = METALS.iter().find(|(k, _)| *k == t)?.1;
+    // "as" and "be" are English words: only as symbols right before a number.
+    if matches!(t, "as" | "be")
+        && !tokens
+            .get(i + 1)
+            .is_some_and(|n| n.text.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    Some((Subject::Metal(symbol), i + 1))
+}
+
+/// Reads every amount statement: "subject [filler] [comparator] number
+/// unit", "subject and subject n.d.", and "lab 21 000 mg/kg" after a
+/// subject named earlier in the clause.
+pub fn measures(tokens: &[Token]) -> Vec<Measure> {
+    let mut out = Vec::new();
+    let mut last: Option<(Subject, usize)> = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        if tokens[i].break_before >= CLAUSE {
+            last = None;
+        }
+        let Some((first, mut j)) = subject(tokens, i) else {
+            if let Some((s, at)) = last {
+                let after_filler = i > 0 && FILLER.contains(&tokens[i - 1].text.as_str());
+                if after_filler && i < at + 15 {
+                    if let Some((m, next)) = amount(tokens, i, s) {
+                        push(&mut out, tokens, i, next, m);
+                        i = next;
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+            continue;
+        };
+        let mut subjects = vec![first];
+        loop {
+            while j < tokens.len()
+                && FILLER.contains(&tokens[j].text.as_str())
+                && tokens[j].break_before < CLAUSE
+                && j < i + 8
+            {
+                j += 1;
+            }
+            let joined = matches!(tokens.get(j).map(|t| t.text.as_str()), Some("and" | "or"));
+            match subject(tokens, j + usize::from(joined)) {
+                Some((s, next)) if subjects.len() < 4 => {
+                    subjects.push(s);
+                    j = next;
+                }
+                _ => break,
+            }
+        }
+        last = Some((first, i));
+        match amount(tokens, j, first) {
+            Some((m, next)) => {
+                for s in subjects {
+                    push(
+                        &mut out,
+                        tokens,
+                        i,
+                        next,
+                        Measure {
+                            subject: s,
+                            ..m.clone()
+                        },
+                    );
+                }
+                i = next;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+fn push(out: &mut Vec<Measure>, tokens: &[Token], from: usize, to: usize, m: Measure) {
+    let start = tokens.get(from).map_or(0, |t| t.span.0);
+    let end = tokens.get(to.saturating_sub(1)).map_or(start, |t| t.span.1);
+    out.push(Measure {
+        span: (start, end.max(start)),
+        ..m
+    });
+}
+
+/// An amount (or a "not detected") starting at token `j`; returns the
+/// measure and the index after it.
+fn amount(tokens: &[Token], mut j: usize, subject: Subject) -> Option<(Measure, usize)> {
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text.as_str());
+    let nd = |k: usize| -> usize {
+        match (text(k), text(k + 1)) {
+            ("n", "d") | ("not", "detected") | ("below", "detection") | ("below", "loq") => 2,
+            ("nd" | "bdl" | "undetectable", _) => 1,
+            ("<", "loq" | "lod" | "dl" | "detection") => 2,
+            ("not", "detectable") => 2,
+            _ => 0,
+        }
+    };
+    let nd_len = nd(j);
+    if nd_len > 0 {
+        let m = Measure {
+            subject,
+            value: None,
+            below: true,
+            span: (0, 0),
+        };
+        return Some((m, j + nd_len));
+    }
+    let mut below = false;
+    match text(j) {
+        "<" | "below" | "under" | "max" | "maximum" => {
+            below = true;
+            j += 1;
+        }
+        "less" if text(j + 1) == "than" => {
+            below = true;
+            j += 2;
+        }
+        ">" | "above" | "over" | "min" => j += 1,
+        "=" => j += 1,
+        _ => {}
+    }
+    let mut value: f64 = text(j).parse().ok()?;
+    j += 1;
+    // "21 000 mg/kg": a group of three digits continues the number.
+    if text(j).len() == 3 && text(j).bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(more) = text(j).parse::<f64>() {
+            value = value * 1000.0 + more;
+            j += 1;
+        }
+    }
+    if subject == Subject::Ph {
+        let ok = (0.0..=14.0).contains(&value);
+        let m = Measure {
+            subject,
+            value: Some(value),
+            below,
+            span: (0, 0),
+        };
+        return ok.then_some((m, j));
+    }
+    let (factor, used) = match (text(j), text(j + 1)) {
+        ("%", _) => (10_000.0, 1),
+        ("mg", "kg" | "l") | ("g", "t") => (1.0, 2),
+        ("ppm", _) => (1.0, 1),
+        ("ppb", _) => (0.001, 1),
+        ("ug" | "\u{3bc}g", "kg" | "l") => (0.001, 2),
+        ("g", "kg") => (1000.0, 2),
+        _ => return None,
+    };
+    let m = Measure {
+        subject,
+        value: Some(value * factor),
+        below,
+        span: (0, 0),
+    };
+    Some((m, j + used))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fast::FastMap;
+    use super::*;
+
+    fn read(s: &str) -> Vec<Measure> {
+        measures(&super::super::normalize::tokenize(s, &FastMap::default()))
+    }
+
+    #[test]
+    fn amounts_units_and_not_detected_are_read() {
+        let m = read("PCB 62 mg/kg (lab)");
+        assert_eq!(m[0].subject, Subject::Pcb);
+        assert_eq!(m[0].value, Some(62.0));
+        let m = read("Pb 3.8 %, Cd n.d.");
+        assert_eq!(m[0].value, Some(38_000.0));
+        assert_eq!(m[1].value, None);
+        let m = read("lead content < 0,1 %");
+        assert!(m[0].below);
+        assert_eq!(m[0].value, Some(1000.0));
+        let m = read("pH 1,5");
+        assert_eq!(m[0].value, Some(1.5));
+        let m = read("lab 21 000 mg/kg PCB");
+        assert!(m.is_empty() || m[0].value == Some(21_000.0));
+    }
+}

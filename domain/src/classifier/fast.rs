@@ -1,0 +1,163 @@
+//! Small speed helpers for the per-request path: a fast non-cryptographic
+//! hasher for the read-only tables (keys come from curated data and the
+//! description; no adversary gains from collisions beyond a slower
+//! lookup), and an index of a description's tokens so that phrase presence
+//! checks do not rescan the text.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::normalize::Token;
+
+/// The Fx hash (rustc's): one multiply-rotate per word of input.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            self.add(u64::from_le_bytes(b));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A `HashMap` with [`FxHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A `HashSet` with [`FxHasher`].
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
+
+const NONE: u32 = u32::MAX;
+
+/// Where each token text occurs in a description.
+pub struct TokenIndex<'a> {
+    tokens: &'a [Token],
+    first: FastMap<&'a str, u32>,
+    next: Vec<u32>,
+}
+
+impl<'a> TokenIndex<'a> {
+    /// Indexes `tokens`.
+    pub fn new(tokens: &'a [Token]) -> Self {
+        let mut first: FastMap<&str, u32> = FastMap::default();
+        first.reserve(tokens.len());
+        let mut next = vec![NONE; tokens.len()];
+        for (i, t) in tokens.iter().enumerate().rev() {
+            let i = u32::try_from(i).unwrap_or(NONE);
+            if let Some(prev) = first.insert(t.text.as_str(), i) {
+                if let Some(slot) = next.get_mut(i as usize) {
+                    *slot = prev;
+                }
+            }
+        }
+        Self {
+            tokens,
+            first,
+            next,
+        }
+    }
+
+    /// Positions of `word`, in order.
+    pub fn positions(&self, word: &str) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.first.get(word).copied().unwrap_or(NONE);
+        std::iter::from_fn(move || {
+            if at == NONE {
+                return None;
+            }
+            let here = at as usize;
+            at = self.next.get(here).copied().unwrap_or(NONE);
+            Some(here)
+        })
+    }
+
+    /// Whether `word` occurs.
+    pub fn has(&self, word: &str) -> bool {
+        self.first.contains_key(word)
+    }
+
+    /// Start positions where the token sequence `phrase` occurs.
+    pub fn phrase_at<'p>(&'p self, phrase: &'p [String]) -> impl Iterator<Item = usize> + 'p {
+        let head = phrase.first().map_or("", String::as_str);
+        self.positions(head).filter(move |&p| {
+            phrase
+                .iter()
+                .enumerate()
+                .skip(1)
+                .all(|(k, w)| self.tokens.get(p + k).is_some_and(|t| t.text == *w))
+        })
+    }
+
+    /// Start positions where the words of `phrase` (separated by single
+    /// spaces) occur in sequence.
+    pub fn words_at<'p>(&'p self, phrase: &'p str) -> impl Iterator<Item = usize> + 'p {
+        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        self.positions(head).filter(move |&p| {
+            rest.split(' ')
+                .filter(|w| !w.is_empty())
+                .enumerate()
+                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
+        })
+    }
+
+    /// The token at `i`, if any.
+    pub fn token(&self, i: usize) -> Option<&Token> {
+        self.tokens.get(i)
+    }
+
+    /// Whether the words of `phrase` (separated by single spaces) occur in
+    /// sequence.
+    pub fn has_words(&self, phrase: &str) -> bool {
+        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
+        self.positions(head).any(|p| {
+            rest.split(' ')
+                .filter(|w| !w.is_empty())
+                .enumerate()
+                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
+        })
+    }
+
+    /// Whether the token sequence `phrase` occurs.
+    pub fn has_phrase(&self, phrase: &[String]) -> bool {
+        match phrase.len() {
+            0 => false,
+            1 => self.has(&phrase[0]),
+            _ => self.phrase_at(phrase).next().is_some(),
+        }
+    }
+}

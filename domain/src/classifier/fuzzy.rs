@@ -1,0 +1,219 @@
+//! Spelling correction for words no lexicon knows: "batteris" → "battery",
+//! "asbestoes" → "asbestos". A word is corrected to the one vocabulary word
+//! within a small edit distance (Damerau–Levenshtein: 1 for words of 5–7
+//! letters, 2 from 8), found through an index of one-letter deletions.
+//!
+//! Guards against collisions between short words: nothing under 5 letters
+//! is corrected, words with digits are not, and a correction must be unique
+//! at its distance (two candidates at the best distance: no correction).
+
+use std::hash::Hasher;
+
+use super::fast::{FastMap, FxHasher};
+
+/// The deletion index over the vocabulary: hashes of every word and of
+/// each of its one-letter deletions, so that a query allocates nothing.
+pub struct Speller {
+    words: Vec<Vec<char>>,
+    /// What each word reads as; candidates that read the same do not tie.
+    reads: Vec<String>,
+    /// The vocabulary word each entry stands for (the singular of a plural
+    /// entry), which a correction returns.
+    base: Vec<String>,
+    index: FastMap<u64, Vec<u32>>,
+}
+
+/// Hash of `w` without the letters at `skip` (positions, ascending).
+fn hash_without(w: &[char], skip: &[usize]) -> u64 {
+    let mut h = FxHasher::default();
+    for (i, c) in w.iter().enumerate() {
+        if !skip.contains(&i) {
+            h.write_u32(*c as u32);
+        }
+    }
+    h.write_usize(w.len() - skip.len());
+    h.finish()
+}
+
+impl Speller {
+    /// Indexes every alphabetic word of 3 letters or more.
+    pub fn new(vocabulary: &[(&str, &str)]) -> Self {
+        // Each word also with a plural "s" (the vocabulary is folded to the
+        // singular, while misspellings are often of the plural: "tyers").
+        let mut pairs: Vec<(Vec<char>, String, String)> = vocabulary
+            .iter()
+            .filter(|(w, _)| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
+            .flat_map(|(w, r)| {
+                let plural: Vec<char> = w.chars().chain(std::iter::once('s')).collect();
+                [
+                    (w.chars().collect(), (*r).to_owned(), (*w).to_owned()),
+                    (plural, (*r).to_owned(), (*w).to_owned()),
+                ]
+            })
+            .collect();
+        pairs.sort();
+        pairs.dedup_by(|a, b| a.0 == b.0);
+        let mut words = Vec::with_capacity(pairs.len());
+        let mut reads = Vec::with_capacity(pairs.len());
+        let mut base = Vec::with_capacity(pairs.len());
+        for (w, r, b) in pairs {
+            words.push(w);
+            reads.push(r);
+            base.push(b);
+        }
+        let mut index: FastMap<u64, Vec<u32>> = FastMap::default();
+        for (i, w) in words.iter().enumerate() {
+            let id = u32::try_from(i).unwrap_or(u32::MAX);
+            index.entry(hash_without(w, &[])).or_default().push(id);
+            for k in 0..w.len() {
+                let ids = index.entry(hash_without(w, &[k])).or_default();
+                if ids.last() != Some(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        Self {
+            words,
+            reads,
+            base,
+            index,
+        }
+    }
+
+    /// The unique vocabulary word close to `word`, if any.
+    pub fn correct(&self, word: &str) -> Option<String> {
+        self.correct_from(word, 5)
+    }
+
+    /// Every word one edit away from a four-letter `word` (the caller keeps
+    /// the one that forms a known pair with a neighbour).
+    pub fn near_short(&self, word: &str) -> Vec<String> {
+        let w: Vec<char> = word.chars().collect();
+        if w.len() != 4 || !w.iter().all(|c| c.is_alphabetic()) {
+            return Vec::new();
+        }
+        let mut keys = vec![hash_without(&w, &[])];
+        keys.extend((0..w.len()).map(|i| hash_without(&w, &[i])));
+        let mut out: Vec<String> = Vec::new();
+        for k in &keys {
+            for &id in self.index.get(k).into_iter().flatten() {
+                let Some(cand) = self.words.get(id as usize) else {
+                    continue;
+                };
+                if cand.first() == w.first() && distance(&w, cand) == 1 {
+                    if let Some(s) = self.base.get(id as usize) {
+                        if !out.contains(s) {
+                            out.push(s.clone());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Like [`Speller::correct`], for words of `min` letters or more; the
+    /// caller guards shorter words (see `Lexicon::read`).
+    pub fn correct_from(&self, word: &str, min: usize) -> Option<String> {
+        let w: Vec<char> = word.chars().collect();
+        let n = w.len();
+        if !(min..=30).contains(&n) || !w.iter().all(|c| c.is_alphabetic()) {
+            return None;
+        }
+        let max = if n >= 8 { 2 } else { 1 };
+        let mut keys = vec![hash_without(&w, &[])];
+        for i in 0..n {
+            keys.push(hash_without(&w, &[i]));
+        }
+        if max == 2 {
+            for i in 0..n {
+                for j in i + 1..n {
+                    keys.push(hash_without(&w, &[i, j]));
+                }
+            }
+        }
+        // Best: smallest distance, then longest common prefix, then longest.
+        let mut best: Option<((usize, usize, usize), u32)> = None;
+        let mut tie = false;
+        let mut seen: Vec<u32> = Vec::new();
+        for k in &keys {
+            for &id in self.index.get(k).into_iter().flatten() {
+                if seen.contains(&id) {
+                    continue;
+                }
+                seen.push(id);
+                let Some(cand) = self.words.get(id as usize) else {
+                    continue;
+                };
+                if cand.first() != w.first() || cand.len().abs_diff(n) > max {
+                    continue;
+                }
+                let d = distance(&w, cand);
+                if d == 0 || d > max {
+                    continue;
+                }
+                let lcp = w.iter().zip(cand).take_while(|(a, b)| a == b).count();
+                let key = (d, usize::MAX - lcp, usize::MAX - cand.len());
+                match best {
+                    Some((bk, bid))
+                        if key == bk
+                            && self.reads.get(bid as usize) != self.reads.get(id as usize) =>
+                    {
+                        tie = true
+                    }
+                    Some((bk, _)) if key >= bk => {}
+                    _ => {
+                        best = Some((key, id));
+                        tie = false;
+                    }
+                }
+            }
+        }
+        match best {
+            Some((_, id)) if !tie => self.base.get(id as usize).cloned(),
+            _ => None,
+        }
+    }
+}
+
+/// Damerau–Levenshtein distance (optimal string alignment).
+pub fn distance(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspellings_are_corrected_and_short_words_are_not() {
+        let words = ["battery", "asbestos", "lead", "mercury", "expired"];
+        let pairs: Vec<(&str, &str)> = words.iter().map(|w| (*w, *w)).collect();
+        let s = Speller::new(&pairs);
+        let fix = |w: &str| s.correct(w);
+        assert_eq!(fix("batteris").as_deref(), Some("battery"));
+        assert_eq!(fix("asbestoes").as_deref(), Some("asbestos"));
+        assert_eq!(fix("exipred").as_deref(), Some("expired"));
+        assert_eq!(fix("leed"), None);
+        assert_eq!(fix("merkury").as_deref(), Some("mercury"));
+    }
+}

@@ -1,0 +1,438 @@
+//! The multilingual lexicon (`domain/data/classifier_lexicon.json`): words
+//! and phrases of Spanish, Portuguese, French, German, Italian, Dutch,
+//! Chinese and Vietnamese, each keyed to the English term of the annex
+//! concept it names. Descriptions are read into English tokens here, so one
+//! set of curated terms serves every language.
+//!
+//! Reading, per token: the longest lexicon phrase that starts there (in a
+//! language the description uses); else a German/Dutch-style compound split
+//! into lexicon words ("Schleifschlamm" → "grinding sludge"); else, for an
+//! unknown word, a spelling correction (see [`super::fuzzy`]). Keys and text
+//! are folded the same way (case, diacritics, light plural), so "Baterías"
+//! and "bateria" meet.
+
+use std::collections::HashMap;
+
+use super::fast::{FastMap, FastSet};
+
+use serde::Deserialize;
+
+use super::error::KnowledgeBaseError;
+use super::fuzzy::Speller;
+use super::normalize::{phrase_tokens, Origin, Token, NO_BREAK};
+
+const LEXICON: &str = include_str!("../../data/classifier_lexicon.json");
+
+#[derive(Deserialize)]
+struct LexiconFile {
+    languages: Vec<LanguageFile>,
+    english_common: Vec<String>,
+    hs_headings: HashMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct LanguageFile {
+    code: String,
+    name: String,
+    #[serde(default)]
+    marks: String,
+    words: HashMap<String, String>,
+}
+
+/// One phrase of another language and its English reading.
+#[derive(Debug)]
+struct Entry {
+    src: Vec<String>,
+    dst: Vec<String>,
+    lang: usize,
+}
+
+/// The compiled lexicon.
+pub struct Lexicon {
+    names: Vec<(String, String)>,
+    /// Per language, its marks sorted (empty: no marks needed).
+    marks: Vec<Vec<char>>,
+    hs: FastMap<String, Vec<String>>,
+    by_first: FastMap<String, Vec<Entry>>,
+    english: FastSet<String>,
+    bigrams: FastSet<(String, String)>,
+    speller: Speller,
+}
+
+/// A description read into English tokens, with the languages seen.
+pub struct Reading {
+    /// The tokens, in English where the lexicon knew the word.
+    pub tokens: Vec<Token>,
+    /// Names of the other languages whose words were read (e.g. "Spanish").
+    pub languages: Vec<String>,
+    /// Words (original spelling) that were corrected, with the correction.
+    pub corrections: Vec<(String, String)>,
+    /// Alphabetic words no language of the lexicon knows.
+    pub unknown_words: usize,
+    /// Alphabetic words in total.
+    pub words: usize,
+}
+
+impl Lexicon {
+    /// Parses the embedded lexicon; `english` is every token of the curated
+    /// English terms.
+    ///
+    /// # Errors
+    /// [`KnowledgeBaseError::Parse`] when the file does not have the expected shape.
+    pub fn bundled(
+        english_terms: FastSet<String>,
+        bigrams: FastSet<(String, String)>,
+        spellings: &FastMap<String, String>,
+    ) -> Result<Self, KnowledgeBaseError> {
+        let file: LexiconFile =
+            serde_json::from_str(LEXICON).map_err(|e| KnowledgeBaseError::Parse {
+                file: "classifier_lexicon.json",
+                message: e.to_string(),
+            })?;
+        let mut english = english_terms;
+        for w in &file.english_common {
+            english.extend(phrase_tokens(w, spellings));
+        }
+        let mut by_first: FastMap<String, Vec<Entry>> = FastMap::default();
+        let mut names = Vec::new();
+        let mut marks = Vec::new();
+        for (lang, l) in file.languages.iter().enumerate() {
+            names.push((l.code.clone(), l.name.clone()));
+            let mut m: Vec<char> = l.marks.chars().collect();
+            m.sort_unstable();
+            marks.push(m);
+            for (src, dst) in &l.words {
+                let src = phrase_tokens(src, spellings);
+                let Some(first) = src.first().cloned() else {
+                    continue;
+                };
+                let dst = phrase_tokens(dst, spellings);
+                by_first
+                    .entry(first)
+                    .or_default()
+                    .push(Entry { src, dst, lang });
+            }
+        }
+        for v in by_first.values_mut() {
+            v.sort_by(|a, b| b.src.len().cmp(&a.src.len()).then(a.dst.cmp(&b.dst)));
+        }
+        // Each word with what it reads as, so that two spellings of one
+        // concept ("batterie", "batterij") are not a tie.
+        let mut vocabulary: Vec<(&str, &str)> =
+            english.iter().map(|w| (w.as_str(), w.as_str())).collect();
+        for e in by_first.values().flatten() {
+            if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.first()) {
+                vocabulary.push((src.as_str(), dst.as_str()));
+            }
+        }
+        let speller = Speller::new(&vocabulary);
+        let hs = file
+            .hs_headings
+            .iter()
+            .map(|(k, v)| (k.clone(), phrase_tokens(v, spellings)))
+            .collect();
+        Ok(Self {
+            names,
+            marks,
+            hs,
+            by_first,
+            english,
+            bigrams,
+            speller,
+        })
+    }
+
+    /// Reads `tokens` into English (see the module doc).
+    pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
+        let counts = self.language_counts(&tokens, original);
+        let english_count = tokens
+            .iter()
+            .filter(|t| self.english.contains(&t.text))
+            .count();
+        let mut out = Vec::with_capacity(tokens.len());
+        let mut corrections = Vec::new();
+        let (mut words, mut unknown) = (0, 0);
+        let mut i = 0;
+        while i < tokens.len() {
+            let tok = &tokens[i];
+            let alpha = tok.text.chars().any(char::is_alphabetic);
+            words += usize::from(alpha);
+            if let Some(dst) = self.hs_heading(&tokens, i) {
+                push_reading(&mut out, dst, tok.break_before, tok.span);
+                i += 1;
+                continue;
+            }
+            if let Some(e) = self.best_at(&tokens, i, &counts, english_count) {
+                let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
+                push_reading(&mut out, &e.dst, tok.break_before, span);
+                i += e.src.len();
+                continue;
+            }
+            if !alpha || self.english.contains(&tok.text) {
+                out.push(take(&mut tokens, i));
+                i += 1;
+                continue;
+            }
+            let foreign = counts.iter().any(|c| *c > 0);
+            let split = if foreign || tok.text.len() >= 9 {
+                self.split_compound(&tok.text)
+            } else {
+                None
+            };
+            if let Some(parts) = split {
+                let mut first = true;
+                for dst in parts {
+                    let brk = if first { tok.break_before } else { NO_BREAK };
+                    push_reading(&mut out, &dst, brk, tok.span);
+                    first = false;
+                }
+                i += 1;
+                continue;
+            }
+            let prev = out.last().map(|t: &Token| t.text.clone());
+            if let Some(fixed) = self.correct(&tokens, i, prev.as_deref()) {
+                let written = original
+                    .get(tok.span.0..tok.span.1)
+                    .unwrap_or("")
+                    .to_owned();
+                corrections.push((written, fixed.clone()));
+                let mut t = tok.clone();
+                t.origin = Origin::Corrected;
+                let entry = self.single(&fixed);
+                t.text = fixed;
+                match entry {
+                    Some(e) => push_reading(&mut out, &e.dst, t.break_before, t.span),
+                    None => out.push(t),
+                }
+                i += 1;
+                continue;
+            }
+            unknown += usize::from(tok.text.chars().count() > 2);
+            out.push(take(&mut tokens, i));
+            i += 1;
+        }
+        let languages = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .filter_map(|(l, _)| self.names.get(l))
+            .filter(|n| n.0 != "en")
+            .map(|n| n.1.clone())
+            .collect();
+        Reading {
+            tokens: out,
+            languages,
+            corrections,
+            unknown_words: unknown,
+            words,
+        }
+    }
+
+    /// How many words of each language the description has; a language is
+    /// read only where it counts two words or leads the count, and a
+    /// language with marks only when the text has one of them.
+    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
+        let mut counts = vec![0; self.names.len()];
+        for i in 0..tokens.len() {
+            if let Some(entries) = self.by_first.get(&tokens[i].text) {
+                let mut seen = vec![false; self.names.len()];
+                for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
+                    let english_word = e.src.len() == 1 && self.english.contains(&e.src[0]);
+                    if !seen[e.lang] && !english_word {
+                        counts[e.lang] += 1;
+                        seen[e.lang] = true;
+                    }
+                }
+            }
+        }
+        for (lang, m) in self.marks.iter().enumerate() {
+            let marked = || {
+                original
+                    .chars()
+                    .filter(|c| !c.is_ascii())
+                    .any(|c| m.binary_search(&c).is_ok())
+            };
+            if !m.is_empty() && counts[lang] > 0 && !marked() {
+                counts[lang] = 0;
+            }
+        }
+        let top = counts.iter().copied().max().unwrap_or(0);
+        for c in counts.iter_mut() {
+            if *c < 2 && *c < top {
+                *c = 0;
+            }
+        }
+        counts
+    }
+
+    /// A Harmonized System number right after "HS" (or "HS code"), read as
+    /// the waste its heading names; the longest known prefix wins
+    /// ("8549.11" before "8549").
+    fn hs_heading(&self, tokens: &[Token], i: usize) -> Option<&[String]> {
+        let t = tokens.get(i)?;
+        if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
+            return None;
+        }
+        let marker = |k: usize| {
+            tokens.get(k).is_some_and(|p| {
+                matches!(p.text.as_str(), "hs" | "hts" | "cn" | "code" | "heading")
+            })
+        };
+        if !(marker(i - 1) || (i >= 2 && marker(i - 2))) {
+            return None;
+        }
+        let digits: String = t.text.chars().filter(|c| c.is_ascii_digit()).collect();
+        if digits.len() < 4 {
+            return None;
+        }
+        for n in (4..=digits.len().min(6)).rev() {
+            let key = if n > 4 {
+                format!("{}.{}", &digits[..4], &digits[4..n])
+            } else {
+                digits[..4].to_owned()
+            };
+            if let Some(v) = self.hs.get(&key) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// A spelling correction for token `i`: five letters or more on its
+    /// own; a four-letter word only where the correction forms a curated
+    /// pair with a neighbour ("leed acid" → "lead acid").
+    fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
+        let word = tokens.get(i)?.text.as_str();
+        if word.chars().count() >= 5 {
+            return self.speller.correct(word);
+        }
+        let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
+        let fits = |fixed: &str| {
+            let before = prev.is_some_and(|p| pair(p, fixed));
+            before || tokens.get(i + 1).is_some_and(|n| pair(fixed, &n.text))
+        };
+        let fitting: Vec<String> = self
+            .speller
+            .near_short(word)
+            .into_iter()
+            .filter(|c| fits(c))
+            .collect();
+        match fitting.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// The longest entry at `i` in a language the description uses; a
+    /// single word that is also English is read as English unless that
+    /// language dominates the description.
+    fn best_at(
+        &self,
+        tokens: &[Token],
+        i: usize,
+        counts: &[usize],
+        english_count: usize,
+    ) -> Option<&Entry> {
+        let entries = self.by_first.get(&tokens[i].text)?;
+        let mut best: Option<&Entry> = None;
+        for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
+            let count = counts.get(e.lang).copied().unwrap_or(0);
+            if count == 0 {
+                continue;
+            }
+            if e.src.len() == 1 && self.english.contains(&e.src[0]) && count <= english_count {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    e.src.len() > b.src.len()
+                        || (e.src.len() == b.src.len()
+                            && count > counts.get(b.lang).copied().unwrap_or(0))
+                }
+            };
+            if better {
+                best = Some(e);
+            }
+        }
+        best
+    }
+
+    fn single(&self, word: &str) -> Option<&Entry> {
+        self.by_first
+            .get(word)?
+            .iter()
+            .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(Vec::is_empty))
+    }
+
+    /// Splits a compound into lexicon (or English) words, allowing the
+    /// linking letters of German and Dutch compounds ("-s-", "-n-", "-en-").
+    fn split_compound(&self, word: &str) -> Option<Vec<Vec<String>>> {
+        if word.len() < 7 || word.len() > 40 || !word.is_ascii() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        self.split_from(word, &mut parts).then_some(parts)
+    }
+
+    fn split_from(&self, rest: &str, parts: &mut Vec<Vec<String>>) -> bool {
+        if rest.is_empty() {
+            return parts.len() >= 2;
+        }
+        if parts.len() >= 4 {
+            return false;
+        }
+        for cut in (3..=rest.len()).rev() {
+            let Some(head) = rest.get(..cut) else {
+                continue;
+            };
+            let reading = match self.single(head) {
+                Some(e) => e.dst.clone(),
+                None if cut >= 4 && self.english.contains(head) => vec![head.to_owned()],
+                None => continue,
+            };
+            let tail = &rest[cut..];
+            for link in ["", "s", "en", "n", "e"] {
+                let Some(t) = tail.strip_prefix(link) else {
+                    continue;
+                };
+                parts.push(reading.clone());
+                if self.split_from(t, parts) {
+                    return true;
+                }
+                parts.pop();
+            }
+        }
+        false
+    }
+}
+
+/// Moves token `i` out (its text; the rest is copied).
+fn take(tokens: &mut [Token], i: usize) -> Token {
+    let t = &mut tokens[i];
+    Token {
+        text: std::mem::take(&mut t.text),
+        break_before: t.break_before,
+        span: t.span,
+        origin: t.origin,
+    }
+}
+
+fn matches_at(tokens: &[Token], i: usize, src: &[String]) -> bool {
+    i + src.len() <= tokens.len()
+        && src.iter().enumerate().all(|(k, w)| {
+            let t = &tokens[i + k];
+            t.text == *w && (k == 0 || t.break_before == NO_BREAK)
+        })
+}
+
+fn push_reading(out: &mut Vec<Token>, dst: &[String], brk: u8, span: (usize, usize)) {
+    for (k, w) in dst.iter().enumerate() {
+        out.push(Token {
+            text: w.clone(),
+            break_before: if k == 0 { brk } else { NO_BREAK },
+            span,
+            origin: Origin::Translated,
+        });
+    }
+}

@@ -1,0 +1,197 @@
+//! Amounts compared with what the entries state:
+//!
+//! | facet | rule | source |
+//! |---|---|---|
+//! | PCB/PCT/PCN/PBB | ≥ 50 mg/kg → A3180; below or not detected → A3180 does not apply | A3180 "at a concentration level of 50 mg/kg or more" |
+//! | pH | ≤ 2 or ≥ 11.5 → corrosive (H8), A4090; in between → B2120 for acid/basic solutions | B2120 "pH greater than 2 and less than 11.5", A4090 |
+//! | Annex I metals (Pb, Cd, Hg, As, Sb, Be, Se, Te, Tl) | ≥ 0.1 % → hazard signal for the metal's entry; below or not detected → the metal is not a hazard signal | no annex threshold: 0.1 % is a screening level, Annex III testing decides |
+//!
+//! One mechanism: each measure either supports an entry (adds it with the
+//! criterion in words) or rules a constituent out (its terms stop counting
+//! as hazard signals and the entries that rest on them alone are dropped).
+
+use super::evidence::{Candidate, Evidence, Extra};
+use super::facets::{Measure, Subject};
+
+/// A3180's threshold, mg/kg.
+const PCB_LIMIT: f64 = 50.0;
+/// Screening level for Annex I metals, mg/kg (0.1 %).
+const METAL_SCREEN: f64 = 1000.0;
+
+/// Words (folded) of the curated terms that name each metal.
+fn metal_words(symbol: &str) -> &'static [&'static str] {
+    match symbol {
+        "Pb" => &["lead", "pb", "litharge"],
+        "Cd" => &["cadmium", "cd"],
+        "Hg" => &["mercury", "hg", "mercuric", "mercurous"],
+        "As" => &["arsenic", "arsenate", "arsenite"],
+        "Cr" => &["chromium", "cr", "chromate", "dichromate", "chromic"],
+        "Sb" => &["antimony", "sb"],
+        "Be" => &["beryllium"],
+        "Se" => &["selenium"],
+        "Te" => &["tellurium"],
+        "Tl" => &["thallium"],
+        "Ni" => &["nickel"],
+        "Cu" => &["copper", "cupric"],
+        "Zn" => &["zinc"],
+        _ => &[],
+    }
+}
+
+fn metal_entry(symbol: &str) -> Option<&'static str> {
+    match symbol {
+        "Pb" | "Cd" | "Sb" | "Be" | "Se" | "Te" => Some("A1020"),
+        "Hg" | "As" | "Tl" => Some("A1030"),
+        _ => None,
+    }
+}
+
+fn fmt_mgkg(v: f64) -> String {
+    if v >= 10_000.0 {
+        format!("{} %", trim(v / 10_000.0))
+    } else {
+        format!("{} mg/kg", trim(v))
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Applies every measure to the evidence.
+pub fn apply(ev: &mut Evidence, measures: &[Measure]) {
+    for m in measures {
+        match m.subject {
+            Subject::Pcb => pcb(ev, m),
+            Subject::Ph => ph(ev, m),
+            Subject::Metal(sym) => metal(ev, m, sym),
+        }
+    }
+}
+
+fn pcb(ev: &mut Evidence, m: &Measure) {
+    let words = [
+        "pcb",
+        "pcbs",
+        "pct",
+        "pcn",
+        "pbb",
+        "polychlorinated biphenyl",
+    ];
+    match m.value {
+        Some(v) if !m.below && v >= PCB_LIMIT => {
+            let text = format!("PCB {} ≥ 50 mg/kg (A3180 threshold)", fmt_mgkg(v));
+            add(ev, "A3180", &format!("PCB {}", fmt_mgkg(v)), 1.5, m, &text);
+            ev.hazard.push(format!("PCB {}", fmt_mgkg(v)));
+        }
+        v => {
+            let said = v.map_or("not detected".to_owned(), |v| {
+                format!("{}{}", if m.below { "< " } else { "" }, fmt_mgkg(v))
+            });
+            rule_out(ev, &words, &["A3180"]);
+            ev.clean.push(format!("PCB {said}"));
+            ev.notes.push(format!(
+                "PCB {said} is below the 50 mg/kg of A3180, so A3180 does not apply"
+            ));
+        }
+    }
+}
+
+fn ph(ev: &mut Evidence, m: &Measure) {
+    let Some(v) = m.value else {
+        return;
+    };
+    // "pH < 1" is at most 1: corrosive; "pH > 12" likewise.
+    let corrosive = v <= 2.0 || (v >= 11.5 && !m.below);
+    if corrosive {
+        let bound = if v <= 2.0 { "≤ 2" } else { "≥ 11.5" };
+        let text = format!(
+            "pH {} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5",
+            trim(v)
+        );
+        add(ev, "A4090", &format!("pH {}", trim(v)), 0.8, m, &text);
+        ev.hazard.push(format!("pH {}", trim(v)));
+        ev.h.push(Extra {
+            code: "H8".to_owned(),
+            weight: 0.9,
+            term: format!("pH {}", trim(v)),
+        });
+        return;
+    }
+    if let Some(acid) = ev.candidates.remove("A4090") {
+        let text = format!("pH {} is above 2 and below 11.5 (B2120)", trim(v));
+        let words: Vec<String> = acid.terms.iter().map(|t| t.0.clone()).collect();
+        ev.hazard.retain(|h| !words.contains(h));
+        let cand = ev.candidates.entry("B2120".to_owned()).or_default();
+        merge(cand, acid);
+        cand.criteria.push(text);
+        ev.clean.push(format!("pH {}", trim(v)));
+    }
+}
+
+fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
+    let words = metal_words(sym);
+    match m.value {
+        Some(v) if !m.below && v >= METAL_SCREEN => {
+            let Some(code) = metal_entry(sym) else {
+                return;
+            };
+            let text = format!(
+                "{sym} {} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides",
+                fmt_mgkg(v)
+            );
+            add(ev, code, &format!("{sym} {}", fmt_mgkg(v)), 0.5, m, &text);
+            ev.hazard.push(format!("{sym} {}", fmt_mgkg(v)));
+        }
+        Some(v) if !m.below => {
+            ev.notes.push(format!(
+                "{sym} {} is below the 0.1 % screening level",
+                fmt_mgkg(v)
+            ));
+        }
+        v => {
+            let said = v.map_or("not detected".to_owned(), |v| format!("< {}", fmt_mgkg(v)));
+            rule_out(ev, words, &["A1010", "A1020", "A1030", "A1040"]);
+            ev.clean.push(format!("{sym} {said}"));
+        }
+    }
+}
+
+/// The constituent's words stop being hazard signals; the listed entries
+/// lose the terms that name it (and go when nothing else supports them).
+fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
+    let names = |t: &str| t.split(' ').any(|w| words.contains(&w));
+    ev.hazard.retain(|h| !names(h));
+    ev.hazard_terms.retain(|(h, _)| !names(h));
+    for code in codes {
+        if let Some(c) = ev.candidates.get_mut(*code) {
+            c.terms.retain(|(t, _)| !names(t));
+            if c.terms.is_empty() {
+                ev.candidates.remove(*code);
+            }
+        }
+    }
+    for w in words {
+        if !ev.ruled_out.iter().any(|r| r == w) {
+            ev.ruled_out.push((*w).to_owned());
+        }
+    }
+}
+
+fn add(ev: &mut Evidence, code: &str, term: &str, weight: f64, m: &Measure, criterion: &str) {
+    let c = ev.candidates.entry(code.to_owned()).or_default();
+    c.add(term, weight);
+    c.spans.push(m.span);
+    c.criteria.push(criterion.to_owned());
+}
+
+fn merge(into: &mut Candidate, from: Candidate) {
+    if into.factor == 0.0 {
+        into.factor = 1.0;
+    }
+    for (t, w) in from.terms {
+        into.add(&t, w);
+    }
+    into.spans.extend(from.spans);
+}
