@@ -21,6 +21,7 @@ mod rest_openapi;
 mod rest_ops;
 mod rest_record;
 mod rest_register;
+mod rest_shipments;
 mod rest_steward;
 mod serve;
 mod support;
