@@ -154,7 +154,7 @@ mod tests {
             .unwrap_or_default();
         let body: Map<String, Value> = names
             .iter()
-            .map(|n| (n.clone(), Value::Array(vec![])))
+            .map(|n| (n.clone(), serde_json::json!([1])))
             .collect();
         (names, Value::Object(body))
     }
