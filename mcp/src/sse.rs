@@ -21,6 +21,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -28,9 +29,9 @@ use rmcp::service::serve_server_with_ct;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::guard;
+use crate::guard::{self, Caller};
 use crate::handler::Basel;
-use crate::MAX_BODY_BYTES;
+use crate::{jsonrpc, MAX_BODY_BYTES};
 
 /// Client messages a session buffers before `POST /message` waits.
 const BUFFER: usize = 32;
@@ -74,13 +75,19 @@ impl Drop for Closing {
     }
 }
 
-/// `GET /sse`: opens a session and streams its messages.
-pub(crate) async fn open(State(sessions): State<Sessions>) -> Response {
+/// `GET /sse`: opens a session, bound to the caller's key, and streams its
+/// messages.
+pub(crate) async fn open(
+    State(sessions): State<Sessions>,
+    caller: Option<Extension<Caller>>,
+) -> Response {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(BUFFER);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(BUFFER);
     sessions.with_open(|open| open.insert(id.clone(), to_server));
-    let handler = sessions.handler.clone();
+    let handler = sessions
+        .handler
+        .for_caller(caller.map(|Extension(c)| c).unwrap_or_default());
     let stop = sessions.shutdown.child_token();
     let session = id.clone();
     tokio::spawn(async move {
@@ -145,7 +152,7 @@ pub(crate) async fn message(State(sessions): State<Sessions>, request: Request) 
     };
     let messages = match parse(&body) {
         Ok(messages) => messages,
-        Err(message) => return guard::error(StatusCode::BAD_REQUEST, "invalid_message", &message),
+        Err(refusal) => return *refusal,
     };
     for message in messages {
         if sender.send(message).await.is_err() {
@@ -163,21 +170,24 @@ fn unknown_session() -> Response {
     )
 }
 
-/// One JSON-RPC message, or a batch of them.
-fn parse(body: &[u8]) -> Result<Vec<ClientJsonRpcMessage>, String> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|_| "The body must be a JSON-RPC 2.0 message in JSON.".to_owned())?;
-    let items = match value {
+/// One JSON-RPC message, or a batch of them, each checked as on `/mcp`.
+fn parse(body: &[u8]) -> Result<Vec<ClientJsonRpcMessage>, Box<Response>> {
+    let items = match jsonrpc::parse(body).ok_or_else(|| Box::new(jsonrpc::parse_error()))? {
         Value::Array(items) if !items.is_empty() => items,
-        Value::Array(_) => return Err("An empty batch carries no message.".to_owned()),
+        Value::Array(_) => {
+            return Err(Box::new(jsonrpc::error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                rmcp::ErrorData::invalid_request("Invalid request: an empty batch", None),
+            )))
+        }
         single => vec![single],
     };
     items
         .into_iter()
         .map(|item| {
-            serde_json::from_value(item).map_err(|_| {
-                "The body is JSON but not a JSON-RPC 2.0 message an MCP client sends.".to_owned()
-            })
+            let checked = jsonrpc::check(item).map_err(|r| Box::new(r.into_response()))?;
+            serde_json::from_value(checked).map_err(|_| Box::new(jsonrpc::parse_error()))
         })
         .collect()
 }
