@@ -3,6 +3,7 @@
 
 mod http;
 mod interop;
+mod node_clients;
 mod resources;
 mod schema;
 mod support;
