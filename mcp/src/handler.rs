@@ -15,12 +15,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, ErrorCode, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::guard::Caller;
+use crate::live::{self, Subscriptions};
 use crate::rate::Limiter;
 use crate::tools::{self, Args};
 use crate::{bounded, resources, McpConfig, McpState};
@@ -59,6 +61,10 @@ pub(crate) struct Basel {
     /// The key of a legacy SSE session (streamable HTTP requests carry
     /// theirs in the request's extensions).
     caller: Option<Caller>,
+    /// Changed country codes, when live updates are on.
+    changes: Option<tokio::sync::broadcast::Sender<String>>,
+    /// This session's `resources/subscribe`s.
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl Basel {
@@ -69,6 +75,16 @@ impl Basel {
             tools: Arc::new(tools::definitions()),
             limiter: Arc::new(Limiter::new(config.rate)),
             caller: None,
+            changes: config.changes.clone(),
+            subscriptions: Arc::default(),
+        }
+    }
+
+    /// This handler for one new session: no subscriptions yet.
+    pub(crate) fn session(&self) -> Self {
+        Self {
+            subscriptions: Arc::default(),
+            ..self.clone()
         }
     }
 
@@ -76,7 +92,7 @@ impl Basel {
     pub(crate) fn for_caller(&self, caller: Caller) -> Self {
         Self {
             caller: Some(caller),
-            ..self.clone()
+            ..self.session()
         }
     }
 
@@ -115,14 +131,17 @@ fn sign(context: &RequestContext<RoleServer>, meta: &mut Option<MetaObject>) {
 
 impl ServerHandler for Basel {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Self::identity())
-        .with_instructions(INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources();
+        let capabilities = if self.changes.is_some() {
+            capabilities.enable_resources_subscribe().build()
+        } else {
+            capabilities.build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(Self::identity())
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -149,6 +168,31 @@ impl ServerHandler for Basel {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         Err(not_offered("completion/complete"))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(changes) = &self.changes else {
+            return Err(not_offered("resources/subscribe"));
+        };
+        let uri = live::record_uri(&request.uri)?;
+        self.subscriptions.add(uri, changes, context.peer);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.changes.is_none() {
+            return Err(not_offered("resources/unsubscribe"));
+        }
+        self.subscriptions.remove(&live::record_uri(&request.uri)?);
+        Ok(())
     }
 
     async fn on_custom_request(
@@ -216,7 +260,7 @@ impl ServerHandler for Basel {
 fn not_offered(method: &'static str) -> ErrorData {
     ErrorData::new(
         ErrorCode::METHOD_NOT_FOUND,
-        format!("method not found: {method} (this server offers tools and resources only)"),
+        format!("method not found: {method} (this server does not offer it)"),
         None,
     )
 }

@@ -26,7 +26,9 @@
 //! - `sse`: the legacy SSE transport;
 //! - `jsonrpc`: the JSON-RPC checks in front of rmcp (parse errors, invalid
 //!   requests and params, batches, bounded client strings);
-//! - `rate`: the per-key token bucket on tool calls and resource reads.
+//! - `rate`: the per-key token bucket on tool calls and resource reads;
+//! - `live`: `resources/subscribe` and `notifications/resources/updated`
+//!   from a channel of changed country codes.
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
@@ -35,6 +37,7 @@ mod cursor;
 mod guard;
 mod handler;
 mod jsonrpc;
+mod live;
 mod rate;
 mod resources;
 mod schemas;
@@ -95,6 +98,12 @@ pub struct McpConfig {
     /// Calls per second and burst per API key, over `tools/call` and
     /// `resources/read` (default 20/s, burst 100).
     pub rate: RateLimit,
+    /// Country codes (ISO 3166-1 alpha-2) whose directory record changed,
+    /// sent by whoever applies directory changes. When set, the server
+    /// advertises `resources.subscribe` and sends
+    /// `notifications/resources/updated` for subscribed `basel://ca/{cc}`;
+    /// when `None` (the default), `resources/subscribe` is -32601.
+    pub changes: Option<tokio::sync::broadcast::Sender<String>>,
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
@@ -169,7 +178,7 @@ fn streamable_service(
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown);
     StreamableHttpService::new(
-        move || Ok(handler.clone()),
+        move || Ok(handler.session()),
         Arc::new(LocalSessionManager::default()),
         config,
     )

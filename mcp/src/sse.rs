@@ -46,6 +46,7 @@ pub(crate) struct Sessions {
 
 impl Sessions {
     /// No sessions yet; all of them end when `shutdown` is cancelled.
+    /// Each session gets [`Basel::for_caller`] of `handler`.
     pub(crate) fn new(handler: Basel, shutdown: CancellationToken) -> Self {
         Self {
             handler,

@@ -283,6 +283,7 @@ async fn results_on_2026_07_28_carry_the_server_info_in_meta() {
 fn limited(per_second: f64, burst: u32) -> McpConfig {
     McpConfig {
         rate: RateLimit { per_second, burst },
+        ..McpConfig::default()
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod http;
 mod interop;
+mod live;
 mod node_clients;
 mod resources;
 mod schema;
