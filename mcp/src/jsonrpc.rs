@@ -14,8 +14,8 @@
 //!   the request's id, HTTP 200 (the request itself was understood).
 //!
 //! Strings a client sends that rmcp writes to its logs (the `initialize`
-//! params, notification params, ids and method names) are cut to a bounded
-//! length here, before rmcp sees them.
+//! params, notification params, request `_meta`, ids and method names) are
+//! cut to a bounded length here, before rmcp sees them.
 //!
 //! Batches (a JSON array) are answered on `/mcp` only where the revision in
 //! use has them: 2025-03-26, which a request without `MCP-Protocol-Version`
@@ -189,9 +189,11 @@ pub(crate) fn check(message: Value) -> Result<Value, Refused> {
             ));
         }
     }
-    if id.is_none() || method == "initialize" {
-        if let Some(params) = object.get_mut("params") {
+    if let Some(params) = object.get_mut("params") {
+        if id.is_none() || method == "initialize" {
             cut_strings(params);
+        } else if let Some(meta) = params.get_mut("_meta") {
+            cut_strings(meta);
         }
     }
     readable(Value::Object(object), usable_id)

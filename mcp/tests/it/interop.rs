@@ -331,3 +331,91 @@ async fn calls_under_the_limit_are_never_refused() {
         assert_eq!(result.is_error, Some(false));
     }
 }
+
+/// A writer for a test's own log subscriber.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn client_strings_reach_the_logs_cut_short() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = spawn().await;
+    let long = "x".repeat(5000);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {"experimental": {"k": {"v": long}}},
+        "clientInfo": {"name": long, "version": long}}});
+    let response = post(&app, &[], init.to_string()).await;
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("session id")
+        .to_owned();
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    for message in [
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 99, "reason": long}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": long}}),
+        request(1, "tools/call", json!({"name": long})),
+        request(2, &"y".repeat(100), json!({})),
+        request(
+            3,
+            "resources/read",
+            json!({"uri": format!("basel://ca/{long}")}),
+        ),
+        request(
+            4,
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": long}}),
+        ),
+    ] {
+        let _ = post(&app, &headers, message.to_string())
+            .await
+            .bytes()
+            .await;
+    }
+    let logs = String::from_utf8_lossy(
+        &captured
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
+    .into_owned();
+    assert!(
+        logs.contains("xxxxxxxxxx"),
+        "the client's strings were logged: {logs}"
+    );
+    let longest = logs
+        .split(|c: char| c != 'x')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(
+        longest <= 200,
+        "a client string of {longest} characters reached the logs"
+    );
+}
