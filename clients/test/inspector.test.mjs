@@ -11,9 +11,11 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 
 import { target } from "../lib/env.mjs";
@@ -24,6 +26,10 @@ const launcher = join(
   dirname(require.resolve("@modelcontextprotocol/inspector/package.json")),
   "clients/launcher/build/index.js",
 );
+
+// The Inspector keeps a catalog and storage under $HOME: give it its own.
+const home = mkdtempSync(join(tmpdir(), "basel-inspector-"));
+after(() => rmSync(home, { recursive: true, force: true }));
 
 /** Runs the Inspector CLI; its exit code, stdout and stderr. */
 async function inspector(path, args) {
@@ -41,7 +47,7 @@ async function inspector(path, args) {
   try {
     const { stdout, stderr } = await run(process.execPath, argv, {
       timeout: 60_000,
-      env: { ...process.env, NO_COLOR: "1", MCP_CATALOG_PATH: join(process.env.TMPDIR ?? "/tmp", `basel-inspector-${process.pid}.json`) },
+      env: { ...process.env, NO_COLOR: "1", HOME: home, MCP_CATALOG_PATH: join(home, "mcp.json") },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
