@@ -64,6 +64,7 @@ for (let i = 0; i < SESSIONS + 5; i += 1) {
 const client = await connect();
 let pause = 0;
 const calls = [];
+const byTool = new Map(CALLS_MIX.map((c) => [c.name, []]));
 for (let i = 0; i < WARMUP + CALLS; i += 1) {
   const request = CALLS_MIX[i % CALLS_MIX.length];
   const start = performance.now();
@@ -86,7 +87,10 @@ for (let i = 0; i < WARMUP + CALLS; i += 1) {
     console.error(`${request.name} answered a tool error: ${JSON.stringify(result.content)}`);
     process.exit(1);
   }
-  if (i >= WARMUP) calls.push(took);
+  if (i >= WARMUP) {
+    calls.push(took);
+    byTool.get(request.name).push(took);
+  }
   if (pause > 0) await sleep(pause);
 }
 await client.close();
@@ -95,4 +99,7 @@ const setupP50 = quantile(setups, 0.5);
 const callP50 = quantile(calls, 0.5);
 const callP99 = quantile(calls, 0.99);
 console.log(`setup  n=${setups.length}  p50 ${ms(setupP50)} (target <= 5 ms: ${verdict(setupP50, 5)})  p99 ${ms(quantile(setups, 0.99))}`);
+for (const [name, samples] of byTool) {
+  console.log(`  ${name}: p50 ${ms(quantile(samples, 0.5))}  p99 ${ms(quantile(samples, 0.99))}`);
+}
 console.log(`call   n=${calls.length}  p50 ${ms(callP50)} (target <= 2 ms: ${verdict(callP50, 2)})  p99 ${ms(callP99)} (target <= 10 ms: ${verdict(callP99, 10)})${pause > 0 ? "  [paced]" : ""}`);
