@@ -61,8 +61,11 @@ function onlyText(result) {
   return result.content[0].text;
 }
 
-/** Registers the checks for one kind of client. */
-export function suite(name, connect) {
+/**
+ * Registers the checks for one kind of client; `modern` (revision
+ * 2026-07-28) also expects the server's identity in each result's `_meta`.
+ */
+export function suite(name, connect, { modern = false } = {}) {
   describe(name, () => {
     let session;
     const validators = new Map();
@@ -93,6 +96,9 @@ export function suite(name, connect) {
         const validate = validators.get(tool);
         assert.ok(validate(result.structuredContent), `${tool}: ${JSON.stringify(validate.errors)}`);
         assert.deepEqual(JSON.parse(onlyText(result)), result.structuredContent);
+        const info = result._meta?.["io.modelcontextprotocol/serverInfo"];
+        if (modern) assert.equal(info?.name, "basel", `serverInfo in _meta: ${JSON.stringify(result._meta)}`);
+        else assert.equal(info, undefined, "no serverInfo in _meta before 2026-07-28");
       }
     });
 

@@ -3,5 +3,5 @@ import { kinds } from "../lib/connect.mjs";
 import { suite } from "../lib/suite.mjs";
 
 suite("sdk2 streamable HTTP", kinds["sdk2 streamable HTTP"]);
-suite("sdk2 streamable HTTP, 2026-07-28", kinds["sdk2 streamable HTTP, 2026-07-28"]);
+suite("sdk2 streamable HTTP, 2026-07-28", kinds["sdk2 streamable HTTP, 2026-07-28"], { modern: true });
 suite("sdk2 legacy SSE", kinds["sdk2 legacy SSE"]);
