@@ -81,6 +81,11 @@ impl Refused {
         }
     }
 
+    /// Whether the refusal can be answered to the request it refuses.
+    pub(crate) fn has_id(&self) -> bool {
+        self.id.is_some()
+    }
+
     /// The JSON-RPC error object for this refusal.
     pub(crate) fn to_value(&self) -> Value {
         error_value(self.id.clone(), &self.error)

@@ -419,3 +419,74 @@ async fn client_strings_reach_the_logs_cut_short() {
         "a client string of {longest} characters reached the logs"
     );
 }
+
+/// The data of the next `event` on a legacy SSE stream.
+async fn next_event(
+    stream: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
+    buffer: &mut String,
+    event: &str,
+) -> String {
+    use futures::StreamExt;
+    loop {
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let name = block.lines().find_map(|l| l.strip_prefix("event:"));
+            let data: Vec<&str> = block
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            if name.map(str::trim) == Some(event) {
+                return data.join("\n");
+            }
+        }
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(5), stream.next())
+            .await
+            .expect("an event within 5 s")
+            .expect("the stream is open")
+            .expect("a chunk");
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+#[tokio::test]
+async fn on_legacy_sse_a_refused_request_is_answered_on_the_stream() {
+    let app = spawn().await;
+    let http = reqwest::Client::new();
+    let response = http
+        .get(format!("{}/sse", app.base))
+        .header("x-api-key", &app.key)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("stream");
+    let mut stream = Box::pin(response.bytes_stream());
+    let mut buffer = String::new();
+    let endpoint = next_event(&mut stream, &mut buffer, "endpoint").await;
+    let post = |body: Value| {
+        http.post(format!("{}{endpoint}", app.base))
+            .header("x-api-key", &app.key)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "interop-test", "version": "1"}}});
+    assert_eq!(post(init).await.expect("posted").status(), 202);
+    next_event(&mut stream, &mut buffer, "message").await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(initialized).await.expect("posted").status(), 202);
+    let nameless = request(7, "tools/call", json!({"arguments": {}}));
+    assert_eq!(post(nameless).await.expect("posted").status(), 202);
+    let answer: Value =
+        serde_json::from_str(&next_event(&mut stream, &mut buffer, "message").await).expect("JSON");
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let idless = post(json!({"jsonrpc": "1.0", "method": "ping"}))
+        .await
+        .expect("posted");
+    assert_eq!(idless.status(), 400);
+    let body: Value = idless.json().await.expect("JSON");
+    assert_eq!(body["error"]["code"], -32600);
+}
