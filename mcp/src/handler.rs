@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use axum::http::request::Parts;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, ErrorCode, Implementation, ListPromptsResult, ListResourceTemplatesResult,
@@ -18,7 +19,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::guard::Caller;
@@ -168,6 +169,23 @@ impl ServerHandler for Basel {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         Err(not_offered("completion/complete"))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.changes.as_ref().map(|_| live::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        match &self.changes {
+            Some(changes) => live::listen(context, changes.subscribe()).await,
+            None => {
+                context.cancelled().await;
+                Ok(())
+            }
+        }
     }
 
     async fn subscribe(

@@ -11,14 +11,19 @@
 //! notifications for the URIs in that set. The task ends when the channel
 //! closes or the session's transport is gone. A session that falls behind
 //! the channel (lagged) is told every one of its URIs changed.
+//!
+//! Revision 2026-07-28 has no `resources/subscribe`: a client opens
+//! `subscriptions/listen` with `resourceSubscriptions`; the record URIs among
+//! them are accepted and [`listen`] sends their updates on that stream until
+//! the client cancels it.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::Peer;
+use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 use tokio::sync::broadcast;
 
@@ -113,6 +118,57 @@ async fn watch(
                 .await;
             if sent.is_err() {
                 return;
+            }
+        }
+    }
+}
+
+/// The part of a `subscriptions/listen` filter served here: its record URIs.
+pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
+    let uris = requested
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| record_uri(uri).is_ok())
+        .cloned();
+    SubscriptionFilter::builder()
+        .resource_subscriptions(uris)
+        .build()
+}
+
+/// Runs one `subscriptions/listen` stream (2026-07-28) until it is cancelled
+/// or the channel closes.
+///
+/// # Errors
+/// None today; the signature is rmcp's.
+pub(crate) async fn listen(
+    context: SubscriptionContext,
+    mut changes: broadcast::Receiver<String>,
+) -> Result<(), ErrorData> {
+    let accepted: Vec<(String, String)> = context
+        .accepted()
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter_map(|uri| Some((record_uri(uri).ok()?, uri.clone())))
+        .collect();
+    loop {
+        let received = tokio::select! {
+            () = context.cancelled() => return Ok(()),
+            received = changes.recv() => received,
+        };
+        let changed = match received {
+            Ok(code) => Some(format!("{CA_PREFIX}{}", code.trim().to_ascii_uppercase())),
+            Err(broadcast::error::RecvError::Lagged(_)) => None,
+            Err(broadcast::error::RecvError::Closed) => return Ok(()),
+        };
+        let due = accepted
+            .iter()
+            .filter(|(canonical, _)| changed.as_ref().is_none_or(|c| c == canonical));
+        for (_, uri) in due {
+            let sent = context.sink().notify_resource_updated(uri.clone()).await;
+            if sent.is_err() {
+                return Ok(());
             }
         }
     }
