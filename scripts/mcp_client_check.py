@@ -98,6 +98,12 @@ async def exercise(session: ClientSession, label: str) -> None:
 
     missing = await session.call_tool("get_competent_authority", {"country_code": "Atlantis"})
     check(missing.is_error is True, f"{label}: an unknown country is a tool error")
+    check(missing.structured_content is None, f"{label}: a tool error has no structuredContent")
+    texts = [c.text for c in missing.content if isinstance(c, types.TextContent)]
+    check(
+        len(texts) == 1 and texts[0].startswith("not_found: "),
+        f"{label}: a tool error reads `<code>: <message>`",
+    )
 
 
 async def over_streamable_http(base: str, key: str) -> None:

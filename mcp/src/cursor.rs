@@ -4,9 +4,29 @@
 //! belongs to, the filter it was issued under and where the next page starts.
 //! Clients must treat it as opaque; anything that does not decode to a cursor
 //! of the same list and filter is an invalid-params error, never a silently
-//! restarted listing.
+//! restarted listing. The error carries `data: {"reason": "invalid_cursor"}`
+//! so that a tool (`list_competent_authorities`) can turn it into a tool
+//! error the model reads, while `resources/list` keeps the protocol error.
 
+use rmcp::model::ErrorCode;
 use rmcp::ErrorData;
+use serde_json::json;
+
+/// The `data.reason` of the invalid-params error for a bad cursor.
+const REASON: &str = "invalid_cursor";
+
+/// What a caller is told about a cursor that does not decode.
+pub(crate) const INVALID: &str =
+    "invalid cursor: pass back a nextCursor exactly as received, with the same filter";
+
+/// Whether `error` is the bad-cursor error of [`decode`].
+pub(crate) fn is_invalid(error: &ErrorData) -> bool {
+    error.code == ErrorCode::INVALID_PARAMS
+        && error
+            .data
+            .as_ref()
+            .is_some_and(|data| data["reason"] == REASON)
+}
 
 /// Encodes a cursor for `kind` (the list), `filter` and `position`.
 pub(crate) fn encode(kind: &str, filter: &str, position: &str) -> String {
@@ -20,12 +40,7 @@ pub(crate) fn encode(kind: &str, filter: &str, position: &str) -> String {
 /// Invalid params (JSON-RPC -32602) when the cursor is malformed, belongs to
 /// another list, or was issued under another filter.
 pub(crate) fn decode(cursor: &str, kind: &str, filter: &str) -> Result<String, ErrorData> {
-    let invalid = || {
-        ErrorData::invalid_params(
-            "invalid cursor: pass back a nextCursor exactly as received, with the same filter",
-            None,
-        )
-    };
+    let invalid = || ErrorData::invalid_params(INVALID, Some(json!({ "reason": REASON })));
     let bytes = hex::decode(cursor.trim()).map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;
     let mut parts = text.splitn(3, '|');
@@ -49,5 +64,7 @@ mod tests {
         assert!(decode(&cursor, "resources", "verified=true").is_err());
         assert!(decode("not-hex", "ca", "").is_err());
         assert!(decode(&hex::encode("ca||"), "ca", "").is_err());
+        assert!(is_invalid(&decode("zz", "ca", "").unwrap_err()));
+        assert!(!is_invalid(&ErrorData::invalid_params(INVALID, None)));
     }
 }

@@ -2,7 +2,10 @@
 //! (403), allowed `Origin` (403), API key (401), `MCP-Protocol-Version`
 //! (400), body size (413). Each refusal is JSON and happens before any MCP
 //! processing; the 401 body is exactly `{error, message, help}`, as on the
-//! REST API. Nothing here logs a presented key.
+//! REST API, and the 400 for an unknown revision is the JSON-RPC error
+//! -32022 with `data.supported` (revision 2026-07-28). Nothing here logs a
+//! presented key. A request that passes carries its [`Caller`] (the key's
+//! hash) in its extensions, for the rate limiter.
 
 use std::sync::Arc;
 
@@ -12,13 +15,14 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::StreamableHttpService;
+use rmcp::ErrorData;
 use serde_json::{json, Value};
 
 use crate::handler::Basel;
-use crate::{McpState, MAX_BODY_BYTES};
+use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
 
 /// The header carrying the key, as on the REST API.
 const API_KEY_HEADER: &str = "x-api-key";
@@ -27,23 +31,37 @@ const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 /// A refusal: the response to send instead of serving the request.
 type Refusal = Box<Response>;
 
+/// Who is calling: the hash of the API key a request was let in with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Caller(String);
+
+impl Caller {
+    /// The key's hash, the caller's identity for the rate limiter.
+    pub(crate) fn id(&self) -> &str {
+        &self.0
+    }
+}
+
 /// Middleware: lets a request through only when every check passes.
 pub(crate) async fn check(
     State(state): State<Arc<McpState>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
-    if let Err(refusal) = refuse(&state, request.headers(), request.uri()).await {
-        return *refusal;
+    match refuse(&state, request.headers(), request.uri()).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(refusal) => *refusal,
     }
-    next.run(request).await
 }
 
 async fn refuse(
     state: &McpState,
     headers: &HeaderMap,
     uri: &axum::http::Uri,
-) -> Result<(), Refusal> {
+) -> Result<Caller, Refusal> {
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         tracing::warn!("MCP request refused: Host not allowed");
         return Err(Box::new(error(
@@ -62,7 +80,7 @@ async fn refuse(
             )));
         }
     }
-    authenticate(state, headers).await?;
+    let caller = authenticate(state, headers).await?;
     protocol_version(headers)?;
     let length = headers
         .get(CONTENT_LENGTH)
@@ -71,7 +89,7 @@ async fn refuse(
     if length.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
         return Err(Box::new(too_large()));
     }
-    Ok(())
+    Ok(caller)
 }
 
 /// The presented key: `X-API-Key`, else `Authorization: Bearer KEY`, read
@@ -88,13 +106,13 @@ fn presented_key(headers: &HeaderMap) -> Option<&str> {
     )
 }
 
-async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Refusal> {
+async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<Caller, Refusal> {
     let Some(key) = presented_key(headers) else {
         return Err(Box::new(unauthorized()));
     };
     let hash = domain::credentials::hash_secret(key);
     match projections::api_keys::is_active(&state.read_db, &hash).await {
-        Ok(true) => Ok(()),
+        Ok(true) => Ok(Caller(hash)),
         Ok(false) => Err(Box::new(unauthorized())),
         Err(cause) => {
             tracing::error!(error = %cause, "MCP: the API key table cannot be read");
@@ -107,16 +125,16 @@ async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<(), Refus
     }
 }
 
-/// 400 when `MCP-Protocol-Version` names a revision this server does not speak.
+/// 400 with the JSON-RPC error -32022 (`data: {supported, requested}`) when
+/// `MCP-Protocol-Version` names a revision this server does not speak.
 fn protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
     let Some(value) = headers.get(PROTOCOL_HEADER) else {
         return Ok(());
     };
-    let known = value.to_str().ok().is_some_and(|v| {
-        ProtocolVersion::KNOWN_VERSIONS
-            .iter()
-            .any(|known| known.as_str() == v.trim())
-    });
+    let presented = value.to_str().map(str::trim).unwrap_or_default();
+    let known = ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .any(|known| known.as_str() == presented);
     if known {
         return Ok(());
     }
@@ -124,15 +142,19 @@ fn protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
         .iter()
         .map(ProtocolVersion::as_str)
         .collect();
-    let body = json!({
-        "error": "unsupported protocol version",
-        "message": format!("MCP-Protocol-Version must be one of {}.", supported.join(", ")),
-        "code": "unsupported_protocol_version",
-        "supported": supported,
-    });
-    Err(Box::new(
-        (StatusCode::BAD_REQUEST, Json(body)).into_response(),
-    ))
+    let error = ErrorData::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version: MCP-Protocol-Version must be one of {}",
+            supported.join(", ")
+        ),
+        Some(json!({ "supported": supported, "requested": bounded(presented) })),
+    );
+    Err(Box::new(jsonrpc::error_response(
+        StatusCode::BAD_REQUEST,
+        None,
+        error,
+    )))
 }
 
 /// Whether the request's host (Host header, else the URI's authority) is allowed.
@@ -239,7 +261,8 @@ pub(crate) async fn streamable(
             }
             response
         }
-        Method::GET | Method::POST => service.handle(request).await.map(axum::body::Body::new),
+        Method::POST => jsonrpc::post(service, request).await,
+        Method::GET => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
 }

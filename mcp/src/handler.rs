@@ -1,19 +1,35 @@
 //! The rmcp `ServerHandler` both transports serve: server info and
 //! instructions, the tools, the resources. Stateless apart from the shared
-//! [`McpState`]; one clone per session.
+//! [`McpState`] and the rate limiter; one clone per session.
+//!
+//! Only what `get_info` advertises is answered: prompts, completions and
+//! logging are -32601 (rmcp would answer an empty list or completion). On
+//! protocol revision 2026-07-28 and later every result carries the server's
+//! identity in `_meta["io.modelcontextprotocol/serverInfo"]`, as that
+//! revision asks servers to.
 
 use std::sync::Arc;
 
+use axum::http::request::Parts;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::guard::Caller;
+use crate::live::{self, Subscriptions};
+use crate::rate::Limiter;
 use crate::tools::{self, Args};
-use crate::{resources, McpState};
+use crate::{bounded, resources, McpConfig, McpState};
+
+/// The `_meta` key of the server's identity on 2026-07-28 results.
+const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// What the server tells the model about itself at connection time.
 const INSTRUCTIONS: &str = "\
@@ -42,39 +58,171 @@ import.";
 pub(crate) struct Basel {
     state: Arc<McpState>,
     tools: Arc<Vec<Tool>>,
+    limiter: Arc<Limiter>,
+    /// The key of a legacy SSE session (streamable HTTP requests carry
+    /// theirs in the request's extensions).
+    caller: Option<Caller>,
+    /// Changed country codes, when live updates are on.
+    changes: Option<tokio::sync::broadcast::Sender<String>>,
+    /// This session's `resources/subscribe`s.
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl Basel {
-    /// A handler over `state`.
-    pub(crate) fn new(state: Arc<McpState>) -> Self {
+    /// A handler over `state`, limited by `config.rate`.
+    pub(crate) fn new(state: Arc<McpState>, config: &McpConfig) -> Self {
         Self {
             state,
             tools: Arc::new(tools::definitions()),
+            limiter: Arc::new(Limiter::new(config.rate)),
+            caller: None,
+            changes: config.changes.clone(),
+            subscriptions: Arc::default(),
         }
+    }
+
+    /// This handler for one new session: no subscriptions yet.
+    pub(crate) fn session(&self) -> Self {
+        Self {
+            subscriptions: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// This handler for one legacy SSE session opened with `caller`'s key.
+    pub(crate) fn for_caller(&self, caller: Caller) -> Self {
+        Self {
+            caller: Some(caller),
+            ..self.session()
+        }
+    }
+
+    fn identity() -> Implementation {
+        Implementation::new("basel", env!("CARGO_PKG_VERSION"))
+            .with_title("Basel Convention competent authorities and waste classifier")
+    }
+
+    /// Takes one call from the caller's allowance.
+    fn admit(&self, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let caller = self.caller.as_ref().or_else(|| {
+            context
+                .extensions
+                .get::<Parts>()
+                .and_then(|parts| parts.extensions.get::<Caller>())
+        });
+        self.limiter
+            .take(caller.map(Caller::id).unwrap_or_default())
+    }
+}
+
+/// Adds the server's identity to a result's `_meta` on 2026-07-28 and later.
+fn sign(context: &RequestContext<RoleServer>, meta: &mut Option<MetaObject>) {
+    let modern = context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if !modern {
+        return;
+    }
+    if let Ok(info) = serde_json::to_value(Basel::identity()) {
+        meta.get_or_insert_default()
+            .0
+            .insert(SERVER_INFO_META_KEY.to_owned(), info);
     }
 }
 
 impl ServerHandler for Basel {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new("basel", env!("CARGO_PKG_VERSION"))
-                .with_title("Basel Convention competent authorities and waste classifier"),
-        )
-        .with_instructions(INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources();
+        let capabilities = if self.changes.is_some() {
+            capabilities.enable_resources_subscribe().build()
+        } else {
+            capabilities.build()
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(Self::identity())
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let mut result = ListToolsResult::with_all_items(self.tools.as_ref().clone());
+        sign(&context, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(not_offered("prompts/list"))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Err(not_offered("completion/complete"))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.changes.as_ref().map(|_| live::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        match &self.changes {
+            Some(changes) => live::listen(context, changes.subscribe()).await,
+            None => {
+                context.cancelled().await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(changes) = &self.changes else {
+            return Err(not_offered("resources/subscribe"));
+        };
+        let uri = live::record_uri(&request.uri)?;
+        self.subscriptions.add(uri, changes, context.peer);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.changes.is_none() {
+            return Err(not_offered("resources/unsubscribe"));
+        }
+        self.subscriptions.remove(&live::record_uri(&request.uri)?);
+        Ok(())
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {}", bounded(&request.method)),
+            None,
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -84,37 +232,53 @@ impl ServerHandler for Basel {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(&self.state, &request.name, Args::new(request.arguments))
-            .await
-            .map(CallToolResponse::from)
+        self.admit(&context)?;
+        let mut result =
+            tools::call(&self.state, &request.name, Args::new(request.arguments)).await?;
+        sign(&context, &mut result.meta);
+        Ok(CallToolResponse::from(result))
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.and_then(|r| r.cursor);
-        resources::list(&self.state, cursor.as_deref()).await
+        let mut result = resources::list(&self.state, cursor.as_deref()).await?;
+        sign(&context, &mut result.meta);
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(resources::templates())
+        let mut result = resources::templates();
+        sign(&context, &mut result.meta);
+        Ok(result)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&self.state, &request.uri)
-            .await
-            .map(ReadResourceResponse::from)
+        self.admit(&context)?;
+        let mut result = resources::read(&self.state, &request.uri).await?;
+        sign(&context, &mut result.meta);
+        Ok(ReadResourceResponse::from(result))
     }
+}
+
+/// -32601 for a method of a capability this server does not advertise.
+fn not_offered(method: &'static str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("method not found: {method} (this server does not offer it)"),
+        None,
+    )
 }

@@ -23,15 +23,28 @@
 //! - `resources`: `basel://ca/{country_code}` and `basel://codes/{code}`;
 //! - `schemas`: the JSON Schemas of tool inputs and outputs;
 //! - `cursor`: opaque pagination cursors;
-//! - `sse`: the legacy SSE transport.
+//! - `sse`: the legacy SSE transport;
+//! - `jsonrpc`: the JSON-RPC checks in front of rmcp (parse errors, invalid
+//!   requests and params, batches, bounded client strings);
+//! - `rate`: the per-key token bucket on tool calls and resource reads;
+//! - `live`: `resources/subscribe` and `notifications/resources/updated`
+//!   from a channel of changed country codes.
+//!
+//! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
+//! whose `Default` is what [`router`] and [`router_until`] use.
 
 mod cursor;
 mod guard;
 mod handler;
+mod jsonrpc;
+mod live;
+mod rate;
 mod resources;
 mod schemas;
 mod sse;
 mod tools;
+
+pub use rate::{RateLimit, RATE_LIMITED};
 
 use std::future::Future;
 use std::sync::Arc;
@@ -48,6 +61,19 @@ use projections::ReadDb;
 
 /// The largest request body accepted, in bytes (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// The most characters of a client-supplied string that go into a log line
+/// or an error message.
+const MAX_ECHOED_CHARS: usize = 120;
+
+/// `text` cut to [`MAX_ECHOED_CHARS`] characters (with `…` when cut): for
+/// client-supplied strings quoted in logs and error messages.
+pub(crate) fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_ECHOED_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..end])),
+    }
+}
 
 /// What the MCP server reads and how it guards its door.
 #[derive(Clone)]
@@ -66,12 +92,26 @@ pub struct McpState {
     pub allowed_hosts: Vec<String>,
 }
 
+/// Settings of the MCP server that are not about what it reads.
+#[derive(Clone, Debug, Default)]
+pub struct McpConfig {
+    /// Calls per second and burst per API key, over `tools/call` and
+    /// `resources/read` (default 20/s, burst 100).
+    pub rate: RateLimit,
+    /// Country codes (ISO 3166-1 alpha-2) whose directory record changed,
+    /// sent by whoever applies directory changes. When set, the server
+    /// advertises `resources.subscribe` and sends
+    /// `notifications/resources/updated` for subscribed `basel://ca/{cc}`;
+    /// when `None` (the default), `resources/subscribe` is -32601.
+    pub changes: Option<tokio::sync::broadcast::Sender<String>>,
+}
+
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
 ///
 /// Open event streams stay open until their clients leave; use
 /// [`router_until`] to close them when the server shuts down.
 pub fn router(state: McpState) -> Router {
-    build(state, CancellationToken::new())
+    build(state, McpConfig::default(), CancellationToken::new())
 }
 
 /// [`router`], whose open event streams and sessions end when `shutdown`
@@ -81,18 +121,26 @@ pub fn router_until<F>(state: McpState, shutdown: F) -> Router
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    router_with(state, McpConfig::default(), shutdown)
+}
+
+/// [`router_until`] with settings other than the defaults.
+pub fn router_with<F>(state: McpState, config: McpConfig, shutdown: F) -> Router
+where
+    F: Future<Output = ()> + Send + 'static,
+{
     let token = CancellationToken::new();
     let trigger = token.clone();
     tokio::spawn(async move {
         shutdown.await;
         trigger.cancel();
     });
-    build(state, token)
+    build(state, config, token)
 }
 
-fn build(state: McpState, shutdown: CancellationToken) -> Router {
+fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Router {
     let state = Arc::new(state);
-    let handler = handler::Basel::new(state.clone());
+    let handler = handler::Basel::new(state.clone(), &config);
     let streamable = streamable_service(&state, handler.clone(), shutdown.clone());
     let sessions = sse::Sessions::new(handler, shutdown);
     let legacy = Router::new()
@@ -130,7 +178,7 @@ fn streamable_service(
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown);
     StreamableHttpService::new(
-        move || Ok(handler.clone()),
+        move || Ok(handler.session()),
         Arc::new(LocalSessionManager::default()),
         config,
     )

@@ -13,7 +13,7 @@ use rmcp::model::{
 use rmcp::ErrorData;
 
 use crate::tools::internal;
-use crate::{cursor, McpState};
+use crate::{bounded, cursor, McpState};
 
 const JSON: &str = "application/json";
 const CA_PREFIX: &str = "basel://ca/";
@@ -101,7 +101,10 @@ pub(crate) async fn list(
 pub(crate) async fn read(state: &McpState, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let not_found = || {
         ErrorData::resource_not_found(
-            format!("no resource {uri}: use basel://ca/{{country_code}} or basel://codes/{{code}}"),
+            format!(
+                "no resource {}: use basel://ca/{{country_code}} or basel://codes/{{code}}",
+                bounded(uri)
+            ),
             None,
         )
     };

@@ -5,8 +5,12 @@
 //! `endpoint` with the URL to post to (`/message?sessionId=<id>`), followed
 //! by every JSON-RPC message of the server as a `message` event.
 //! `POST /message?sessionId=<id>` hands one client message (or a batch) to
-//! the session and answers 202; the reply arrives on the stream. An unknown
-//! or closed session is 404.
+//! the session and answers 202; the reply arrives on the stream. Each
+//! message is checked as on `/mcp` (`jsonrpc`): a refused request's JSON-RPC
+//! error also arrives on the stream, so the client's pending request gets
+//! its answer; a body that is not JSON, or a refused message without a
+//! usable id, is a 400 with the JSON-RPC error. An unknown or closed session
+//! is 404.
 //!
 //! Each session runs the same handler as `/mcp` through rmcp's
 //! `serve_server` over a pair of channels. The session ends when the client
@@ -21,6 +25,7 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -28,23 +33,33 @@ use rmcp::service::serve_server_with_ct;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::guard;
+use crate::guard::{self, Caller};
 use crate::handler::Basel;
-use crate::MAX_BODY_BYTES;
+use crate::{jsonrpc, MAX_BODY_BYTES};
 
 /// Client messages a session buffers before `POST /message` waits.
 const BUFFER: usize = 32;
+
+/// The two directions of one open session.
+#[derive(Clone)]
+struct Link {
+    /// Client messages, to the session's rmcp service.
+    to_server: mpsc::Sender<ClientJsonRpcMessage>,
+    /// Server messages, to the session's event stream.
+    to_client: mpsc::Sender<ServerJsonRpcMessage>,
+}
 
 /// The open SSE sessions.
 #[derive(Clone)]
 pub(crate) struct Sessions {
     handler: Basel,
     shutdown: CancellationToken,
-    open: Arc<Mutex<HashMap<String, mpsc::Sender<ClientJsonRpcMessage>>>>,
+    open: Arc<Mutex<HashMap<String, Link>>>,
 }
 
 impl Sessions {
     /// No sessions yet; all of them end when `shutdown` is cancelled.
+    /// Each session gets [`Basel::for_caller`] of `handler`.
     pub(crate) fn new(handler: Basel, shutdown: CancellationToken) -> Self {
         Self {
             handler,
@@ -53,10 +68,7 @@ impl Sessions {
         }
     }
 
-    fn with_open<T>(
-        &self,
-        f: impl FnOnce(&mut HashMap<String, mpsc::Sender<ClientJsonRpcMessage>>) -> T,
-    ) -> T {
+    fn with_open<T>(&self, f: impl FnOnce(&mut HashMap<String, Link>) -> T) -> T {
         f(&mut self.open.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
@@ -74,13 +86,23 @@ impl Drop for Closing {
     }
 }
 
-/// `GET /sse`: opens a session and streams its messages.
-pub(crate) async fn open(State(sessions): State<Sessions>) -> Response {
+/// `GET /sse`: opens a session, bound to the caller's key, and streams its
+/// messages.
+pub(crate) async fn open(
+    State(sessions): State<Sessions>,
+    caller: Option<Extension<Caller>>,
+) -> Response {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(BUFFER);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(BUFFER);
-    sessions.with_open(|open| open.insert(id.clone(), to_server));
-    let handler = sessions.handler.clone();
+    let link = Link {
+        to_server,
+        to_client: to_client.clone(),
+    };
+    sessions.with_open(|open| open.insert(id.clone(), link));
+    let handler = sessions
+        .handler
+        .for_caller(caller.map(|Extension(c)| c).unwrap_or_default());
     let stop = sessions.shutdown.child_token();
     let session = id.clone();
     tokio::spawn(async move {
@@ -140,15 +162,36 @@ pub(crate) async fn message(State(sessions): State<Sessions>, request: Request) 
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES).await else {
         return guard::too_large();
     };
-    let Some(mut sender) = sessions.with_open(|open| open.get(&id).cloned()) else {
+    let Some(mut link) = sessions.with_open(|open| open.get(&id).cloned()) else {
         return unknown_session();
     };
-    let messages = match parse(&body) {
-        Ok(messages) => messages,
-        Err(message) => return guard::error(StatusCode::BAD_REQUEST, "invalid_message", &message),
+    let items = match jsonrpc::parse(&body) {
+        None => return jsonrpc::parse_error(),
+        Some(Value::Array(items)) if items.is_empty() => {
+            return jsonrpc::error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                rmcp::ErrorData::invalid_request("Invalid request: an empty batch", None),
+            )
+        }
+        Some(Value::Array(items)) => items,
+        Some(single) => vec![single],
     };
-    for message in messages {
-        if sender.send(message).await.is_err() {
+    for item in items {
+        let sent = match jsonrpc::check(item) {
+            Ok(checked) => match serde_json::from_value::<ClientJsonRpcMessage>(checked) {
+                Ok(message) => link.to_server.send(message).await.is_ok(),
+                Err(_) => return jsonrpc::parse_error(),
+            },
+            Err(refused) if refused.has_id() => {
+                match serde_json::from_value::<ServerJsonRpcMessage>(refused.to_value()) {
+                    Ok(answer) => link.to_client.send(answer).await.is_ok(),
+                    Err(_) => return refused.into_response(),
+                }
+            }
+            Err(refused) => return refused.into_response(),
+        };
+        if !sent {
             return unknown_session();
         }
     }
@@ -161,39 +204,4 @@ fn unknown_session() -> Response {
         "session_not_found",
         "No such session (it may have closed): open a new one with GET /sse.",
     )
-}
-
-/// One JSON-RPC message, or a batch of them.
-fn parse(body: &[u8]) -> Result<Vec<ClientJsonRpcMessage>, String> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|_| "The body must be a JSON-RPC 2.0 message in JSON.".to_owned())?;
-    let items = match value {
-        Value::Array(items) if !items.is_empty() => items,
-        Value::Array(_) => return Err("An empty batch carries no message.".to_owned()),
-        single => vec![single],
-    };
-    items
-        .into_iter()
-        .map(|item| {
-            serde_json::from_value(item).map_err(|_| {
-                "The body is JSON but not a JSON-RPC 2.0 message an MCP client sends.".to_owned()
-            })
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_parse_alone_or_in_a_batch_and_garbage_does_not() {
-        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        assert_eq!(parse(ping).unwrap().len(), 1);
-        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
-        assert_eq!(parse(batch).unwrap().len(), 2);
-        assert!(parse(b"[]").is_err());
-        assert!(parse(b"{nope").is_err());
-        assert!(parse(br#"{"hello":"world"}"#).is_err());
-    }
 }

@@ -3,10 +3,14 @@
 //!
 //! Every successful call returns the result as `structuredContent` and the
 //! same JSON as text content. Anything the caller can fix (a bad argument, a
-//! country or code that does not exist) is a tool error (`isError: true`)
-//! whose text says what to do, with `structuredContent`
-//! `{error: <stable code>, message}`. Protocol errors are kept for an invalid
-//! cursor (-32602), an unknown tool, and a read side that cannot answer.
+//! bad cursor, a country or code that does not exist) is a tool error
+//! (`isError: true`) whose only content is one text block
+//! `<stable code>: <message>`, e.g. `not_found: no competent authority for
+//! XX; …`. It carries no `structuredContent`: that would have to match the
+//! tool's output schema, and clients that check it (the TypeScript SDK)
+//! would turn the refusal into a protocol error the model never reads.
+//! Protocol errors are kept for an unknown tool (-32602) and a read side
+//! that cannot answer (-32603).
 
 mod args;
 mod codes;
@@ -16,10 +20,10 @@ mod directory;
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use rmcp::ErrorData;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::schemas;
 use crate::McpState;
+use crate::{bounded, cursor, schemas};
 pub(crate) use args::Args;
 
 /// Records per page of `list_competent_authorities` unless asked otherwise.
@@ -34,7 +38,8 @@ pub(crate) const MAX_DESCRIPTION_CHARS: usize = 5000;
 /// A failure the caller can act on: becomes an `isError` result.
 #[derive(Debug)]
 pub(crate) struct ToolError {
-    /// Stable machine code: `invalid_argument`, `not_found`, `ambiguous`.
+    /// Stable machine code: `invalid_argument`, `invalid_cursor`,
+    /// `not_found`, `ambiguous`.
     pub(crate) code: &'static str,
     /// What went wrong and what to do, for the model to read.
     pub(crate) message: String,
@@ -183,25 +188,37 @@ pub(crate) async fn call(
 ) -> Result<CallToolResult, ErrorData> {
     let outcome = match name {
         "get_competent_authority" => directory::get(state, args).await?,
-        "list_competent_authorities" => directory::list(state, args).await?,
+        "list_competent_authorities" => match directory::list(state, args).await {
+            Err(error) if cursor::is_invalid(&error) => Outcome::Refused(ToolError {
+                code: "invalid_cursor",
+                message: cursor::INVALID.to_owned(),
+            }),
+            other => other?,
+        },
         "search_competent_authorities" => directory::search(state, args).await?,
         "get_authority_history" => directory::history(state, args).await?,
         "classify_waste" => codes::classify(state, args)?,
         "lookup_basel_code" => codes::lookup(state, args)?,
         other => {
             return Err(ErrorData::invalid_params(
-                format!("unknown tool `{other}`; call tools/list for the tools this server has"),
+                format!(
+                    "unknown tool `{}`; call tools/list for the tools this server has",
+                    bounded(other)
+                ),
                 None,
             ))
         }
     };
     Ok(match outcome {
         Outcome::Done(value) => CallToolResult::structured(value),
-        Outcome::Refused(error) => {
-            let mut result = CallToolResult::error(vec![ContentBlock::text(error.message.clone())]);
-            result.structured_content =
-                Some(json!({ "error": error.code, "message": error.message }));
-            result
-        }
+        Outcome::Refused(error) => refused(&error),
     })
+}
+
+/// The `isError` result of a refusal: one text block, `<code>: <message>`.
+pub(crate) fn refused(error: &ToolError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "{}: {}",
+        error.code, error.message
+    ))])
 }

@@ -255,10 +255,11 @@ async fn an_unsupported_protocol_version_header_gets_400() {
         .await;
         let (status, body) = json_error(response).await;
         assert_eq!(status, 400, "{method} {path}");
-        assert_eq!(body["code"], "unsupported_protocol_version");
-        assert!(body["supported"]
+        assert_eq!(body["error"]["code"], -32022, "{body}");
+        assert_eq!(body["error"]["data"]["requested"], "1999-01-01");
+        assert!(body["error"]["data"]["supported"]
             .as_array()
-            .is_some_and(|s| s.contains(&json!("2025-06-18"))));
+            .is_some_and(|s| s.contains(&json!("2025-06-18")) && s.contains(&json!("2026-07-28"))));
     }
     let ok = [
         ("x-api-key", app.key.as_str()),
@@ -454,7 +455,10 @@ async fn legacy_sse_serves_the_same_tools_over_the_event_stream() {
     assert_eq!(post(missing).await, 202);
     let refused = events.message().await;
     assert_eq!(refused["result"]["isError"], true);
-    assert_eq!(refused["result"]["structuredContent"]["error"], "not_found");
+    assert!(refused["result"]["content"][0]["text"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("not_found: ")));
+    assert_eq!(refused["result"].get("structuredContent"), None);
     let garbage = send(
         &app,
         reqwest::Method::POST,
@@ -465,7 +469,7 @@ async fn legacy_sse_serves_the_same_tools_over_the_event_stream() {
     .await;
     let (status, body) = json_error(garbage).await;
     assert_eq!(status, 400);
-    assert_eq!(body["code"], "invalid_message");
+    assert_eq!(body["error"]["code"], -32700);
 }
 
 #[tokio::test]

@@ -2,6 +2,9 @@
 //! SQLite store, driven by the rmcp client and by raw HTTP.
 
 mod http;
+mod interop;
+mod live;
+mod node_clients;
 mod resources;
 mod schema;
 mod support;

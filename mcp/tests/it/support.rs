@@ -29,7 +29,7 @@ use domain::authority::{
 use domain::classifier::Classifier;
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Email, Slug};
-use mcp::McpState;
+use mcp::{McpConfig, McpState};
 use projections::runner::Projector;
 
 /// A running MCP server with its store.
@@ -125,6 +125,11 @@ pub async fn verify_germany(backend: &Backend, email: &str) {
 
 /// Starts the router with these origins and hosts (None = loopback defaults).
 pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
+    spawn_configured(origins, hosts, McpConfig::default()).await
+}
+
+/// Starts the router with these origins, hosts and settings.
+pub async fn spawn_configured(origins: &[&str], hosts: Option<&[&str]>, config: McpConfig) -> App {
     let store = fresh_store(Mode::Embedded).await;
     let backend = store.backend.clone();
     let db = projections::connect(&store.url).await.expect("read db");
@@ -176,7 +181,7 @@ pub async fn spawn_with(origins: &[&str], hosts: Option<&[&str]>) -> App {
             .collect(),
     };
     let stop = CancellationToken::new();
-    let router = mcp::router_until(state, stop.clone().cancelled_owned());
+    let router = mcp::router_with(state, config, stop.clone().cancelled_owned());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -242,17 +247,24 @@ pub fn structured(result: &CallToolResult) -> Value {
     value
 }
 
-/// A tool error's stable code, checked to be `isError` with a readable text.
+/// A tool error's stable code, checked to be `isError` with one readable
+/// text `<code>: <message>` and no structured content (which would have to
+/// match the output schema).
 pub fn refusal(result: &CallToolResult) -> String {
     assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert_eq!(result.structured_content, None, "{result:?}");
+    assert_eq!(result.content.len(), 1, "{result:?}");
     let text = result
         .content
         .first()
         .and_then(|c| c.as_text())
         .map(|t| t.text.clone())
         .expect("text content");
-    assert!(!text.is_empty());
-    let structured = result.structured_content.clone().expect("error object");
-    assert_eq!(structured["message"], text.as_str());
-    structured["error"].as_str().expect("code").to_owned()
+    let (code, message) = text.split_once(": ").expect("`<code>: <message>`");
+    assert!(!message.trim().is_empty(), "{text}");
+    assert!(
+        code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+        "{text}"
+    );
+    code.to_owned()
 }

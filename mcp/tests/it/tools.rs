@@ -230,16 +230,12 @@ async fn list_pages_through_every_record_with_an_opaque_cursor() {
 }
 
 async fn invalid_params(client: &Client, arguments: Value) {
-    let mut params = rmcp::model::CallToolRequestParams::new("list_competent_authorities");
-    params.arguments = arguments.as_object().cloned();
-    match client.call_tool(params).await {
-        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
-        other => panic!("expected invalid params for {arguments}, got {other:?}"),
-    }
+    let result = call(client, "list_competent_authorities", arguments.clone()).await;
+    assert_eq!(refusal(&result), "invalid_cursor", "{arguments}");
 }
 
 #[tokio::test]
-async fn an_invalid_cursor_is_an_invalid_params_error() {
+async fn an_invalid_cursor_is_a_tool_error() {
     let app = spawn().await;
     let client = client(&app).await;
     invalid_params(&client, json!({"cursor": "garbage"})).await;
