@@ -31,6 +31,7 @@ TOOLS = {
     "search_competent_authorities",
     "get_authority_history",
     "classify_waste",
+    "plan_shipment",
     "lookup_basel_code",
 }
 
@@ -61,7 +62,7 @@ async def exercise(session: ClientSession, label: str) -> None:
 
     listed = await session.list_tools()
     names = {tool.name for tool in listed.tools}
-    check(names == TOOLS, f"{label}: tools/list names the six tools")
+    check(names == TOOLS, f"{label}: tools/list names the seven tools")
     for tool in listed.tools:
         a = tool.annotations
         check(
@@ -95,6 +96,25 @@ async def exercise(session: ClientSession, label: str) -> None:
     check(classified["list_type"] == "Amber", f"{label}: lead-acid batteries are Amber")
     check(classified["a_codes"][0]["code"] == "A1160", f"{label}: the best code is A1160")
     check(classified["procedure"]["origin"] == "DE", f"{label}: the procedure is for DE to NG")
+
+    plan = structured(
+        await session.call_tool(
+            "plan_shipment",
+            {
+                "description": "used lead-acid batteries",
+                "origin": "Germany",
+                "destination": "Viet Nam",
+                "transit": ["Singapore"],
+            },
+        ),
+        f"{label}: plan_shipment(Germany to Viet Nam through Singapore)",
+    )
+    check(plan["waste"]["code"] == "A1160", f"{label}: the plan's waste is A1160")
+    check(
+        [s["country_code"] for s in plan["route"]] == ["DE", "SG", "VN"],
+        f"{label}: the route is DE, SG, VN",
+    )
+    check(plan["notification"]["through"] == "DE", f"{label}: notified through DE's authority")
 
     missing = await session.call_tool("get_competent_authority", {"country_code": "Atlantis"})
     check(missing.is_error is True, f"{label}: an unknown country is a tool error")

@@ -1,6 +1,6 @@
 // What every client checks against the server, as node:test cases.
 //
-// - tools/list: the six tools, each with an output schema that compiles;
+// - tools/list: the seven tools, each with an output schema that compiles;
 // - resources/list followed to the last cursor, and the two templates;
 // - every tool with valid input: a result whose structuredContent matches
 //   the tool's outputSchema (ajv, draft 2020-12) and whose text is the same
@@ -25,6 +25,7 @@ const TOOLS = [
   "search_competent_authorities",
   "get_authority_history",
   "classify_waste",
+  "plan_shipment",
   "lookup_basel_code",
 ];
 
@@ -36,6 +37,10 @@ const VALID = [
   ["search_competent_authorities", { query: "korea" }],
   ["get_authority_history", { country_code: "DE" }],
   ["classify_waste", { description: "Spent lead-acid car batteries", origin: "DE", destination: "NG" }],
+  ["classify_waste", { description: "Spent lead-acid car batteries", origin: "Germany", destination: "Nigeria" }],
+  ["plan_shipment", { description: "used lead-acid batteries", origin: "Germany", destination: "Nigeria", transit: ["France"] }],
+  ["plan_shipment", { code: "B3020", origin: "FR", destination: "DE" }],
+  ["list_competent_authorities", { has_contact: true }],
   ["lookup_basel_code", { code: "Y31" }],
   ["lookup_basel_code", { code: "a1010" }],
 ];
@@ -49,7 +54,9 @@ const INVALID = [
   ["search_competent_authorities", { query: "" }, "invalid_argument"],
   ["get_authority_history", { country_code: 5 }, "invalid_argument"],
   ["classify_waste", { description: "" }, "invalid_argument"],
-  ["classify_waste", { description: "batteries", origin: "Germany" }, "invalid_argument"],
+  ["classify_waste", { description: "batteries", origin: "Atlantis" }, "not_found"],
+  ["plan_shipment", { code: "A1160", origin: "DE" }, "invalid_argument"],
+  ["plan_shipment", { code: "A1160", origin: "DE", destination: "NG", transit: ["Atlantis"] }, "invalid_argument"],
   ["lookup_basel_code", { code: "Z99" }, "not_found"],
   ["lookup_basel_code", { code: "Y31", extra: 1 }, "invalid_argument"],
 ];
@@ -77,7 +84,7 @@ export function suite(name, connect, { modern = false } = {}) {
       await session?.client.close();
     });
 
-    it("lists the six tools with output schemas that compile", async () => {
+    it("lists the seven tools with output schemas that compile", async () => {
       const { tools } = await session.client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
       const ajv = new Ajv2020({ allErrors: true, strict: false });

@@ -52,8 +52,9 @@ pub(crate) fn list_input() -> Value {
         "type": "object",
         "properties": {
             "cursor": { "type": "string", "description": "nextCursor from the previous page, passed back unchanged" },
-            "page_size": { "type": "integer", "minimum": 1, "maximum": crate::tools::MAX_PAGE_SIZE, "default": crate::tools::DEFAULT_PAGE_SIZE },
+            "page_size": { "type": "integer", "minimum": 1, "maximum": crate::tools::MAX_PAGE_SIZE, "default": crate::tools::DEFAULT_PAGE_SIZE, "description": "records per page (default 50, at most 200; the directory has about 190)" },
             "verified": { "type": "boolean", "description": "only verified (true) or only unverified (false) records" },
+            "has_contact": { "type": "boolean", "description": "only records with (true) or without (false) any contact detail (authority name, e-mail, phone or address)" },
         },
         "additionalProperties": false,
     })
@@ -87,10 +88,36 @@ pub(crate) fn classify_input() -> Value {
                 "maxLength": crate::tools::MAX_DESCRIPTION_CHARS,
                 "description": "the waste in plain language: material, origin, form, hazardous constituents",
             },
-            "origin": { "type": "string", "pattern": "^[A-Za-z]{2}$", "description": "country of export, ISO 3166-1 alpha-2" },
-            "destination": { "type": "string", "pattern": "^[A-Za-z]{2}$", "description": "country of import, ISO 3166-1 alpha-2" },
+            "origin": { "type": "string", "minLength": 1, "maxLength": 100, "description": "country of export: ISO 3166-1 alpha-2 code (DE) or country name (Germany)" },
+            "destination": { "type": "string", "minLength": 1, "maxLength": 100, "description": "country of import: code or name" },
         },
         "required": ["description"],
+        "additionalProperties": false,
+    })
+}
+
+/// `plan_shipment` input.
+pub(crate) fn shipment_input() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "description": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": crate::tools::MAX_DESCRIPTION_CHARS,
+                "description": "the waste in plain language (give this or code)",
+            },
+            "code": { "type": "string", "minLength": 1, "maxLength": 20, "description": "a Basel code such as A1160 or B3020 (give this or description)" },
+            "origin": { "type": "string", "minLength": 1, "maxLength": 100, "description": "State of export: ISO 3166-1 alpha-2 code or country name" },
+            "destination": { "type": "string", "minLength": 1, "maxLength": 100, "description": "State of import: code or name" },
+            "transit": {
+                "type": "array",
+                "maxItems": projections::shipment::MAX_TRANSIT,
+                "items": { "type": "string", "minLength": 1, "maxLength": 100 },
+                "description": "States of transit in order: codes or names",
+            },
+        },
+        "required": ["origin", "destination"],
         "additionalProperties": false,
     })
 }
@@ -155,6 +182,10 @@ pub(crate) fn history() -> Value {
 
 pub(crate) fn classification() -> Value {
     output::<Classification>()
+}
+
+pub(crate) fn shipment_plan() -> Value {
+    output::<projections::shipment::ShipmentPlan>()
 }
 
 pub(crate) fn code_info() -> Value {

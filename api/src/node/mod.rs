@@ -36,6 +36,9 @@ const POLL: Duration = Duration::from_millis(250);
 /// and a standby relay for the lock.
 const RELAY_POLL: Duration = Duration::from_millis(500);
 
+/// Changed country codes the MCP server's subscribers may lag behind by.
+const CHANGES: usize = 256;
+
 /// The tasks of one process; each ends when the shutdown signal is given.
 type Tasks = JoinSet<anyhow::Result<()>>;
 
@@ -189,7 +192,22 @@ async fn start_mcp(
         allowed_origins: settings.mcp_allowed_origins.clone(),
         allowed_hosts: settings.mcp_allowed_hosts.clone(),
     };
-    let router = mcp::router_until(state, wait(stopped.clone()));
+    let (changes, _) = tokio::sync::broadcast::channel(CHANGES);
+    let feed = projections::changes::follow_directory(
+        runtime.projector.clone(),
+        runtime.read_db.clone(),
+        changes.clone(),
+        wait(stopped.clone()),
+    );
+    tasks.spawn(async move {
+        feed.await;
+        Ok(())
+    });
+    let config = mcp::McpConfig {
+        rate: settings.mcp_rate,
+        changes: Some(changes),
+    };
+    let router = mcp::router_with(state, config, wait(stopped.clone()));
     // Nagle's algorithm held each SSE event until the client's delayed ACK
     // (about 40 ms per tool call from some clients).
     let listener = listener.tap_io(|socket| {

@@ -88,6 +88,10 @@ pub struct ServeSettings {
         default_value = "localhost,127.0.0.1,::1"
     )]
     pub mcp_allowed_hosts: Vec<String>,
+    /// MCP tool calls and resource reads per API key: `RATE[/BURST]` per
+    /// second (e.g. `20/100`: 20 a second, bursts of 100).
+    #[arg(long, env = "BASEL_MCP_RATE", default_value = "20/100", value_parser = mcp::RateLimit::parse)]
+    pub mcp_rate: mcp::RateLimit,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -113,6 +117,7 @@ impl Default for ServeSettings {
             stale_after_days: 365,
             mcp_allowed_origins: Vec::new(),
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            mcp_rate: mcp::RateLimit::default(),
         }
     }
 }

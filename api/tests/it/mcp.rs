@@ -14,8 +14,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::process::{Basel, Node};
-use crate::support::eventually_some;
+use crate::process::{verify_record, Basel, Node};
+use crate::support::{both_modes, eventually_some, Mode};
 
 /// A fresh API key from `POST /register`.
 async fn api_key(server: &Node) -> String {
@@ -69,7 +69,7 @@ async fn the_rmcp_client_lists_tools_and_calls_them_over_streamable_http() {
         Some("basel")
     );
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 6);
+    assert_eq!(tools.len(), 7);
     assert!(tools.iter().all(|t| t
         .annotations
         .as_ref()
@@ -351,3 +351,126 @@ async fn an_unknown_field_in_any_json_body_is_a_422_naming_it() {
         assert_eq!(body["errors"][0]["field"], "colour", "{path}");
     }
 }
+
+/// `plan_shipment` (MCP) and `POST /api/v1/shipments/plan` (REST) are one
+/// engine: the Germany → Viet Nam through Singapore question gets the same
+/// answer from both, with the code, the procedure per State, who notifies
+/// and all three records.
+#[tokio::test]
+async fn plan_shipment_answers_as_the_rest_plan_does() {
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
+    let key = api_key(&server).await;
+    let client = rmcp_client(&server, &key).await;
+    let question = json!({
+        "description": "used lead-acid batteries",
+        "origin": "Germany",
+        "destination": "Viet Nam",
+        "transit": ["Singapore"],
+    });
+    let mcp = structured(&call(&client, "plan_shipment", question.clone()).await);
+    let rest: Value = reqwest::Client::new()
+        .post(format!("{}/api/v1/shipments/plan", server.base))
+        .header("x-api-key", &key)
+        .json(&question)
+        .send()
+        .await
+        .expect("REST")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(mcp, rest, "MCP and REST give the same plan");
+    assert_eq!(mcp["waste"]["code"], "A1160");
+    let states: Vec<(&str, &str, &str)> = mcp["route"]
+        .as_array()
+        .expect("route")
+        .iter()
+        .map(|s| {
+            (
+                s["country_code"].as_str().unwrap_or_default(),
+                s["consent"].as_str().unwrap_or_default(),
+                s["record"]["country_code"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("DE", "not_applicable", "DE"),
+            ("SG", "written", "SG"),
+            ("VN", "written", "VN")
+        ]
+    );
+    assert_eq!(mcp["notification"]["through"], "DE");
+    assert_eq!(mcp["notification"]["consents_from"], json!(["SG", "VN"]));
+    let by_name = structured(
+        &call(
+            &client,
+            "classify_waste",
+            json!({"description": "used lead-acid batteries", "origin": "Germany", "destination": "viet nam"}),
+        )
+        .await,
+    );
+    assert_eq!(
+        by_name["procedure"]["destination"], "VN",
+        "classify_waste takes names"
+    );
+}
+
+/// A client that passes on every `notifications/resources/updated` URI.
+struct Listener(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rmcp::ClientHandler for Listener {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+/// A client subscribed to `basel://ca/DE` hears
+/// `notifications/resources/updated` within 1 s of a steward's write being
+/// acknowledged, whichever store the binary runs on.
+#[allow(deprecated)] // `resources/subscribe`: the legacy-lifecycle method this server offers
+async fn a_subscriber_hears_of_a_stewards_write_within_a_second(mode: Mode) {
+    let basel = Basel::of(mode).await;
+    let token = basel.enrol("Ana Lima", "ana@example.org");
+    let server = basel.serve().await;
+    let key = api_key(&server).await;
+    let (tx, mut updates) = tokio::sync::mpsc::unbounded_channel();
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.mcp))
+        .auth_header(key.clone());
+    let client = Listener(tx)
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("the client connects");
+    client
+        .subscribe(rmcp::model::SubscribeRequestParams::new("basel://ca/DE"))
+        .await
+        .expect("subscribed");
+    let status = verify_record(
+        &reqwest::Client::new(),
+        &server.base,
+        &token,
+        "DE",
+        &json!({
+            "verified": false,
+            "checked_on": chrono::Utc::now().date_naive().to_string(),
+            "method": "email",
+            "source": "subscription test",
+            "changes": { "notes": "subscription test" },
+        }),
+    )
+    .await;
+    assert_eq!(status, Some(200));
+    let heard = tokio::time::timeout(Duration::from_secs(1), updates.recv()).await;
+    assert_eq!(
+        heard.ok().flatten().as_deref(),
+        Some("basel://ca/DE"),
+        "no notifications/resources/updated within 1 s of the write"
+    );
+}
+
+both_modes!(a_subscriber_hears_of_a_stewards_write_within_a_second);

@@ -54,6 +54,22 @@ impl Args {
         Ok(text)
     }
 
+    /// An optional array of strings (each trimmed), at most `max` of them.
+    pub(crate) fn strings(&self, name: &str, max: usize) -> Result<Vec<String>, ToolError> {
+        let wrong = || ToolError::invalid(format!("`{name}` must be an array of strings"));
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) if items.len() <= max => items
+                .iter()
+                .map(|item| item.as_str().map(|t| t.trim().to_owned()).ok_or_else(wrong))
+                .collect(),
+            Some(Value::Array(_)) => Err(ToolError::invalid(format!(
+                "`{name}` takes at most {max} items"
+            ))),
+            Some(_) => Err(wrong()),
+        }
+    }
+
     /// An optional boolean.
     pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, ToolError> {
         match self.0.get(name) {

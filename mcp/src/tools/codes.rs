@@ -7,37 +7,55 @@ use rmcp::ErrorData;
 use super::{args::Args, done, Outcome, ToolError, MAX_DESCRIPTION_CHARS};
 use crate::McpState;
 
-/// `classify_waste`: a description (and optionally a country pair) → codes.
-pub(crate) fn classify(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let parsed = args
+/// `classify_waste`: a description (and optionally a country pair, by code
+/// or name) → codes.
+pub(crate) async fn classify(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let description = match args
         .only(&["description", "origin", "destination"])
-        .and_then(|()| {
-            Ok((
-                args.required("description", MAX_DESCRIPTION_CHARS)?,
-                country(&args, "origin")?,
-                country(&args, "destination")?,
-            ))
-        });
-    match parsed {
-        Ok((description, origin, destination)) => done(state.classifier.classify(
-            &description,
-            origin.as_ref(),
-            destination.as_ref(),
-        )),
-        Err(refusal) => Ok(refusal.into()),
-    }
+        .and_then(|()| args.required("description", MAX_DESCRIPTION_CHARS))
+    {
+        Ok(description) => description,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    let origin = match country(state, &args, "origin").await? {
+        Ok(code) => code,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    let destination = match country(state, &args, "destination").await? {
+        Ok(code) => code,
+        Err(refusal) => return Ok(refusal.into()),
+    };
+    done(
+        state
+            .classifier
+            .classify(&description, origin.as_ref(), destination.as_ref()),
+    )
 }
 
-fn country(args: &Args, name: &str) -> Result<Option<CountryCode>, ToolError> {
-    args.string(name)?
-        .map(|code| {
-            CountryCode::parse(&code).map_err(|_| {
-                ToolError::invalid(format!(
-                    "`{name}` must be an ISO 3166-1 alpha-2 country code such as DE or NG"
-                ))
-            })
-        })
-        .transpose()
+/// A country argument: a two-letter code, or a name the directory knows
+/// (resolved as `get_competent_authority` resolves it).
+async fn country(
+    state: &McpState,
+    args: &Args,
+    name: &str,
+) -> Result<Result<Option<CountryCode>, ToolError>, ErrorData> {
+    let text = match args.string(name) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Ok(None)),
+        Err(refusal) => return Ok(Err(refusal)),
+    };
+    if text.len() == 2 {
+        if let Ok(code) = CountryCode::parse(&text) {
+            return Ok(Ok(Some(code)));
+        }
+    }
+    Ok(super::country::resolve(state, &text)
+        .await?
+        .and_then(|row| {
+            CountryCode::parse(&row.country_code)
+                .map(Some)
+                .map_err(|e| ToolError::invalid(format!("`{name}`: {e}")))
+        }))
 }
 
 /// `lookup_basel_code`: what the knowledge base knows of one code.

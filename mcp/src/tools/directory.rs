@@ -47,25 +47,34 @@ async fn find(
 /// `list_competent_authorities`: one page, sorted by code.
 pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
     let parsed = args
-        .only(&["cursor", "page_size", "verified"])
+        .only(&["cursor", "page_size", "verified", "has_contact"])
         .and_then(|()| {
             Ok((
                 args.string("cursor")?,
                 args.integer("page_size", 1, MAX_PAGE_SIZE)?,
                 args.boolean("verified")?,
+                args.boolean("has_contact")?,
             ))
         });
-    let (cursor, page_size, verified) = match parsed {
+    let (cursor, page_size, verified, has_contact) = match parsed {
         Ok(parsed) => parsed,
         Err(refusal) => return Ok(refusal.into()),
     };
-    let filter = match verified {
-        None => "all",
-        Some(true) => "verified",
-        Some(false) => "unverified",
-    };
+    let filter = format!(
+        "{}{}",
+        match verified {
+            None => "all",
+            Some(true) => "verified",
+            Some(false) => "unverified",
+        },
+        match has_contact {
+            None => "",
+            Some(true) => "+contact",
+            Some(false) => "-contact",
+        }
+    );
     let after = cursor
-        .map(|c| cursor::decode(&c, "ca", filter))
+        .map(|c| cursor::decode(&c, "ca", &filter))
         .transpose()?;
     let rows = Reader::new(state.read_db.clone())
         .all()
@@ -74,6 +83,7 @@ pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorD
     let matching: Vec<_> = rows
         .iter()
         .filter(|r| verified.is_none_or(|v| r.verified == v))
+        .filter(|r| has_contact.is_none_or(|c| has_contact_details(r) == c))
         .collect();
     let size = usize::try_from(page_size.unwrap_or(DEFAULT_PAGE_SIZE)).unwrap_or(usize::MAX);
     let start = after.map_or(0, |code| {
@@ -88,12 +98,19 @@ pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorD
     let next_cursor = matching
         .get(start + size - 1)
         .filter(|_| start + size < matching.len())
-        .map(|last| cursor::encode("ca", filter, &last.country_code));
+        .map(|last| cursor::encode("ca", &filter, &last.country_code));
     done(ListPage {
         items: page,
         total: matching.len(),
         next_cursor,
     })
+}
+
+/// Whether a record holds any contact detail at all.
+fn has_contact_details(row: &projections::directory::AuthorityRow) -> bool {
+    [&row.ca_name, &row.email, &row.phone, &row.address]
+        .iter()
+        .any(|field| field.as_deref().is_some_and(|v| !v.trim().is_empty()))
 }
 
 /// `search_competent_authorities`: by code, country name or authority name.

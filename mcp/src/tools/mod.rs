@@ -1,4 +1,4 @@
-//! The six tools: definitions (title, description, input and output schema,
+//! The seven tools: definitions (title, description, input and output schema,
 //! read-only annotations) and dispatch.
 //!
 //! Every successful call returns the result as `structuredContent` and the
@@ -16,6 +16,7 @@ mod args;
 mod codes;
 mod country;
 mod directory;
+mod shipment;
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use rmcp::ErrorData;
@@ -124,7 +125,13 @@ pub(crate) fn definitions() -> Vec<Tool> {
             "The Basel Convention competent-authority record of one country: authority name, \
              e-mail, phone, address, whether it is verified, when it was last checked, its \
              provenance and whether it is stale. Accepts an ISO 3166-1 alpha-2 code (DE) or a \
-             country name (Germany).",
+             country name (Germany). Read it critically: the directory has one record per \
+             Party (about 190), most without contact details; the seeded ones come from \
+             public fact sheets of 2002-2006 and are unverified. `verified` means a data \
+             steward confirmed the details; `stale` that the last check is missing or over a \
+             year old; `notes` say where the data came from (some records name a national \
+             focal point rather than the competent authority). Tell the user when a record \
+             is unverified or stale.",
             schemas::country_input(
                 "ISO 3166-1 alpha-2 code (e.g. DE) or country name (e.g. Germany)",
             ),
@@ -133,17 +140,21 @@ pub(crate) fn definitions() -> Vec<Tool> {
         tool(
             "list_competent_authorities",
             "List competent authorities",
-            "All countries in the directory, sorted by code, one page at a time. Pass the \
-             returned nextCursor back as cursor for the next page; optionally only verified \
-             (verified: true) or unverified records.",
+            "All countries in the directory, sorted by code, one page at a time (page_size, \
+             default 50). Pass the returned nextCursor back as cursor for the next page. \
+             Filters: verified (true/false) and has_contact (true: only records with any \
+             contact detail). To find one country prefer search_competent_authorities or \
+             get_competent_authority: listing is for overviews.",
             schemas::list_input(),
             schemas::list_page(),
         ),
         tool(
             "search_competent_authorities",
             "Search competent authorities",
-            "Find directory records by country name, ISO code or authority name \
-             (case-insensitive, part of a word is enough).",
+            "Find directory records by ISO code, country name or another name (Turkey, \
+             Czech Republic, Viet Nam, Ivory Coast; any case, accents optional), part of a \
+             name, or part of an authority's name. Best matches first; the same search as \
+             REST ?q=.",
             schemas::search_input(),
             schemas::search_result(),
         ),
@@ -158,12 +169,30 @@ pub(crate) fn definitions() -> Vec<Tool> {
         tool(
             "classify_waste",
             "Classify a waste",
-            "Turns a plain-language waste description into Basel Convention signals: Y, A, B \
-             and H codes, UN numbers, the list type (Amber, Green, Annex I, Annex II), whether \
-             Prior Informed Consent applies, confidences and an explanation. With origin and \
-             destination it also names the control procedure. Informational only.",
+            "Turns a plain-language waste description (any of English, Spanish, Portuguese, \
+             French, German, Italian, Dutch, and common Chinese and Vietnamese trade terms) \
+             into Basel Convention signals: Y, A, B and H codes, UN numbers, the list type \
+             (Amber, Green, Annex I, Annex II), whether Prior Informed Consent applies, \
+             explanations quoting the entries and warnings. With origin and destination \
+             (codes or names) it also names the control procedure. To answer 'who do I \
+             notify?' for a route, with transit States and the authorities' records, use \
+             plan_shipment instead. Informational only.",
             schemas::classify_input(),
             schemas::classification(),
+        ),
+        tool(
+            "plan_shipment",
+            "Plan a shipment",
+            "Answers 'who do I notify to move this waste from A to B (through C)?': the \
+             waste's code and list (from a description or a given code), the procedure for \
+             the route (OECD Decision, Basel PIC, Ban Amendment, Article 11, non-Party), each \
+             State's role and consent requirement (written, tacit, national law, none), who \
+             files the notification through which authority and whose consent to await, the \
+             competent-authority record of every State on the route, and warnings \
+             (prohibited movements, missing or unverified contacts). Countries by code or \
+             name. Informational only.",
+            schemas::shipment_input(),
+            schemas::shipment_plan(),
         ),
         tool(
             "lookup_basel_code",
@@ -197,7 +226,8 @@ pub(crate) async fn call(
         },
         "search_competent_authorities" => directory::search(state, args).await?,
         "get_authority_history" => directory::history(state, args).await?,
-        "classify_waste" => codes::classify(state, args)?,
+        "classify_waste" => codes::classify(state, args).await?,
+        "plan_shipment" => shipment::plan(state, args).await?,
         "lookup_basel_code" => codes::lookup(state, args)?,
         other => {
             return Err(ErrorData::invalid_params(

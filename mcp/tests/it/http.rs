@@ -226,7 +226,7 @@ async fn the_2026_07_28_revision_works_without_a_session() {
         .await
         .expect("discover lifecycle");
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), 6);
+    assert_eq!(tools.len(), 7);
     let mut params = CallToolRequestParams::new("get_competent_authority");
     params.arguments = json!({"country_code": "FR"}).as_object().cloned();
     let result = client.call_tool(params).await.expect("tools/call");
@@ -431,7 +431,7 @@ async fn legacy_sse_serves_the_same_tools_over_the_event_stream() {
     let tools = events.message().await;
     assert_eq!(tools["id"], 2);
     let listed = tools["result"]["tools"].as_array().expect("tools");
-    assert_eq!(listed.len(), 6);
+    assert_eq!(listed.len(), 7);
     assert!(listed
         .iter()
         .all(|t| t["annotations"]["readOnlyHint"] == true && t["outputSchema"].is_object()));
@@ -504,7 +504,7 @@ async fn shutting_down_ends_open_event_streams_and_sessions() {
     let mut events = Events::new(sse);
     assert_eq!(events.next().await.0, "endpoint");
     let client = crate::support::client(&app).await;
-    assert_eq!(client.list_all_tools().await.expect("tools").len(), 6);
+    assert_eq!(client.list_all_tools().await.expect("tools").len(), 7);
     assert!(
         app.shut_down().await,
         "graceful shutdown must not wait for open event streams"

@@ -217,7 +217,7 @@ async fn batches_are_served_on_2025_03_26_and_refused_on_later_revisions() {
     };
     assert_eq!(
         by_id(1)["result"]["tools"].as_array().map(Vec::len),
-        Some(6)
+        Some(7)
     );
     assert_eq!(by_id(2)["result"]["structuredContent"]["code"], "Y31");
     assert_eq!(by_id(3)["error"]["code"], -32602);

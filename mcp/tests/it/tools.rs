@@ -13,12 +13,13 @@ use projections::views::Record;
 use crate::schema::violations;
 use crate::support::{call, client, refusal, spawn, structured, verify_germany, Client};
 
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 7] = [
     "get_competent_authority",
     "list_competent_authorities",
     "search_competent_authorities",
     "get_authority_history",
     "classify_waste",
+    "plan_shipment",
     "lookup_basel_code",
 ];
 
@@ -386,13 +387,20 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
         json!({"description": "   "}),
         json!({"description": 42}),
         json!({"description": "x".repeat(5001)}),
-        json!({"description": "batteries", "origin": "Germany"}),
+        json!({"description": "batteries", "origin": "--"}),
         json!({"description": "batteries", "destination": ""}),
         json!({"description": "batteries", "weight": 3}),
     ] {
         let result = call(&client, "classify_waste", bad.clone()).await;
         assert_eq!(refusal(&result), "invalid_argument", "{bad}");
     }
+    let unknown = call(
+        &client,
+        "classify_waste",
+        json!({"description": "batteries", "origin": "Atlantis"}),
+    )
+    .await;
+    assert_eq!(refusal(&unknown), "not_found");
     let longest = call(
         &client,
         "classify_waste",
