@@ -3,10 +3,12 @@
 
 Usage:
     python3 scripts/mcp_client_check.py --base http://127.0.0.1:8081 --key KEY \
-        --transport streamable|sse|both
+        --transport streamable|sse|discover|both
 
-For each transport asked for it connects (streamable HTTP at <base>/mcp, or
-the legacy HTTP+SSE transport at <base>/sse), initialises, lists the tools,
+For each transport asked for it connects (streamable HTTP at <base>/mcp with
+the initialize handshake, the same with `server/discover` negotiating
+revision 2026-07-28 through the SDK's high-level `Client` in `auto` mode,
+or the legacy HTTP+SSE transport at <base>/sse), lists the tools,
 calls get_competent_authority and classify_waste, and checks the answers
 (the SDK also validates structured results against the tools' output
 schemas). It prints one line per check and exits non-zero on the first
@@ -21,6 +23,7 @@ import sys
 
 import mcp_types as types
 from mcp import ClientSession
+from mcp.client.client import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -140,14 +143,49 @@ async def over_sse(base: str, key: str) -> None:
             await exercise(session, "legacy SSE")
 
 
+async def over_discover(base: str, key: str) -> None:
+    label = "server/discover"
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {key}"})
+    async with http:
+        transport = streamable_http_client(f"{base}/mcp", http_client=http)
+        async with Client(transport, mode="auto") as client:
+            check(client.protocol_version == "2026-07-28", f"{label}: negotiated 2026-07-28")
+            listed = await client.list_tools()
+            check({tool.name for tool in listed.tools} == TOOLS, f"{label}: tools/list names the seven tools")
+            record = structured(
+                await client.call_tool("get_competent_authority", {"country_code": "Germany"}),
+                f"{label}: get_competent_authority(Germany)",
+            )
+            check(record["country_code"] == "DE", f"{label}: the record is Germany's")
+            plan = structured(
+                await client.call_tool(
+                    "plan_shipment",
+                    {"code": "A1160", "origin": "DE", "destination": "VN", "transit": ["SG"]},
+                ),
+                f"{label}: plan_shipment(A1160, DE to VN through SG)",
+            )
+            check(plan["notification"]["consents_from"] == ["SG", "VN"], f"{label}: consents from SG and VN")
+            missing = await client.call_tool("get_competent_authority", {"country_code": "Atlantis"})
+            texts = [c.text for c in missing.content if isinstance(c, types.TextContent)]
+            check(
+                missing.is_error is True and len(texts) == 1 and texts[0].startswith("not_found: "),
+                f"{label}: a tool error reads `<code>: <message>`",
+            )
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the MCP listener, e.g. http://127.0.0.1:8081")
     parser.add_argument("--key", required=True, help="an API key")
-    parser.add_argument("--transport", choices=["streamable", "sse", "both"], default="both")
+    parser.add_argument("--transport", choices=["streamable", "sse", "discover", "both"], default="both")
     args = parser.parse_args()
     base = args.base.rstrip("/")
-    runs = {"streamable": [over_streamable_http], "sse": [over_sse], "both": [over_streamable_http, over_sse]}
+    runs = {
+        "streamable": [over_streamable_http],
+        "sse": [over_sse],
+        "discover": [over_discover],
+        "both": [over_streamable_http, over_discover, over_sse],
+    }
     try:
         for run in runs[args.transport]:
             await asyncio.wait_for(run(base, args.key), timeout=60)

@@ -150,13 +150,14 @@ fn python_check(server: &Node, key: &str, transport: &str) {
     assert!(!stdout.contains(key) && !stderr.contains(key));
 }
 
-#[tokio::test]
-async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
+/// Starts `basel serve`, registers a key and runs the Python SDK check over
+/// `transport` (on a blocking thread: the check is a child process).
+async fn python_against_a_fresh_server(transport: &'static str) {
     let basel = Basel::embedded();
     let server = basel.serve().await;
     let key = api_key(&server).await;
     let (server, key) = tokio::task::spawn_blocking(move || {
-        python_check(&server, &key, "streamable");
+        python_check(&server, &key, transport);
         (server, key)
     })
     .await
@@ -165,17 +166,20 @@ async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
 }
 
 #[tokio::test]
+async fn the_python_sdk_lists_tools_and_calls_them_over_streamable_http() {
+    python_against_a_fresh_server("streamable").await;
+}
+
+/// The Python SDK's high-level client in `auto` mode probes
+/// `server/discover` and speaks revision 2026-07-28.
+#[tokio::test]
+async fn the_python_sdk_negotiates_2026_07_28_through_server_discover() {
+    python_against_a_fresh_server("discover").await;
+}
+
+#[tokio::test]
 async fn the_python_sdk_lists_tools_and_calls_them_over_legacy_sse() {
-    let basel = Basel::embedded();
-    let server = basel.serve().await;
-    let key = api_key(&server).await;
-    let (server, key) = tokio::task::spawn_blocking(move || {
-        python_check(&server, &key, "sse");
-        (server, key)
-    })
-    .await
-    .expect("check ran");
-    drop((server, key));
+    python_against_a_fresh_server("sse").await;
 }
 
 async fn rest_record(server: &Node, key: &str) -> Value {
