@@ -111,7 +111,7 @@ async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<Caller, R
         return Err(Box::new(unauthorized()));
     };
     let hash = domain::credentials::hash_secret(key);
-    match projections::api_keys::is_active(&state.read_db, &hash).await {
+    match state.cache.is_active_key(&state.read_db, &hash).await {
         Ok(true) => Ok(Caller(hash)),
         Ok(false) => Err(Box::new(unauthorized())),
         Err(cause) => {

@@ -55,8 +55,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use commands::secrets::ServerSecret;
 use domain::classifier::Classifier;
+use projections::cache::ReadCache;
 use projections::ReadDb;
 
 /// The largest request body accepted, in bytes (413 beyond).
@@ -80,8 +80,10 @@ pub(crate) fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
 pub struct McpState {
     /// The read tables (directory, history, api keys).
     pub read_db: ReadDb,
-    /// The server secret (API keys are checked against the key table).
-    pub secret: ServerSecret,
+    /// Active keys and the directory, remembered until the read tables change
+    /// (`ReadCache::watching` in a server; `ReadCache::default()` caches
+    /// nothing).
+    pub cache: Arc<ReadCache>,
     /// The waste classifier, built once at start.
     pub classifier: Arc<Classifier>,
     /// Days after which a record's last check is `stale`.

@@ -56,8 +56,9 @@ pub(crate) async fn list(
             .parse::<usize>()
             .map_err(|_| ErrorData::invalid_params("invalid cursor", None))?,
     };
-    let rows = Reader::new(state.read_db.clone())
-        .all()
+    let rows = state
+        .cache
+        .directory(&state.read_db)
         .await
         .map_err(|e| internal("listing the directory", &e))?;
     let mut codes = state.classifier.codes();

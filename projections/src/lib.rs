@@ -14,6 +14,8 @@
 //! Layout:
 //! - [`registry`]: the one list of projections: each one's name, the
 //!   aggregate it reads, its live apply and replay fold, its tables;
+//! - [`cache`]: active keys, records and the directory remembered until the
+//!   read tables change (REST and MCP);
 //! - [`changes`]: the codes of directory records as they change (MCP
 //!   subscriptions);
 //! - [`log`]: reading the embedded log (the events table by position);
@@ -32,6 +34,7 @@
 //!   who notifies whom, every State's record) for REST and MCP alike.
 
 pub mod api_keys;
+pub mod cache;
 pub mod changes;
 pub mod directory;
 pub mod history;

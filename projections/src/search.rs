@@ -128,12 +128,12 @@ pub enum Resolution {
 /// The country `input` names among `rows`: a two-letter code in the
 /// directory; a name or other name equal after normalising; a name
 /// containing the input (three letters at least), if exactly one does.
-pub fn resolve(mut rows: Vec<AuthorityRow>, input: &str) -> Resolution {
+pub fn resolve(rows: &[AuthorityRow], input: &str) -> Resolution {
     let input = input.trim();
     if input.len() == 2 && input.bytes().all(|b| b.is_ascii_alphabetic()) {
         let code = input.to_ascii_uppercase();
-        if let Some(index) = rows.iter().position(|r| r.country_code == code) {
-            return Resolution::Found(Box::new(rows.swap_remove(index)));
+        if let Some(row) = rows.iter().find(|r| r.country_code == code) {
+            return Resolution::Found(Box::new(row.clone()));
         }
     }
     let wanted = normalise(input);
@@ -144,15 +144,16 @@ pub fn resolve(mut rows: Vec<AuthorityRow>, input: &str) -> Resolution {
         .iter()
         .find(|(name, _)| *name == wanted)
         .map(|(_, code)| *code);
-    let exact = rows.iter().position(|r| {
-        normalise(&r.country_name) == wanted || Some(r.country_code.as_str()) == alias
-    });
-    if let Some(index) = exact {
-        return Resolution::Found(Box::new(rows.swap_remove(index)));
+    let exact = rows
+        .iter()
+        .find(|r| normalise(&r.country_name) == wanted || Some(r.country_code.as_str()) == alias);
+    if let Some(row) = exact {
+        return Resolution::Found(Box::new(row.clone()));
     }
     let mut partial: Vec<AuthorityRow> = rows
-        .into_iter()
+        .iter()
         .filter(|r| wanted.len() >= 3 && normalise(&r.country_name).contains(&wanted))
+        .cloned()
         .collect();
     match partial.len() {
         0 => Resolution::NotFound,
@@ -234,7 +235,7 @@ mod tests {
     }
 
     fn code(input: &str) -> Result<String, String> {
-        match resolve(rows(), input) {
+        match resolve(&rows(), input) {
             Resolution::Found(row) => Ok(row.country_code.clone()),
             other => Err(format!("{other:?}").chars().take(9).collect()),
         }

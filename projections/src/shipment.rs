@@ -177,7 +177,7 @@ fn country(rows: &[AuthorityRow], input: &str, field: &str) -> Result<CountryCod
             return Ok(code);
         }
     }
-    match search::resolve(rows.to_vec(), text) {
+    match search::resolve(rows, text) {
         Resolution::Found(row) => {
             CountryCode::parse(&row.country_code).map_err(|e| invalid(field, e.to_string()))
         }

@@ -186,7 +186,7 @@ async fn start_mcp(
     tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
     let state = mcp::McpState {
         read_db: runtime.read_db.clone(),
-        secret: runtime.secret.clone(),
+        cache: projections::cache::ReadCache::watching(&runtime.projector),
         classifier: classifier.clone(),
         stale_after_days: settings.stale_after_days,
         allowed_origins: settings.mcp_allowed_origins.clone(),

@@ -5,7 +5,8 @@
 //!
 //! - [`require_api_key`]: the route layer on `X-API-Key` routes. Missing and
 //!   invalid keys get the same 401 body; active keys are remembered in the
-//!   [`ReadCache`] until the read tables change.
+//!   server's `projections::cache::ReadCache` until the read tables change
+//!   (the check the MCP server makes too).
 //! - [`Steward`]: the extractor of steward routes. API keys are never
 //!   accepted: the token is looked up in the `stewards` projection only,
 //!   which holds no API-key hash. Before the lookup that projection is brought
@@ -50,14 +51,11 @@ pub async fn require_api_key(
     let Some(key) = presented_api_key(presented, None) else {
         return Err(ApiError::ApiKeyRequired);
     };
-    let hash = hash_secret(key);
-    let cache = &state.cache;
-    if cache.key_is_active(&hash) {
-        return Ok(next.run(request).await);
-    }
-    let generation = cache.generation();
-    if projections::api_keys::is_active(state.read_db(), &hash).await? {
-        cache.remember_key(&hash, generation);
+    if state
+        .cache
+        .is_active_key(state.read_db(), &hash_secret(key))
+        .await?
+    {
         Ok(next.run(request).await)
     } else {
         Err(ApiError::ApiKeyRequired)

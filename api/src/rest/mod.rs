@@ -7,7 +7,6 @@
 //!   the strict JSON body reader and the query-parameter reader; [`bodies`]:
 //!   the request bodies and the edge's own answers, documented as types;
 //! - [`auth`]: the `X-API-Key` check and the steward bearer token;
-//! - [`cache`]: active keys and records remembered until the read tables change;
 //! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
 //!   with [`write`] holding what every steward write shares;
 //! - [`classify`], [`shipments`], [`changes`], [`register`] and [`page`]:
@@ -18,7 +17,6 @@
 pub mod auth;
 pub mod bodies;
 pub mod ca;
-pub mod cache;
 pub mod changes;
 pub mod classify;
 pub mod error;

@@ -13,8 +13,8 @@ use domain::classifier::Classifier;
 use projections::runner::Projector;
 use projections::ReadDb;
 
-use crate::rest::cache::ReadCache;
 use crate::rest::metrics::RequestMetrics;
+use projections::cache::ReadCache;
 
 /// The state as handlers get it: one allocation shared by every request
 /// (cloning the parts per request showed up in profiles).

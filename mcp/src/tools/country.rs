@@ -7,7 +7,7 @@
 //! normalising; a name containing the input, if exactly one does. Several
 //! candidates are an `ambiguous` tool error listing them.
 
-use projections::directory::{AuthorityRow, Reader};
+use projections::directory::AuthorityRow;
 use projections::search::{self, Resolution};
 use rmcp::ErrorData;
 
@@ -20,21 +20,12 @@ pub(crate) async fn resolve(
     state: &McpState,
     input: &str,
 ) -> Result<Result<AuthorityRow, ToolError>, ErrorData> {
-    let reader = Reader::new(state.read_db.clone());
-    let input = input.trim();
-    if input.len() == 2 && input.bytes().all(|b| b.is_ascii_alphabetic()) {
-        let code = input.to_ascii_uppercase();
-        match reader.get(&code).await {
-            Ok(Some(row)) => return Ok(Ok(row)),
-            Ok(None) => {}
-            Err(e) => return Err(internal("reading a directory record", &e)),
-        }
-    }
-    let rows = reader
-        .all()
+    let rows = state
+        .cache
+        .directory(&state.read_db)
         .await
         .map_err(|e| internal("reading the directory", &e))?;
-    Ok(by_name(rows, input))
+    Ok(by_name(&rows, input.trim()))
 }
 
 fn missing(input: &str) -> ToolError {
@@ -46,7 +37,7 @@ fn missing(input: &str) -> ToolError {
 }
 
 /// Resolves a name among `rows`.
-fn by_name(rows: Vec<AuthorityRow>, input: &str) -> Result<AuthorityRow, ToolError> {
+fn by_name(rows: &[AuthorityRow], input: &str) -> Result<AuthorityRow, ToolError> {
     match search::resolve(rows, input) {
         Resolution::Found(row) => Ok(*row),
         Resolution::Empty => Err(ToolError::invalid(

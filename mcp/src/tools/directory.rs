@@ -2,7 +2,6 @@
 //! Every answer is built from the same read tables and views as REST.
 
 use chrono::Utc;
-use projections::directory::Reader;
 use projections::views::{History, ListItem, Record};
 use rmcp::ErrorData;
 
@@ -76,8 +75,9 @@ pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorD
     let after = cursor
         .map(|c| cursor::decode(&c, "ca", &filter))
         .transpose()?;
-    let rows = Reader::new(state.read_db.clone())
-        .all()
+    let rows = state
+        .cache
+        .directory(&state.read_db)
         .await
         .map_err(|e| internal("listing the directory", &e))?;
     let matching: Vec<_> = rows
@@ -122,8 +122,9 @@ pub(crate) async fn search(state: &McpState, args: Args) -> Result<Outcome, Erro
         Ok(query) => query,
         Err(refusal) => return Ok(refusal.into()),
     };
-    let rows = Reader::new(state.read_db.clone())
-        .all()
+    let rows = state
+        .cache
+        .directory(&state.read_db)
         .await
         .map_err(|e| internal("searching the directory", &e))?;
     let results: Vec<ListItem> = projections::search::search(&rows, &query)

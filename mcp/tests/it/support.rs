@@ -170,7 +170,7 @@ pub async fn spawn_configured(origins: &[&str], hosts: Option<&[&str]>, config: 
     projector.catch_up().await.expect("catch up");
     let state = McpState {
         read_db: db.clone(),
-        secret,
+        cache: Arc::default(),
         classifier: Arc::new(Classifier::bundled().expect("classifier")),
         stale_after_days: 365,
         allowed_origins: origins.iter().map(|s| (*s).to_owned()).collect(),

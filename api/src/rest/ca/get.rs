@@ -58,7 +58,7 @@ pub async fn get(
         .ok_or_else(unknown_country)
 }
 
-/// The record as the directory shows it now, from the [`ReadCache`] when it
+/// The record as the directory shows it now, from the read cache when it
 /// was read in the current generation (and today: `stale` depends on the date).
 async fn current(state: &AppState, country: &CountryCode) -> Result<Response, ApiError> {
     let cache = &state.cache;

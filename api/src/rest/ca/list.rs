@@ -6,7 +6,6 @@ use axum::Json;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use projections::directory::Reader;
 use projections::search::{search, MAX_QUERY_CHARS};
 use projections::views::ListItem;
 
@@ -84,7 +83,7 @@ pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Pa
         )));
     }
     params.finish()?;
-    let rows = Reader::new(state.read_db().clone()).all().await?;
+    let rows = state.cache.directory(state.read_db()).await?;
     let found = match filter.q.as_deref() {
         Some(q) => search(&rows, q),
         None => rows.iter().collect(),

@@ -1,6 +1,7 @@
-//! A read-through cache of the two lookups every `GET /api/v1/ca/{cc}` makes
-//! (is this API key active? what is this country's record?), so the hot path
-//! needs no database round trip.
+//! A read-through cache of the lookups the edges make on every request (is
+//! this API key active? what is this country's record? what does the
+//! directory hold, for a search?), so hot paths need no database round trip.
+//! The REST edge and the MCP server each keep one.
 //!
 //! Entries are tagged with a *generation*. The generation moves when the read
 //! tables may have changed: a watcher task follows the `directory` and
@@ -12,19 +13,19 @@
 //! never served after the change was seen. Only active keys are cached: a new
 //! key works at once; a revoked one stops within one watcher cycle.
 //!
-//! One cache per [`crate::rest::AppState`], so apps over different stores in
-//! one process never share; its watcher ends when the cache is dropped.
+//! One cache per server, so servers over different stores in one process
+//! never share; its watcher ends when the cache is dropped.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use axum::body::Bytes;
+use bytes::Bytes;
 
-use projections::{api_keys, directory};
-
-use projections::runner::Projector;
+use crate::directory::{AuthorityRow, Reader};
+use crate::runner::Projector;
+use crate::{api_keys, directory, ProjectionError, ReadDb};
 
 /// How often the watcher looks at the checkpoints when not woken.
 const POLL: Duration = Duration::from_millis(250);
@@ -32,12 +33,13 @@ const POLL: Duration = Duration::from_millis(250);
 /// The largest number of entries of each kind (a full cache is cleared).
 const MAX_ENTRIES: usize = 10_000;
 
-/// The cache of one REST server.
+/// The cache of one server.
 #[derive(Default)]
 pub struct ReadCache {
     generation: AtomicU64,
     keys: Mutex<HashMap<String, u64>>,
     records: Mutex<HashMap<String, (u64, Bytes)>>,
+    rows: Mutex<Option<(u64, Arc<Vec<AuthorityRow>>)>>,
     /// False when no watcher runs: then nothing is remembered.
     watched: bool,
 }
@@ -116,6 +118,51 @@ impl ReadCache {
 
 /// Moves the generation whenever the `directory` or `api_keys` checkpoint
 /// moves; stops when the runtime or the cache is gone.
+impl ReadCache {
+    /// Whether the key with hash `key_hash` is active: from the cache, else
+    /// from the `api_keys` table (and remembered when it is). The one check
+    /// both edges make.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] when the table cannot be read.
+    pub async fn is_active_key(
+        &self,
+        db: &ReadDb,
+        key_hash: &str,
+    ) -> Result<bool, ProjectionError> {
+        if self.key_is_active(key_hash) {
+            return Ok(true);
+        }
+        let generation = self.generation();
+        let active = api_keys::is_active(db, key_hash).await?;
+        if active {
+            self.remember_key(key_hash, generation);
+        }
+        Ok(active)
+    }
+
+    /// Every directory record, sorted by code: from the cache, else read
+    /// (and remembered).
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] when the table cannot be read.
+    pub async fn directory(&self, db: &ReadDb) -> Result<Arc<Vec<AuthorityRow>>, ProjectionError> {
+        let generation = self.generation();
+        if let Ok(rows) = self.rows.lock() {
+            if let Some((_, rows)) = rows.as_ref().filter(|(tag, _)| *tag == generation) {
+                return Ok(rows.clone());
+            }
+        }
+        let rows = Arc::new(Reader::new(db.clone()).all().await?);
+        if self.watched {
+            if let Ok(mut cached) = self.rows.lock() {
+                *cached = Some((generation, rows.clone()));
+            }
+        }
+        Ok(rows)
+    }
+}
+
 async fn watch(projector: Projector, cache: Weak<ReadCache>) {
     let mut seen: Option<(i64, i64)> = None;
     loop {
