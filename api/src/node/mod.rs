@@ -115,10 +115,7 @@ fn start_relay(
         (Some(log), Some(pool)) => {
             let relay = Relay::new(pool.clone(), log.context.clone(), log.settings.clone());
             let shutdown = wait(stopped.clone());
-            tasks.spawn(async move {
-                relay.run(RELAY_POLL, shutdown).await;
-                Ok(())
-            });
+            background(tasks, relay.run(RELAY_POLL, shutdown));
             Ok(())
         }
         _ if settings.role.contains(&Role::Relay) => {
@@ -134,20 +131,14 @@ async fn start_projector(runtime: &Runtime, stopped: &watch::Receiver<bool>, tas
     match &runtime.log {
         Some(log) => {
             let run = projector.run_stream(log.source(), shutdown);
-            tasks.spawn(async move {
-                run.await;
-                Ok(())
-            });
+            background(tasks, run);
         }
         None => {
             if let Err(error) = runtime.catch_up().await {
                 tracing::error!(error = %format!("{error:#}"), "projections did not catch up at start");
             }
             let run = projector.run(runtime.wake.clone(), POLL, shutdown);
-            tasks.spawn(async move {
-                run.await;
-                Ok(())
-            });
+            background(tasks, run);
         }
     }
 }
@@ -199,10 +190,7 @@ async fn start_mcp(
         changes.clone(),
         wait(stopped.clone()),
     );
-    tasks.spawn(async move {
-        feed.await;
-        Ok(())
-    });
+    background(tasks, feed);
     let config = mcp::McpConfig {
         rate: settings.mcp_rate,
         changes: Some(changes),
@@ -221,6 +209,15 @@ async fn start_mcp(
             .context("MCP server failed")
     });
     Ok(())
+}
+
+/// Runs `task` as one of this process's tasks; it ends on the shutdown
+/// signal.
+fn background(tasks: &mut Tasks, task: impl Future<Output = ()> + Send + 'static) {
+    tasks.spawn(async move {
+        task.await;
+        Ok(())
+    });
 }
 
 async fn bind(addr: std::net::SocketAddr) -> anyhow::Result<TcpListener> {

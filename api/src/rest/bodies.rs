@@ -63,7 +63,8 @@ pub struct VerificationBody {
     pub expected_version: Option<i64>,
 }
 
-/// Contact fields a verification corrects (each optional; `null` clears).
+/// Contact fields: those a verification corrects (each optional; `null`
+/// clears) and those a new record starts with.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContactChanges {
     /// The competent authority's name.
@@ -85,16 +86,9 @@ pub struct CreateBody {
     pub country_code: String,
     /// The country's name.
     pub country_name: String,
-    /// The competent authority's name.
-    pub ca_name: Option<String>,
-    /// Its e-mail address.
-    pub email: Option<String>,
-    /// Its phone number, `+CC-…`.
-    pub phone: Option<String>,
-    /// Its postal address.
-    pub address: Option<String>,
-    /// Notes shown with the record.
-    pub notes: Option<String>,
+    /// The contact fields.
+    #[serde(flatten)]
+    pub contact: ContactChanges,
     /// Whether the details were verified (default false).
     pub verified: Option<bool>,
     /// Date of the last check, `YYYY-MM-DD`.
