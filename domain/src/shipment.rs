@@ -266,3 +266,153 @@ fn warnings(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(party: bool, oecd: bool) -> Standing {
+        Standing {
+            party,
+            non_party: !party,
+            oecd,
+            annex_vii: oecd,
+            ban_accepted: false,
+        }
+    }
+
+    fn procedure(prohibited: Option<bool>, notification_required: bool) -> Procedure {
+        Procedure {
+            origin: "AA".into(),
+            destination: "BB".into(),
+            regime: Regime::BaselPic,
+            prohibited,
+            notification_required,
+            summary: "the summary".into(),
+            articles: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn consents(plan: &RoutePlan) -> Vec<Consent> {
+        plan.states.iter().map(|s| s.consent).collect()
+    }
+
+    #[test]
+    fn controlled_waste_through_a_party_needs_written_consents_and_the_exporter_notifies() {
+        let plan = plan(
+            Waste { controlled: true },
+            &procedure(Some(false), true),
+            ("DE", standing(true, true)),
+            &[("SG", standing(true, false))],
+            ("VN", standing(true, false)),
+        );
+        assert_eq!(
+            consents(&plan),
+            [Consent::NotApplicable, Consent::Written, Consent::Written]
+        );
+        assert_eq!(plan.notification.through, "DE");
+        assert_eq!(plan.notification.to, ["SG", "VN"]);
+        assert_eq!(plan.notification.consents_from, ["SG", "VN"]);
+        assert!(plan.notification.notifier.contains("exporter"));
+        assert!(plan.warnings.is_empty(), "{:?}", plan.warnings);
+    }
+
+    #[test]
+    fn inside_the_oecd_consent_may_be_tacit() {
+        let plan = plan(
+            Waste { controlled: true },
+            &procedure(Some(false), true),
+            ("DE", standing(true, true)),
+            &[("AT", standing(true, true))],
+            ("FR", standing(true, true)),
+        );
+        assert_eq!(
+            consents(&plan),
+            [
+                Consent::NotApplicable,
+                Consent::TacitAllowed,
+                Consent::TacitAllowed
+            ]
+        );
+        assert!(plan
+            .notification
+            .steps
+            .iter()
+            .any(|s| s.contains("30 days")));
+    }
+
+    #[test]
+    fn a_non_party_of_transit_follows_its_own_law_and_is_named_in_a_warning() {
+        let plan = plan(
+            Waste { controlled: true },
+            &procedure(Some(false), true),
+            ("DE", standing(true, true)),
+            &[("US", standing(false, true))],
+            ("NG", standing(true, false)),
+        );
+        assert_eq!(plan.states[1].consent, Consent::NationalLaw);
+        assert_eq!(
+            plan.notification.to,
+            ["US", "NG"],
+            "a non-Party is notified"
+        );
+        assert_eq!(plan.notification.consents_from, ["NG"]);
+        assert!(plan
+            .warnings
+            .iter()
+            .any(|w| w.contains("US") && w.contains("Article 7")));
+    }
+
+    #[test]
+    fn green_waste_needs_no_notification_and_no_consent() {
+        let plan = plan(
+            Waste { controlled: false },
+            &procedure(Some(false), false),
+            ("FR", standing(true, true)),
+            &[("BE", standing(true, true))],
+            ("IN", standing(true, false)),
+        );
+        assert!(!plan.notification.required);
+        assert!(plan.notification.to.is_empty());
+        assert!(plan.notification.consents_from.is_empty());
+        assert_eq!(plan.states[1].consent, Consent::NotRequired);
+        assert_eq!(plan.states[2].consent, Consent::NotRequired);
+    }
+
+    #[test]
+    fn a_prohibited_or_possibly_prohibited_movement_is_a_warning() {
+        let stops = (("DE", standing(true, true)), ("VN", standing(true, false)));
+        let prohibited = plan(
+            Waste { controlled: true },
+            &procedure(Some(true), true),
+            stops.0,
+            &[],
+            stops.1,
+        );
+        assert!(prohibited.warnings[0].starts_with("This movement is prohibited"));
+        let unknown = plan(
+            Waste { controlled: true },
+            &procedure(None, true),
+            stops.0,
+            &[],
+            stops.1,
+        );
+        assert!(unknown.warnings[0].starts_with("This movement may be prohibited"));
+        let stranger = Standing {
+            party: false,
+            non_party: false,
+            oecd: false,
+            annex_vii: false,
+            ban_accepted: false,
+        };
+        let odd = plan(
+            Waste { controlled: true },
+            &procedure(Some(false), true),
+            stops.0,
+            &[("XX", stranger)],
+            stops.1,
+        );
+        assert!(odd.warnings.iter().any(|w| w.starts_with("XX is neither")));
+    }
+}
