@@ -152,6 +152,10 @@ impl Lexicon {
         let mut out = Vec::with_capacity(tokens.len());
         let mut corrections = Vec::new();
         let (mut words, mut unknown) = (0, 0);
+        let mut memo = Memo {
+            enabled: tokens.len() >= MEMO_FROM,
+            ..Memo::default()
+        };
         let mut i = 0;
         while i < tokens.len() {
             let tok = &tokens[i];
@@ -175,7 +179,7 @@ impl Lexicon {
             }
             let foreign = counts.iter().any(|c| *c > 0);
             let split = if foreign || tok.text.len() >= 9 {
-                self.split_compound(&tok.text)
+                self.split_compound_cached(&tok.text, &mut memo)
             } else {
                 None
             };
@@ -190,7 +194,7 @@ impl Lexicon {
                 continue;
             }
             let prev = out.last().map(|t: &Token| t.text.clone());
-            if let Some(fixed) = self.correct(&tokens, i, prev.as_deref()) {
+            if let Some(fixed) = self.correct_cached(&tokens, i, prev.as_deref(), &mut memo) {
                 let written = original
                     .get(tok.span.0..tok.span.1)
                     .unwrap_or("")
@@ -296,6 +300,41 @@ impl Lexicon {
             }
         }
         None
+    }
+
+    /// [`Self::correct`], remembering the answers that depend on the word
+    /// alone (five letters or more), since a description often repeats one.
+    fn correct_cached(
+        &self,
+        tokens: &[Token],
+        i: usize,
+        prev: Option<&str>,
+        memo: &mut Memo,
+    ) -> Option<String> {
+        let word = tokens.get(i)?.text.as_str();
+        if !memo.enabled || word.chars().count() < 5 {
+            return self.correct(tokens, i, prev);
+        }
+        if let Some(known) = memo.corrections.get(word) {
+            return known.clone();
+        }
+        let fixed = self.correct(tokens, i, prev);
+        memo.corrections.insert(word.to_owned(), fixed.clone());
+        fixed
+    }
+
+    /// [`Self::split_compound`], remembering the answer per word.
+    fn split_compound_cached(&self, word: &str, memo: &mut Memo) -> Option<Vec<Vec<String>>> {
+        if !memo.enabled {
+            return self.split_compound(word);
+        }
+        let splits = &mut memo.splits;
+        if let Some(known) = splits.get(word) {
+            return known.clone();
+        }
+        let parts = self.split_compound(word);
+        splits.insert(word.to_owned(), parts.clone());
+        parts
     }
 
     /// A spelling correction for token `i`: five letters or more on its
@@ -405,6 +444,18 @@ impl Lexicon {
         }
         false
     }
+}
+
+/// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
+/// there and remembering costs more than it saves.
+const MEMO_FROM: usize = 64;
+
+/// Per-call answers that depend on one word only.
+#[derive(Default)]
+struct Memo {
+    enabled: bool,
+    corrections: FastMap<String, Option<String>>,
+    splits: FastMap<String, Option<Vec<Vec<String>>>>,
 }
 
 /// Moves token `i` out (its text; the rest is copied).

@@ -64,6 +64,12 @@ struct Phrase {
     text: String,
 }
 
+/// A candidate hit: (start, end, phrase, in order).
+type Candidate = (usize, usize, usize, bool);
+
+/// The order candidates are taken in: longest first, in order first, leftmost.
+type SortKey = (std::cmp::Reverse<usize>, bool, usize);
+
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
@@ -208,32 +214,40 @@ impl Matcher {
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
         // (start, end, phrase, in order)
-        let mut candidates: Vec<(usize, usize, usize, bool)> = (0..tokens.len())
+        let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
                 self.longest_at(tokens, pos)
                     .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
             })
             .collect();
         self.unordered(tokens, &mut candidates);
-        candidates.sort_by_key(|&(pos, _, id, ordered)| {
-            (
-                std::cmp::Reverse(2 * self.phrases[id].content.len() + usize::from(ordered)),
-                !ordered,
-                pos,
-            )
-        });
+        // Keys computed once; a stable sort keeps the order of equal keys.
+        let mut keyed: Vec<(SortKey, Candidate)> = candidates
+            .into_iter()
+            .map(|c @ (pos, _, id, ordered)| {
+                let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
+                ((std::cmp::Reverse(len), !ordered, pos), c)
+            })
+            .collect();
+        keyed.sort_by_key(|&(key, _)| key);
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (pos, end, id, ordered) in candidates {
-            let used: Vec<usize> = if ordered {
-                (pos..end).collect()
+        for (_, (pos, end, id, ordered)) in keyed {
+            let free = if ordered {
+                taken[pos..end].iter().all(|&t| !t)
             } else {
-                self.used_positions(tokens, pos, end, id)
+                self.used_positions(tokens, pos, end, id).all(|k| !taken[k])
             };
-            if used.iter().any(|&k| taken[k]) {
+            if !free {
                 continue;
             }
-            used.iter().for_each(|&k| taken[k] = true);
+            if ordered {
+                taken[pos..end].iter_mut().for_each(|t| *t = true);
+            } else {
+                for k in self.used_positions(tokens, pos, end, id) {
+                    taken[k] = true;
+                }
+            }
             hits.push(Hit {
                 kind: self.phrases[id].kind,
                 start: pos,
@@ -249,7 +263,9 @@ impl Matcher {
 
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
-    fn unordered(&self, tokens: &[Token], out: &mut Vec<(usize, usize, usize, bool)>) {
+    fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
+        // (start, phrase) of every candidate so far: one candidate each.
+        let mut seen: FastSet<(usize, usize)> = out.iter().map(|c| (c.0, c.2)).collect();
         for (pos, tok) in tokens.iter().enumerate() {
             let Some(ids) = self.by_rare.get(&tok.text) else {
                 continue;
@@ -277,24 +293,27 @@ impl Matcher {
                 if !all {
                     continue;
                 }
-                let used: Vec<usize> = (lo..hi)
-                    .filter(|&k| content.iter().any(|w| tokens[k].text == *w))
-                    .collect();
-                let (Some(&s), Some(&e)) = (used.first(), used.last()) else {
+                let is_used = |k: &usize| content.iter().any(|w| tokens[*k].text == *w);
+                let (Some(s), Some(e)) = ((lo..hi).find(is_used), (lo..hi).rev().find(is_used))
+                else {
                     continue;
                 };
-                if !out.iter().any(|c| c.0 == s && c.2 == id) {
+                if seen.insert((s, id)) {
                     out.push((s, e + 1, id, false));
                 }
             }
         }
     }
 
-    fn used_positions(&self, tokens: &[Token], start: usize, end: usize, id: usize) -> Vec<usize> {
+    fn used_positions<'s>(
+        &'s self,
+        tokens: &'s [Token],
+        start: usize,
+        end: usize,
+        id: usize,
+    ) -> impl Iterator<Item = usize> + 's {
         let p = &self.phrases[id].tokens;
-        (start..end)
-            .filter(|&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
-            .collect()
+        (start..end).filter(move |&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
     }
 
     /// Which tokens a negation reaches: true for every token inside the
