@@ -145,10 +145,12 @@ impl Lexicon {
     /// Reads `tokens` into English (see the module doc).
     pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
         let counts = self.language_counts(&tokens, original);
-        let english_count = tokens
+        // Whether each token as written is an English word, looked up once.
+        let english: Vec<bool> = tokens
             .iter()
-            .filter(|t| self.english.contains(&t.text))
-            .count();
+            .map(|t| self.english.contains(&t.text))
+            .collect();
+        let english_count = english.iter().filter(|e| **e).count();
         let mut out = Vec::with_capacity(tokens.len());
         let mut corrections = Vec::new();
         let (mut words, mut unknown) = (0, 0);
@@ -172,7 +174,7 @@ impl Lexicon {
                 i += e.src.len();
                 continue;
             }
-            if !alpha || self.english.contains(&tok.text) {
+            if !alpha || english.get(i).copied().unwrap_or(false) {
                 out.push(take(&mut tokens, i));
                 i += 1;
                 continue;
