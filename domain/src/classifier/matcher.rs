@@ -264,8 +264,9 @@ impl Matcher {
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
     fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
-        // (start, phrase) of every candidate so far: one candidate each.
-        let mut seen: FastSet<(usize, usize)> = out.iter().map(|c| (c.0, c.2)).collect();
+        // (start, phrase) of every candidate so far: one candidate each;
+        // built on the first out-of-order match.
+        let mut seen: Option<FastSet<(usize, usize)>> = None;
         for (pos, tok) in tokens.iter().enumerate() {
             let Some(ids) = self.by_rare.get(&tok.text) else {
                 continue;
@@ -298,6 +299,7 @@ impl Matcher {
                 else {
                     continue;
                 };
+                let seen = seen.get_or_insert_with(|| out.iter().map(|c| (c.0, c.2)).collect());
                 if seen.insert((s, id)) {
                     out.push((s, e + 1, id, false));
                 }
