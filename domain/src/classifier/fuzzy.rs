@@ -162,7 +162,7 @@ impl Speller {
         // Best: smallest distance, then longest common prefix, then longest.
         let mut best: Option<((usize, usize, usize), u32)> = None;
         let mut tie = false;
-        let mut seen: Vec<u32> = Vec::new();
+        let mut seen: Vec<u32> = Vec::with_capacity(32);
         for k in &keys {
             for &id in self.index.get(k).into_iter().flatten() {
                 if seen.contains(&id) {

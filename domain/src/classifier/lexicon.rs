@@ -144,7 +144,12 @@ impl Lexicon {
 
     /// Reads `tokens` into English (see the module doc).
     pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
-        let counts = self.language_counts(&tokens, original);
+        // The lexicon entries starting with each token, looked up once.
+        let heads: Vec<Option<&[Entry]>> = tokens
+            .iter()
+            .map(|t| self.by_first.get(&t.text).map(Vec::as_slice))
+            .collect();
+        let counts = self.language_counts(&tokens, &heads, original);
         // Whether each token as written is an English word, looked up once.
         let english: Vec<bool> = tokens
             .iter()
@@ -168,7 +173,8 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            if let Some(e) = self.best_at(&tokens, i, &counts, english_count) {
+            let head = heads.get(i).copied().flatten();
+            if let Some(e) = self.best_at(&tokens, i, head, &counts, english_count) {
                 let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
                 push_reading(&mut out, &e.dst, tok.break_before, span);
                 i += e.src.len();
@@ -237,11 +243,17 @@ impl Lexicon {
     /// How many words of each language the description has; a language is
     /// read only where it counts two words or leads the count, and a
     /// language with marks only when the text has one of them.
-    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
+    fn language_counts(
+        &self,
+        tokens: &[Token],
+        heads: &[Option<&[Entry]>],
+        original: &str,
+    ) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
-        for i in 0..tokens.len() {
-            if let Some(entries) = self.by_first.get(&tokens[i].text) {
-                let mut seen = vec![false; self.names.len()];
+        let mut seen = vec![false; self.names.len()];
+        for (i, head) in heads.iter().enumerate() {
+            if let Some(entries) = head {
+                seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
                     let english_word = e.src.len() == 1 && self.english.contains(&e.src[0]);
                     if !seen[e.lang] && !english_word {
@@ -367,14 +379,15 @@ impl Lexicon {
     /// The longest entry at `i` in a language the description uses; a
     /// single word that is also English is read as English unless that
     /// language dominates the description.
-    fn best_at(
-        &self,
+    fn best_at<'a>(
+        &'a self,
         tokens: &[Token],
         i: usize,
+        entries: Option<&'a [Entry]>,
         counts: &[usize],
         english_count: usize,
-    ) -> Option<&Entry> {
-        let entries = self.by_first.get(&tokens[i].text)?;
+    ) -> Option<&'a Entry> {
+        let entries = entries?;
         let mut best: Option<&Entry> = None;
         for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
             let count = counts.get(e.lang).copied().unwrap_or(0);
