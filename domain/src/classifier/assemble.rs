@@ -331,9 +331,11 @@ fn companions(
     let mut lower = None;
     ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text, &mut lower));
     let kept = |e: &&Extra| {
-        !ev.ruled_out
-            .iter()
-            .any(|w| e.term.split(' ').any(|t| t == w))
+        ev.ruled_out.is_empty()
+            || !e
+                .term
+                .split(' ')
+                .any(|t| ev.ruled_out.iter().any(|w| t == w))
     };
     ys.extend(ev.y.iter().filter(kept).map(from_term));
     hs.extend(ev.h.iter().filter(kept).map(from_term));
