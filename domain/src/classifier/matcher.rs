@@ -267,25 +267,27 @@ impl Matcher {
         // (start, phrase) of every candidate so far: one candidate each;
         // built on the first out-of-order match.
         let mut seen: Option<FastSet<(usize, usize)>> = None;
+        // Whether each token is a barrier, computed on the first match.
+        let mut barriers: Option<Vec<bool>> = None;
         for (pos, tok) in tokens.iter().enumerate() {
             let Some(ids) = self.by_rare.get(&tok.text) else {
                 continue;
             };
+            let barrier: &[bool] = barriers
+                .get_or_insert_with(|| tokens.iter().map(|t| is_barrier(&t.text)).collect());
             for &id in ids {
                 let content = &self.phrases[id].content;
                 let reach = content.len() + 2;
                 let lo = (pos.saturating_sub(reach)..pos)
                     .rev()
-                    .take_while(|&k| {
-                        tokens[k + 1].break_before == NO_BREAK && !is_barrier(&tokens[k].text)
-                    })
+                    .take_while(|&k| tokens[k + 1].break_before == NO_BREAK && !barrier[k])
                     .last()
                     .unwrap_or(pos);
                 let mut hi = pos + 1;
                 while hi < tokens.len()
                     && hi <= pos + reach
                     && tokens[hi].break_before == NO_BREAK
-                    && !is_barrier(&tokens[hi].text)
+                    && !barrier[hi]
                 {
                     hi += 1;
                 }
