@@ -144,17 +144,8 @@ impl Lexicon {
 
     /// Reads `tokens` into English (see the module doc).
     pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
-        // The lexicon entries starting with each token, looked up once.
-        let heads: Vec<Option<&[Entry]>> = tokens
-            .iter()
-            .map(|t| self.by_first.get(&t.text).map(Vec::as_slice))
-            .collect();
+        let (heads, english) = self.look_up(&tokens);
         let counts = self.language_counts(&tokens, &heads, original);
-        // Whether each token as written is an English word, looked up once.
-        let english: Vec<bool> = tokens
-            .iter()
-            .map(|t| self.english.contains(&t.text))
-            .collect();
         let english_count = english.iter().filter(|e| **e).count();
         let mut out = Vec::with_capacity(tokens.len());
         let mut corrections = Vec::new();
@@ -201,21 +192,11 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            let prev = out.last().map(|t: &Token| t.text.clone());
-            if let Some(fixed) = self.correct_cached(&tokens, i, prev.as_deref(), &mut memo) {
-                let written = original
-                    .get(tok.span.0..tok.span.1)
-                    .unwrap_or("")
-                    .to_owned();
-                corrections.push((written, fixed.clone()));
-                let mut t = tok.clone();
-                t.origin = Origin::Corrected;
-                let entry = self.single(&fixed);
-                t.text = fixed;
-                match entry {
-                    Some(e) => push_reading(&mut out, &e.dst, t.break_before, t.span),
-                    None => out.push(t),
-                }
+            let prev = out.last().map(|t: &Token| t.text.as_str());
+            if let Some(fixed) = self.correct_cached(&tokens, i, prev, &mut memo) {
+                let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+                corrections.push((written.to_owned(), fixed.clone()));
+                self.push_corrected(&mut out, tok, fixed);
                 i += 1;
                 continue;
             }
@@ -223,20 +204,54 @@ impl Lexicon {
             out.push(take(&mut tokens, i));
             i += 1;
         }
-        let languages = counts
+        Reading {
+            tokens: out,
+            languages: self.language_names(&counts),
+            corrections,
+            unknown_words: unknown,
+            words,
+        }
+    }
+
+    /// The lexicon entries starting with each token and whether each token
+    /// is an English word, looked up once per token.
+    fn look_up<'a>(&'a self, tokens: &[Token]) -> (Vec<Option<&'a [Entry]>>, Vec<bool>) {
+        let heads = tokens
+            .iter()
+            .map(|t| self.by_first.get(&t.text).map(Vec::as_slice))
+            .collect();
+        let english = tokens
+            .iter()
+            .map(|t| self.english.contains(&t.text))
+            .collect();
+        (heads, english)
+    }
+
+    /// The names of the languages read (not English).
+    fn language_names(&self, counts: &[usize]) -> Vec<String> {
+        counts
             .iter()
             .enumerate()
             .filter(|(_, c)| **c > 0)
             .filter_map(|(l, _)| self.names.get(l))
             .filter(|n| n.0 != "en")
             .map(|n| n.1.clone())
-            .collect();
-        Reading {
-            tokens: out,
-            languages,
-            corrections,
-            unknown_words: unknown,
-            words,
+            .collect()
+    }
+
+    /// `tok` corrected to `fixed`, read through the lexicon when `fixed` is
+    /// a foreign word.
+    fn push_corrected(&self, out: &mut Vec<Token>, tok: &Token, fixed: String) {
+        let entry = self.single(&fixed);
+        let t = Token {
+            text: fixed,
+            break_before: tok.break_before,
+            span: tok.span,
+            origin: Origin::Corrected,
+        };
+        match entry {
+            Some(e) => push_reading(out, &e.dst, t.break_before, t.span),
+            None => out.push(t),
         }
     }
 
