@@ -74,7 +74,11 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
     let mut word = String::with_capacity(24);
     let mut start = 0;
     let mut pending_break = NO_BREAK;
-    let mut chars = text.char_indices().take(MAX_CHARS).peekable();
+    let mut chars = Cursor {
+        text,
+        pos: 0,
+        left: MAX_CHARS,
+    };
     let mut end = 0;
     while let Some((i, ch)) = chars.next() {
         end = i + ch.len_utf8();
@@ -83,6 +87,14 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
                 start = i;
             }
             word.push(ch.to_ascii_lowercase());
+            // The ASCII letters and digits that follow, in one step.
+            let run = chars.ascii_alphanumeric_run();
+            if let Some(rest) = text.get(run.0..run.1).filter(|r| !r.is_empty()) {
+                let from = word.len();
+                word.push_str(rest);
+                word[from..].make_ascii_lowercase();
+                end = run.1;
+            }
             continue;
         }
         if is_ideograph(ch) {
@@ -115,7 +127,7 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
         let decimal = matches!(ch, '.' | ',')
             && word.bytes().last().is_some_and(|b| b.is_ascii_digit())
             && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-            && chars.peek().is_some_and(|(_, c)| c.is_ascii_digit());
+            && chars.peek().is_some_and(|c| c.is_ascii_digit());
         if decimal && !word.contains('.') {
             word.push('.');
             continue;
@@ -163,6 +175,43 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
         spellings,
     );
     tokens
+}
+
+/// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
+struct Cursor<'a> {
+    text: &'a str,
+    /// Byte offset of the next character.
+    pos: usize,
+    /// Characters still to read.
+    left: usize,
+}
+
+impl Cursor<'_> {
+    fn next(&mut self) -> Option<(usize, char)> {
+        let ch = self.peek()?;
+        let at = self.pos;
+        self.pos += ch.len_utf8();
+        self.left -= 1;
+        Some((at, ch))
+    }
+
+    fn peek(&self) -> Option<char> {
+        if self.left == 0 {
+            return None;
+        }
+        self.text.get(self.pos..)?.chars().next()
+    }
+
+    /// Reads the ASCII letters and digits that follow; their byte range.
+    fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
+        let from = self.pos;
+        let bytes = self.text.as_bytes();
+        while self.left > 0 && bytes.get(self.pos).is_some_and(u8::is_ascii_alphanumeric) {
+            self.pos += 1;
+            self.left -= 1;
+        }
+        (from, self.pos)
+    }
 }
 
 fn flush(
@@ -265,6 +314,24 @@ mod tests {
         assert_eq!(texts("Lead-Acid Batteries"), texts("lead acid battery"));
         assert_eq!(texts("PCBs"), vec!["pcb"]);
         assert_eq!(texts("galvanized"), texts("galvanised"));
+    }
+
+    #[test]
+    fn reading_stops_after_max_chars_even_inside_a_word_or_number() {
+        let long = format!("ab{}", "C".repeat(MAX_CHARS + 10));
+        let t = tokenize(&long, &FastMap::default());
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "ab".to_owned() + &"c".repeat(MAX_CHARS - 2));
+        assert_eq!(t[0].span, (0, MAX_CHARS));
+        // The decimal point is the last character read: no digit follows it.
+        let number = format!("{}.5", "1".repeat(MAX_CHARS - 1));
+        let t = tokenize(&number, &FastMap::default());
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "1".repeat(MAX_CHARS - 1));
+        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default());
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
+        assert_eq!(t[0].span, (0, "Été".len()));
     }
 
     #[test]
