@@ -70,10 +70,13 @@ pub fn fold_char(ch: char, out: &mut String) {
 /// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
 /// are tokens of their own, so amounts can be read.
 pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
-    let mut tokens = Vec::with_capacity(text.len() / 5 + 1);
+    let mut out = Words {
+        tokens: Vec::with_capacity(text.len() / 5 + 1),
+        pending_break: NO_BREAK,
+        spellings,
+    };
     let mut word = String::with_capacity(24);
     let mut start = 0;
-    let mut pending_break = NO_BREAK;
     let mut chars = Cursor {
         text,
         pos: 0,
@@ -98,23 +101,9 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
             continue;
         }
         if is_ideograph(ch) {
-            flush(
-                &mut word,
-                start,
-                i,
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, start, i);
             word.push(ch);
-            flush(
-                &mut word,
-                i,
-                i + ch.len_utf8(),
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, i, i + ch.len_utf8());
             continue;
         }
         if ch.is_alphanumeric() {
@@ -132,14 +121,7 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
             word.push('.');
             continue;
         }
-        flush(
-            &mut word,
-            start,
-            i,
-            &mut tokens,
-            &mut pending_break,
-            spellings,
-        );
+        out.flush(&mut word, start, i);
         let symbol = match ch {
             '<' | '≤' | '＜' => Some("<"),
             '>' | '≥' | '＞' => Some(">"),
@@ -149,14 +131,7 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
         if let Some(s) = symbol {
             word.push_str(s);
             start = i;
-            flush(
-                &mut word,
-                i,
-                i + ch.len_utf8(),
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, i, i + ch.len_utf8());
             continue;
         }
         let level = match ch {
@@ -164,17 +139,10 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
             ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
             _ => NO_BREAK,
         };
-        pending_break = pending_break.max(level);
+        out.pending_break = out.pending_break.max(level);
     }
-    flush(
-        &mut word,
-        start,
-        end,
-        &mut tokens,
-        &mut pending_break,
-        spellings,
-    );
-    tokens
+    out.flush(&mut word, start, end);
+    out.tokens
 }
 
 /// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
@@ -214,25 +182,28 @@ impl Cursor<'_> {
     }
 }
 
-fn flush(
-    word: &mut String,
-    start: usize,
-    end: usize,
-    tokens: &mut Vec<Token>,
-    pending_break: &mut u8,
-    spellings: &FastMap<String, String>,
-) {
-    if word.is_empty() {
-        return;
+/// The tokens read so far and the break before the next one.
+struct Words<'s> {
+    tokens: Vec<Token>,
+    pending_break: u8,
+    spellings: &'s FastMap<String, String>,
+}
+
+impl Words<'_> {
+    /// Ends the word being read (if any) as a token spanning `start..end`.
+    fn flush(&mut self, word: &mut String, start: usize, end: usize) {
+        if word.is_empty() {
+            return;
+        }
+        let mut text = std::mem::replace(word, String::with_capacity(24));
+        fold_in_place(&mut text, self.spellings);
+        self.tokens.push(Token {
+            text,
+            break_before: std::mem::take(&mut self.pending_break),
+            span: (start, end),
+            origin: Origin::Written,
+        });
     }
-    let mut text = std::mem::replace(word, String::with_capacity(24));
-    fold_in_place(&mut text, spellings);
-    tokens.push(Token {
-        text,
-        break_before: std::mem::take(pending_break),
-        span: (start, end),
-        origin: Origin::Written,
-    });
 }
 
 /// Folds one lower-case word in place: spelling variants first (from the
