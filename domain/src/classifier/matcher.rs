@@ -70,13 +70,20 @@ type Candidate = (usize, usize, usize, bool);
 /// The order candidates are taken in: longest first, in order first, leftmost.
 type SortKey = (std::cmp::Reverse<usize>, bool, usize);
 
+/// What a word can begin: the phrases it starts (longest first) and the
+/// multi-word terms whose rarest content word it is, for matching them in
+/// another word order ("cable of copper insulated").
+#[derive(Default)]
+struct Heads {
+    first: Vec<usize>,
+    rare: Vec<usize>,
+}
+
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    by_first: FastMap<String, Vec<usize>>,
-    /// Multi-word terms keyed by their rarest content word, for matching
-    /// them in another word order ("cable of copper insulated").
-    by_rare: FastMap<String, Vec<usize>>,
+    /// Keyed by word: one look-up per token serves both kinds of match.
+    heads: FastMap<String, Heads>,
     stops: Vec<String>,
 }
 
@@ -171,7 +178,13 @@ impl Matcher {
         for ids in by_first.values_mut() {
             ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
         }
-        let by_rare = rare_index(&phrases);
+        let mut heads: FastMap<String, Heads> = FastMap::default();
+        for (word, ids) in by_first {
+            heads.entry(word).or_default().first = ids;
+        }
+        for (word, ids) in rare_index(&phrases) {
+            heads.entry(word).or_default().rare = ids;
+        }
         let stops = q
             .negation_stops
             .iter()
@@ -179,8 +192,7 @@ impl Matcher {
             .collect();
         Self {
             phrases,
-            by_first,
-            by_rare,
+            heads,
             stops,
         }
     }
@@ -213,14 +225,15 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
+        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.text)).collect();
         // (start, end, phrase, in order)
         let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
-                self.longest_at(tokens, pos)
+                self.longest_at(tokens, pos, heads[pos]?)
                     .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
             })
             .collect();
-        self.unordered(tokens, &mut candidates);
+        self.unordered(tokens, &heads, &mut candidates);
         // Keys computed once; a stable sort keeps the order of equal keys.
         let mut keyed: Vec<(SortKey, Candidate)> = candidates
             .into_iter()
@@ -263,14 +276,14 @@ impl Matcher {
 
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
-    fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
+    fn unordered(&self, tokens: &[Token], heads: &[Option<&Heads>], out: &mut Vec<Candidate>) {
         // (start, phrase) of every candidate so far: one candidate each;
         // built on the first out-of-order match.
         let mut seen: Option<FastSet<(usize, usize)>> = None;
         // Whether each token is a barrier, computed on the first match.
         let mut barriers: Option<Vec<bool>> = None;
-        for (pos, tok) in tokens.iter().enumerate() {
-            let Some(ids) = self.by_rare.get(&tok.text) else {
+        for (pos, head) in heads.iter().enumerate() {
+            let Some(ids) = head.map(|h| &h.rare).filter(|r| !r.is_empty()) else {
                 continue;
             };
             let barrier: &[bool] = barriers
@@ -350,9 +363,8 @@ impl Matcher {
         out
     }
 
-    fn longest_at(&self, tokens: &[Token], pos: usize) -> Option<usize> {
-        let candidates = self.by_first.get(&tokens[pos].text)?;
-        candidates.iter().copied().find(|&id| {
+    fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
+        head.first.iter().copied().find(|&id| {
             let p = &self.phrases[id].tokens;
             pos + p.len() <= tokens.len()
                 && p.iter().enumerate().all(|(k, t)| {
