@@ -277,15 +277,16 @@ fn constituent_stems(y: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-fn supported(y: &str, entry_text: &str, description: &str) -> bool {
+/// `lower` holds the description in lower case once some category needed it.
+fn supported(y: &str, entry_text: &str, description: &str, lower: &mut Option<String>) -> bool {
     match constituent_stems(y) {
         None => true,
-        Some(stems) => {
-            let d = description.to_lowercase();
-            stems
-                .iter()
-                .any(|s| entry_text.contains(s) || d.contains(s))
-        }
+        Some(stems) => stems.iter().any(|s| {
+            entry_text.contains(s)
+                || lower
+                    .get_or_insert_with(|| description.to_lowercase())
+                    .contains(s)
+        }),
     }
 }
 
@@ -327,11 +328,14 @@ fn companions(
     // text or the description names the constituent.
     let entry_text = kb.annexes.text(best);
     let from_wording = rel.is_some_and(|r| r.src.split('+').any(|s| s == "NL"));
-    ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text));
+    let mut lower = None;
+    ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text, &mut lower));
     let kept = |e: &&Extra| {
-        !ev.ruled_out
-            .iter()
-            .any(|w| e.term.split(' ').any(|t| t == w))
+        ev.ruled_out.is_empty()
+            || !e
+                .term
+                .split(' ')
+                .any(|t| ev.ruled_out.iter().any(|w| t == w))
     };
     ys.extend(ev.y.iter().filter(kept).map(from_term));
     hs.extend(ev.h.iter().filter(kept).map(from_term));

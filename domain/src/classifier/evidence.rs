@@ -150,7 +150,7 @@ pub fn gather(
     let mut ev = Evidence::default();
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
-        let text = kb.matcher.text(hit.phrase).to_owned();
+        let text = kb.matcher.text(hit.phrase);
         if contaminants_from.is_some()
             && tokens
                 .get(hit.start)
@@ -167,26 +167,26 @@ pub fn gather(
             Kind::Introducer(hazard) => {
                 contaminants_from = Some(hit.end);
                 if hazard && !hit.negated {
-                    ev.hazard.push(text);
+                    ev.hazard.push(text.to_owned());
                 }
             }
             Kind::Hazard if hit.negated => ev.clean.push(format!("not {text}")),
             Kind::Hazard => {
-                if let Some(h) = kb.curated.qualifiers.h_words.get(&text) {
+                if let Some(h) = kb.curated.qualifiers.h_words.get(text) {
                     ev.h.push(Extra {
                         code: h.clone(),
                         weight: 0.8,
-                        term: text.clone(),
+                        term: text.to_owned(),
                     });
                 }
-                ev.hazard.push(text);
+                ev.hazard.push(text.to_owned());
             }
             Kind::Clean if hit.negated => ev.hazard.push(format!("not {text}")),
-            Kind::Clean => ev.clean.push(text),
+            Kind::Clean => ev.clean.push(text.to_owned()),
             Kind::Mixed if hit.negated => ev.sorted.push(format!("not {text}")),
-            Kind::Mixed => ev.mixed.push(text),
-            Kind::Sorted => ev.sorted.push(text),
-            Kind::Recycling => ev.recycling.push(text),
+            Kind::Mixed => ev.mixed.push(text.to_owned()),
+            Kind::Sorted => ev.sorted.push(text.to_owned()),
+            Kind::Recycling => ev.recycling.push(text.to_owned()),
             Kind::NegateBefore | Kind::NegateAfter => {}
         }
     }
@@ -202,7 +202,7 @@ fn term(
     index: &TokenIndex<'_>,
     hit: &Hit,
     i: usize,
-    text: String,
+    text: &str,
     contaminant: bool,
 ) {
     let Some(entry) = kb.curated.terms.get(i) else {
@@ -226,9 +226,9 @@ fn term(
         entry.w
     };
     if entry.hazard {
-        ev.hazard.push(text.clone());
+        ev.hazard.push(text.to_owned());
         if entry.constituent && kb.mirror(&entry.code).is_none() {
-            ev.hazard_terms.push((text.clone(), weight));
+            ev.hazard_terms.push((text.to_owned(), weight));
         }
     }
     for (list, codes) in [
@@ -239,11 +239,11 @@ fn term(
         list.extend(codes.iter().map(|c| Extra {
             code: c.clone(),
             weight: entry.w,
-            term: text.clone(),
+            term: text.to_owned(),
         }));
     }
     let cand = ev.candidates.entry(entry.code.clone()).or_default();
-    cand.add(&text, weight);
+    cand.add(text, weight);
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
     }

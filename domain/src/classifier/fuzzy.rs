@@ -35,6 +35,43 @@ fn hash_without(w: &[char], skip: &[usize]) -> u64 {
     h.finish()
 }
 
+/// The keys [`hash_without`] gives `w` with nothing, each one letter and
+/// (with `pairs`) each two letters deleted, in that order; computed from
+/// shared prefixes of the hash instead of rehashing every variant.
+fn deletion_keys(w: &[char], pairs: bool) -> Vec<u64> {
+    let n = w.len();
+    let mut keys = Vec::with_capacity(1 + n + if pairs { n * n / 2 } else { 0 });
+    // prefix[i]: the hasher after w[..i].
+    let mut prefix = Vec::with_capacity(n + 1);
+    let mut h = FxHasher::default();
+    prefix.push(h);
+    for c in w {
+        h.write_u32(*c as u32);
+        prefix.push(h);
+    }
+    let finish = |mut h: FxHasher, from: usize, len: usize| {
+        for c in w.iter().skip(from) {
+            h.write_u32(*c as u32);
+        }
+        h.write_usize(len);
+        h.finish()
+    };
+    keys.push(finish(h, n, n));
+    for (i, before) in prefix.iter().take(n).enumerate() {
+        keys.push(finish(*before, i + 1, n - 1));
+    }
+    if pairs {
+        for (i, before) in prefix.iter().take(n).enumerate() {
+            let mut mid = *before;
+            for (j, c) in w.iter().enumerate().skip(i + 1) {
+                keys.push(finish(mid, j + 1, n - 2));
+                mid.write_u32(*c as u32);
+            }
+        }
+    }
+    keys
+}
+
 impl Speller {
     /// Indexes every alphabetic word of 3 letters or more.
     pub fn new(vocabulary: &[(&str, &str)]) -> Self {
@@ -121,21 +158,11 @@ impl Speller {
             return None;
         }
         let max = if n >= 8 { 2 } else { 1 };
-        let mut keys = vec![hash_without(&w, &[])];
-        for i in 0..n {
-            keys.push(hash_without(&w, &[i]));
-        }
-        if max == 2 {
-            for i in 0..n {
-                for j in i + 1..n {
-                    keys.push(hash_without(&w, &[i, j]));
-                }
-            }
-        }
+        let keys = deletion_keys(&w, max == 2);
         // Best: smallest distance, then longest common prefix, then longest.
         let mut best: Option<((usize, usize, usize), u32)> = None;
         let mut tie = false;
-        let mut seen: Vec<u32> = Vec::new();
+        let mut seen: Vec<u32> = Vec::with_capacity(32);
         for k in &keys {
             for &id in self.index.get(k).into_iter().flatten() {
                 if seen.contains(&id) {
@@ -215,5 +242,22 @@ mod tests {
         assert_eq!(fix("exipred").as_deref(), Some("expired"));
         assert_eq!(fix("leed"), None);
         assert_eq!(fix("merkury").as_deref(), Some("mercury"));
+    }
+
+    #[test]
+    fn deletion_keys_are_the_hashes_of_the_deletions() {
+        for word in ["", "a", "ab", "lead", "batteris", "asbestoes", "ắc quy chì"] {
+            let w: Vec<char> = word.chars().collect();
+            let n = w.len();
+            let mut want = vec![hash_without(&w, &[])];
+            want.extend((0..n).map(|i| hash_without(&w, &[i])));
+            assert_eq!(deletion_keys(&w, false), want);
+            for i in 0..n {
+                for j in i + 1..n {
+                    want.push(hash_without(&w, &[i, j]));
+                }
+            }
+            assert_eq!(deletion_keys(&w, true), want);
+        }
     }
 }

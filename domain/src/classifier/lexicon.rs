@@ -144,14 +144,16 @@ impl Lexicon {
 
     /// Reads `tokens` into English (see the module doc).
     pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
-        let counts = self.language_counts(&tokens, original);
-        let english_count = tokens
-            .iter()
-            .filter(|t| self.english.contains(&t.text))
-            .count();
+        let (heads, english) = self.look_up(&tokens);
+        let counts = self.language_counts(&tokens, &heads, original);
+        let english_count = english.iter().filter(|e| **e).count();
         let mut out = Vec::with_capacity(tokens.len());
         let mut corrections = Vec::new();
         let (mut words, mut unknown) = (0, 0);
+        let mut memo = Memo {
+            enabled: tokens.len() >= MEMO_FROM,
+            ..Memo::default()
+        };
         let mut i = 0;
         while i < tokens.len() {
             let tok = &tokens[i];
@@ -162,20 +164,21 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            if let Some(e) = self.best_at(&tokens, i, &counts, english_count) {
+            let head = heads.get(i).copied().flatten();
+            if let Some(e) = self.best_at(&tokens, i, head, &counts, english_count) {
                 let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
                 push_reading(&mut out, &e.dst, tok.break_before, span);
                 i += e.src.len();
                 continue;
             }
-            if !alpha || self.english.contains(&tok.text) {
+            if !alpha || english.get(i).copied().unwrap_or(false) {
                 out.push(take(&mut tokens, i));
                 i += 1;
                 continue;
             }
             let foreign = counts.iter().any(|c| *c > 0);
             let split = if foreign || tok.text.len() >= 9 {
-                self.split_compound(&tok.text)
+                self.split_compound_cached(&tok.text, &mut memo)
             } else {
                 None
             };
@@ -189,21 +192,11 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            let prev = out.last().map(|t: &Token| t.text.clone());
-            if let Some(fixed) = self.correct(&tokens, i, prev.as_deref()) {
-                let written = original
-                    .get(tok.span.0..tok.span.1)
-                    .unwrap_or("")
-                    .to_owned();
-                corrections.push((written, fixed.clone()));
-                let mut t = tok.clone();
-                t.origin = Origin::Corrected;
-                let entry = self.single(&fixed);
-                t.text = fixed;
-                match entry {
-                    Some(e) => push_reading(&mut out, &e.dst, t.break_before, t.span),
-                    None => out.push(t),
-                }
+            let prev = out.last().map(|t: &Token| t.text.as_str());
+            if let Some(fixed) = self.correct_cached(&tokens, i, prev, &mut memo) {
+                let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+                corrections.push((written.to_owned(), fixed.clone()));
+                self.push_corrected(&mut out, tok, fixed);
                 i += 1;
                 continue;
             }
@@ -211,31 +204,71 @@ impl Lexicon {
             out.push(take(&mut tokens, i));
             i += 1;
         }
-        let languages = counts
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .filter_map(|(l, _)| self.names.get(l))
-            .filter(|n| n.0 != "en")
-            .map(|n| n.1.clone())
-            .collect();
         Reading {
             tokens: out,
-            languages,
+            languages: self.language_names(&counts),
             corrections,
             unknown_words: unknown,
             words,
         }
     }
 
+    /// The lexicon entries starting with each token and whether each token
+    /// is an English word, looked up once per token.
+    fn look_up<'a>(&'a self, tokens: &[Token]) -> (Vec<Option<&'a [Entry]>>, Vec<bool>) {
+        let heads = tokens
+            .iter()
+            .map(|t| self.by_first.get(&t.text).map(Vec::as_slice))
+            .collect();
+        let english = tokens
+            .iter()
+            .map(|t| self.english.contains(&t.text))
+            .collect();
+        (heads, english)
+    }
+
+    /// The names of the languages read (not English).
+    fn language_names(&self, counts: &[usize]) -> Vec<String> {
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .filter_map(|(l, _)| self.names.get(l))
+            .filter(|n| n.0 != "en")
+            .map(|n| n.1.clone())
+            .collect()
+    }
+
+    /// `tok` corrected to `fixed`, read through the lexicon when `fixed` is
+    /// a foreign word.
+    fn push_corrected(&self, out: &mut Vec<Token>, tok: &Token, fixed: String) {
+        let entry = self.single(&fixed);
+        let t = Token {
+            text: fixed,
+            break_before: tok.break_before,
+            span: tok.span,
+            origin: Origin::Corrected,
+        };
+        match entry {
+            Some(e) => push_reading(out, &e.dst, t.break_before, t.span),
+            None => out.push(t),
+        }
+    }
+
     /// How many words of each language the description has; a language is
     /// read only where it counts two words or leads the count, and a
     /// language with marks only when the text has one of them.
-    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
+    fn language_counts(
+        &self,
+        tokens: &[Token],
+        heads: &[Option<&[Entry]>],
+        original: &str,
+    ) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
-        for i in 0..tokens.len() {
-            if let Some(entries) = self.by_first.get(&tokens[i].text) {
-                let mut seen = vec![false; self.names.len()];
+        let mut seen = vec![false; self.names.len()];
+        for (i, head) in heads.iter().enumerate() {
+            if let Some(entries) = head {
+                seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
                     let english_word = e.src.len() == 1 && self.english.contains(&e.src[0]);
                     if !seen[e.lang] && !english_word {
@@ -298,6 +331,41 @@ impl Lexicon {
         None
     }
 
+    /// [`Self::correct`], remembering the answers that depend on the word
+    /// alone (five letters or more), since a description often repeats one.
+    fn correct_cached(
+        &self,
+        tokens: &[Token],
+        i: usize,
+        prev: Option<&str>,
+        memo: &mut Memo,
+    ) -> Option<String> {
+        let word = tokens.get(i)?.text.as_str();
+        if !memo.enabled || word.chars().count() < 5 {
+            return self.correct(tokens, i, prev);
+        }
+        if let Some(known) = memo.corrections.get(word) {
+            return known.clone();
+        }
+        let fixed = self.correct(tokens, i, prev);
+        memo.corrections.insert(word.to_owned(), fixed.clone());
+        fixed
+    }
+
+    /// [`Self::split_compound`], remembering the answer per word.
+    fn split_compound_cached(&self, word: &str, memo: &mut Memo) -> Option<Vec<Vec<String>>> {
+        if !memo.enabled {
+            return self.split_compound(word);
+        }
+        let splits = &mut memo.splits;
+        if let Some(known) = splits.get(word) {
+            return known.clone();
+        }
+        let parts = self.split_compound(word);
+        splits.insert(word.to_owned(), parts.clone());
+        parts
+    }
+
     /// A spelling correction for token `i`: five letters or more on its
     /// own; a four-letter word only where the correction forms a curated
     /// pair with a neighbour ("leed acid" → "lead acid").
@@ -326,14 +394,15 @@ impl Lexicon {
     /// The longest entry at `i` in a language the description uses; a
     /// single word that is also English is read as English unless that
     /// language dominates the description.
-    fn best_at(
-        &self,
+    fn best_at<'a>(
+        &'a self,
         tokens: &[Token],
         i: usize,
+        entries: Option<&'a [Entry]>,
         counts: &[usize],
         english_count: usize,
-    ) -> Option<&Entry> {
-        let entries = self.by_first.get(&tokens[i].text)?;
+    ) -> Option<&'a Entry> {
+        let entries = entries?;
         let mut best: Option<&Entry> = None;
         for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
             let count = counts.get(e.lang).copied().unwrap_or(0);
@@ -405,6 +474,18 @@ impl Lexicon {
         }
         false
     }
+}
+
+/// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
+/// there and remembering costs more than it saves.
+const MEMO_FROM: usize = 64;
+
+/// Per-call answers that depend on one word only.
+#[derive(Default)]
+struct Memo {
+    enabled: bool,
+    corrections: FastMap<String, Option<String>>,
+    splits: FastMap<String, Option<Vec<Vec<String>>>>,
 }
 
 /// Moves token `i` out (its text; the rest is copied).

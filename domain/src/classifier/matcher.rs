@@ -64,13 +64,26 @@ struct Phrase {
     text: String,
 }
 
+/// A candidate hit: (start, end, phrase, in order).
+type Candidate = (usize, usize, usize, bool);
+
+/// The order candidates are taken in: longest first, in order first, leftmost.
+type SortKey = (std::cmp::Reverse<usize>, bool, usize);
+
+/// What a word can begin: the phrases it starts (longest first) and the
+/// multi-word terms whose rarest content word it is, for matching them in
+/// another word order ("cable of copper insulated").
+#[derive(Default)]
+struct Heads {
+    first: Vec<usize>,
+    rare: Vec<usize>,
+}
+
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    by_first: FastMap<String, Vec<usize>>,
-    /// Multi-word terms keyed by their rarest content word, for matching
-    /// them in another word order ("cable of copper insulated").
-    by_rare: FastMap<String, Vec<usize>>,
+    /// Keyed by word: one look-up per token serves both kinds of match.
+    heads: FastMap<String, Heads>,
     stops: Vec<String>,
 }
 
@@ -165,7 +178,13 @@ impl Matcher {
         for ids in by_first.values_mut() {
             ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
         }
-        let by_rare = rare_index(&phrases);
+        let mut heads: FastMap<String, Heads> = FastMap::default();
+        for (word, ids) in by_first {
+            heads.entry(word).or_default().first = ids;
+        }
+        for (word, ids) in rare_index(&phrases) {
+            heads.entry(word).or_default().rare = ids;
+        }
         let stops = q
             .negation_stops
             .iter()
@@ -173,8 +192,7 @@ impl Matcher {
             .collect();
         Self {
             phrases,
-            by_first,
-            by_rare,
+            heads,
             stops,
         }
     }
@@ -207,33 +225,42 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
+        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.text)).collect();
         // (start, end, phrase, in order)
-        let mut candidates: Vec<(usize, usize, usize, bool)> = (0..tokens.len())
+        let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
-                self.longest_at(tokens, pos)
+                self.longest_at(tokens, pos, heads[pos]?)
                     .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
             })
             .collect();
-        self.unordered(tokens, &mut candidates);
-        candidates.sort_by_key(|&(pos, _, id, ordered)| {
-            (
-                std::cmp::Reverse(2 * self.phrases[id].content.len() + usize::from(ordered)),
-                !ordered,
-                pos,
-            )
-        });
+        self.unordered(tokens, &heads, &mut candidates);
+        // Keys computed once; a stable sort keeps the order of equal keys.
+        let mut keyed: Vec<(SortKey, Candidate)> = candidates
+            .into_iter()
+            .map(|c @ (pos, _, id, ordered)| {
+                let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
+                ((std::cmp::Reverse(len), !ordered, pos), c)
+            })
+            .collect();
+        keyed.sort_by_key(|&(key, _)| key);
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (pos, end, id, ordered) in candidates {
-            let used: Vec<usize> = if ordered {
-                (pos..end).collect()
+        for (_, (pos, end, id, ordered)) in keyed {
+            let free = if ordered {
+                taken[pos..end].iter().all(|&t| !t)
             } else {
-                self.used_positions(tokens, pos, end, id)
+                self.used_positions(tokens, pos, end, id).all(|k| !taken[k])
             };
-            if used.iter().any(|&k| taken[k]) {
+            if !free {
                 continue;
             }
-            used.iter().for_each(|&k| taken[k] = true);
+            if ordered {
+                taken[pos..end].iter_mut().for_each(|t| *t = true);
+            } else {
+                for k in self.used_positions(tokens, pos, end, id) {
+                    taken[k] = true;
+                }
+            }
             hits.push(Hit {
                 kind: self.phrases[id].kind,
                 start: pos,
@@ -249,26 +276,31 @@ impl Matcher {
 
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
-    fn unordered(&self, tokens: &[Token], out: &mut Vec<(usize, usize, usize, bool)>) {
-        for (pos, tok) in tokens.iter().enumerate() {
-            let Some(ids) = self.by_rare.get(&tok.text) else {
+    fn unordered(&self, tokens: &[Token], heads: &[Option<&Heads>], out: &mut Vec<Candidate>) {
+        // (start, phrase) of every candidate so far: one candidate each;
+        // built on the first out-of-order match.
+        let mut seen: Option<FastSet<(usize, usize)>> = None;
+        // Whether each token is a barrier, computed on the first match.
+        let mut barriers: Option<Vec<bool>> = None;
+        for (pos, head) in heads.iter().enumerate() {
+            let Some(ids) = head.map(|h| &h.rare).filter(|r| !r.is_empty()) else {
                 continue;
             };
+            let barrier: &[bool] = barriers
+                .get_or_insert_with(|| tokens.iter().map(|t| is_barrier(&t.text)).collect());
             for &id in ids {
                 let content = &self.phrases[id].content;
                 let reach = content.len() + 2;
                 let lo = (pos.saturating_sub(reach)..pos)
                     .rev()
-                    .take_while(|&k| {
-                        tokens[k + 1].break_before == NO_BREAK && !is_barrier(&tokens[k].text)
-                    })
+                    .take_while(|&k| tokens[k + 1].break_before == NO_BREAK && !barrier[k])
                     .last()
                     .unwrap_or(pos);
                 let mut hi = pos + 1;
                 while hi < tokens.len()
                     && hi <= pos + reach
                     && tokens[hi].break_before == NO_BREAK
-                    && !is_barrier(&tokens[hi].text)
+                    && !barrier[hi]
                 {
                     hi += 1;
                 }
@@ -277,24 +309,28 @@ impl Matcher {
                 if !all {
                     continue;
                 }
-                let used: Vec<usize> = (lo..hi)
-                    .filter(|&k| content.iter().any(|w| tokens[k].text == *w))
-                    .collect();
-                let (Some(&s), Some(&e)) = (used.first(), used.last()) else {
+                let is_used = |k: &usize| content.iter().any(|w| tokens[*k].text == *w);
+                let (Some(s), Some(e)) = ((lo..hi).find(is_used), (lo..hi).rev().find(is_used))
+                else {
                     continue;
                 };
-                if !out.iter().any(|c| c.0 == s && c.2 == id) {
+                let seen = seen.get_or_insert_with(|| out.iter().map(|c| (c.0, c.2)).collect());
+                if seen.insert((s, id)) {
                     out.push((s, e + 1, id, false));
                 }
             }
         }
     }
 
-    fn used_positions(&self, tokens: &[Token], start: usize, end: usize, id: usize) -> Vec<usize> {
+    fn used_positions<'s>(
+        &'s self,
+        tokens: &'s [Token],
+        start: usize,
+        end: usize,
+        id: usize,
+    ) -> impl Iterator<Item = usize> + 's {
         let p = &self.phrases[id].tokens;
-        (start..end)
-            .filter(|&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
-            .collect()
+        (start..end).filter(move |&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
     }
 
     /// Which tokens a negation reaches: true for every token inside the
@@ -327,9 +363,8 @@ impl Matcher {
         out
     }
 
-    fn longest_at(&self, tokens: &[Token], pos: usize) -> Option<usize> {
-        let candidates = self.by_first.get(&tokens[pos].text)?;
-        candidates.iter().copied().find(|&id| {
+    fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
+        head.first.iter().copied().find(|&id| {
             let p = &self.phrases[id].tokens;
             pos + p.len() <= tokens.len()
                 && p.iter().enumerate().all(|(k, t)| {

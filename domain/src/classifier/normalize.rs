@@ -70,11 +70,18 @@ pub fn fold_char(ch: char, out: &mut String) {
 /// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
 /// are tokens of their own, so amounts can be read.
 pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
-    let mut tokens = Vec::with_capacity(text.len() / 5 + 1);
+    let mut out = Words {
+        tokens: Vec::with_capacity(text.len() / 5 + 1),
+        pending_break: NO_BREAK,
+        spellings,
+    };
     let mut word = String::with_capacity(24);
     let mut start = 0;
-    let mut pending_break = NO_BREAK;
-    let mut chars = text.char_indices().take(MAX_CHARS).peekable();
+    let mut chars = Cursor {
+        text,
+        pos: 0,
+        left: MAX_CHARS,
+    };
     let mut end = 0;
     while let Some((i, ch)) = chars.next() {
         end = i + ch.len_utf8();
@@ -83,26 +90,20 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
                 start = i;
             }
             word.push(ch.to_ascii_lowercase());
+            // The ASCII letters and digits that follow, in one step.
+            let run = chars.ascii_alphanumeric_run();
+            if let Some(rest) = text.get(run.0..run.1).filter(|r| !r.is_empty()) {
+                let from = word.len();
+                word.push_str(rest);
+                word[from..].make_ascii_lowercase();
+                end = run.1;
+            }
             continue;
         }
         if is_ideograph(ch) {
-            flush(
-                &mut word,
-                start,
-                i,
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, start, i);
             word.push(ch);
-            flush(
-                &mut word,
-                i,
-                i + ch.len_utf8(),
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, i, i + ch.len_utf8());
             continue;
         }
         if ch.is_alphanumeric() {
@@ -115,19 +116,12 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
         let decimal = matches!(ch, '.' | ',')
             && word.bytes().last().is_some_and(|b| b.is_ascii_digit())
             && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-            && chars.peek().is_some_and(|(_, c)| c.is_ascii_digit());
+            && chars.peek().is_some_and(|c| c.is_ascii_digit());
         if decimal && !word.contains('.') {
             word.push('.');
             continue;
         }
-        flush(
-            &mut word,
-            start,
-            i,
-            &mut tokens,
-            &mut pending_break,
-            spellings,
-        );
+        out.flush(&mut word, start, i);
         let symbol = match ch {
             '<' | '≤' | '＜' => Some("<"),
             '>' | '≥' | '＞' => Some(">"),
@@ -137,14 +131,7 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
         if let Some(s) = symbol {
             word.push_str(s);
             start = i;
-            flush(
-                &mut word,
-                i,
-                i + ch.len_utf8(),
-                &mut tokens,
-                &mut pending_break,
-                spellings,
-            );
+            out.flush(&mut word, i, i + ch.len_utf8());
             continue;
         }
         let level = match ch {
@@ -152,38 +139,71 @@ pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
             ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
             _ => NO_BREAK,
         };
-        pending_break = pending_break.max(level);
+        out.pending_break = out.pending_break.max(level);
     }
-    flush(
-        &mut word,
-        start,
-        end,
-        &mut tokens,
-        &mut pending_break,
-        spellings,
-    );
-    tokens
+    out.flush(&mut word, start, end);
+    out.tokens
 }
 
-fn flush(
-    word: &mut String,
-    start: usize,
-    end: usize,
-    tokens: &mut Vec<Token>,
-    pending_break: &mut u8,
-    spellings: &FastMap<String, String>,
-) {
-    if word.is_empty() {
-        return;
+/// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
+struct Cursor<'a> {
+    text: &'a str,
+    /// Byte offset of the next character.
+    pos: usize,
+    /// Characters still to read.
+    left: usize,
+}
+
+impl Cursor<'_> {
+    fn next(&mut self) -> Option<(usize, char)> {
+        let ch = self.peek()?;
+        let at = self.pos;
+        self.pos += ch.len_utf8();
+        self.left -= 1;
+        Some((at, ch))
     }
-    let mut text = std::mem::replace(word, String::with_capacity(24));
-    fold_in_place(&mut text, spellings);
-    tokens.push(Token {
-        text,
-        break_before: std::mem::take(pending_break),
-        span: (start, end),
-        origin: Origin::Written,
-    });
+
+    fn peek(&self) -> Option<char> {
+        if self.left == 0 {
+            return None;
+        }
+        self.text.get(self.pos..)?.chars().next()
+    }
+
+    /// Reads the ASCII letters and digits that follow; their byte range.
+    fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
+        let from = self.pos;
+        let bytes = self.text.as_bytes();
+        while self.left > 0 && bytes.get(self.pos).is_some_and(u8::is_ascii_alphanumeric) {
+            self.pos += 1;
+            self.left -= 1;
+        }
+        (from, self.pos)
+    }
+}
+
+/// The tokens read so far and the break before the next one.
+struct Words<'s> {
+    tokens: Vec<Token>,
+    pending_break: u8,
+    spellings: &'s FastMap<String, String>,
+}
+
+impl Words<'_> {
+    /// Ends the word being read (if any) as a token spanning `start..end`.
+    fn flush(&mut self, word: &mut String, start: usize, end: usize) {
+        if word.is_empty() {
+            return;
+        }
+        let mut text = std::mem::replace(word, String::with_capacity(24));
+        fold_in_place(&mut text, self.spellings);
+        self.tokens.push(Token {
+            text,
+            break_before: std::mem::take(&mut self.pending_break),
+            span: (start, end),
+            origin: Origin::Written,
+        });
+    }
 }
 
 /// Folds one lower-case word in place: spelling variants first (from the
@@ -265,6 +285,24 @@ mod tests {
         assert_eq!(texts("Lead-Acid Batteries"), texts("lead acid battery"));
         assert_eq!(texts("PCBs"), vec!["pcb"]);
         assert_eq!(texts("galvanized"), texts("galvanised"));
+    }
+
+    #[test]
+    fn reading_stops_after_max_chars_even_inside_a_word_or_number() {
+        let long = format!("ab{}", "C".repeat(MAX_CHARS + 10));
+        let t = tokenize(&long, &FastMap::default());
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "ab".to_owned() + &"c".repeat(MAX_CHARS - 2));
+        assert_eq!(t[0].span, (0, MAX_CHARS));
+        // The decimal point is the last character read: no digit follows it.
+        let number = format!("{}.5", "1".repeat(MAX_CHARS - 1));
+        let t = tokenize(&number, &FastMap::default());
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "1".repeat(MAX_CHARS - 1));
+        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default());
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
+        assert_eq!(t[0].span, (0, "Été".len()));
     }
 
     #[test]

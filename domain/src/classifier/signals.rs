@@ -149,6 +149,10 @@ impl Signals {
 /// Most letters are in a script the lexicon has no words for (Cyrillic,
 /// Arabic, Greek, Hebrew, Indic, Thai, Korean, Japanese kana, ...).
 fn uncovered_script(text: &str) -> bool {
+    // ASCII letters are all Latin: nothing to count.
+    if text.is_ascii() {
+        return false;
+    }
     let (mut letters, mut other) = (0usize, 0usize);
     for c in text.chars().filter(|c| c.is_alphabetic()) {
         letters += 1;

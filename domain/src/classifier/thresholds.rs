@@ -55,8 +55,10 @@ fn fmt_mgkg(v: f64) -> String {
 }
 
 fn trim(v: f64) -> String {
-    let s = format!("{v:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    let mut s = format!("{v:.3}");
+    let kept = s.trim_end_matches('0').trim_end_matches('.').len();
+    s.truncate(kept);
+    s
 }
 
 /// Applies every measure to the evidence.
@@ -81,9 +83,11 @@ fn pcb(ev: &mut Evidence, m: &Measure) {
     ];
     match m.value {
         Some(v) if !m.below && v >= PCB_LIMIT => {
-            let text = format!("PCB {} ≥ 50 mg/kg (A3180 threshold)", fmt_mgkg(v));
-            add(ev, "A3180", &format!("PCB {}", fmt_mgkg(v)), 1.5, m, &text);
-            ev.hazard.push(format!("PCB {}", fmt_mgkg(v)));
+            let amount = fmt_mgkg(v);
+            let text = format!("PCB {amount} ≥ 50 mg/kg (A3180 threshold)");
+            let term = format!("PCB {amount}");
+            add(ev, "A3180", &term, 1.5, m, &text);
+            ev.hazard.push(term);
         }
         v => {
             let said = v.map_or("not detected".to_owned(), |v| {
@@ -106,16 +110,15 @@ fn ph(ev: &mut Evidence, m: &Measure) {
     let corrosive = v <= 2.0 || (v >= 11.5 && !m.below);
     if corrosive {
         let bound = if v <= 2.0 { "≤ 2" } else { "≥ 11.5" };
-        let text = format!(
-            "pH {} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5",
-            trim(v)
-        );
-        add(ev, "A4090", &format!("pH {}", trim(v)), 0.8, m, &text);
-        ev.hazard.push(format!("pH {}", trim(v)));
+        let term = format!("pH {}", trim(v));
+        let text =
+            format!("{term} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5");
+        add(ev, "A4090", &term, 0.8, m, &text);
+        ev.hazard.push(term.clone());
         ev.h.push(Extra {
             code: "H8".to_owned(),
             weight: 0.9,
-            term: format!("pH {}", trim(v)),
+            term,
         });
         return;
     }
@@ -137,12 +140,13 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
             let Some(code) = metal_entry(sym) else {
                 return;
             };
+            let amount = fmt_mgkg(v);
             let text = format!(
-                "{sym} {} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides",
-                fmt_mgkg(v)
+                "{sym} {amount} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides"
             );
-            add(ev, code, &format!("{sym} {}", fmt_mgkg(v)), 0.5, m, &text);
-            ev.hazard.push(format!("{sym} {}", fmt_mgkg(v)));
+            let term = format!("{sym} {amount}");
+            add(ev, code, &term, 0.5, m, &text);
+            ev.hazard.push(term);
         }
         Some(v) if !m.below => {
             ev.notes.push(format!(

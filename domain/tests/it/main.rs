@@ -2,5 +2,6 @@
 
 mod classifier;
 mod classifier_explanations;
+mod classifier_golden;
 mod classifier_properties;
 mod trade_cases;

@@ -1,0 +1,88 @@
+//! Records the exact output of `Classifier::classify` (serde_json, one line
+//! per description) for every case of the given case files, plus the
+//! benchmark descriptions and a few pathological inputs, so that speed work
+//! can be checked to change no answer byte for byte.
+//!
+//! Usage: `cargo run --release -p domain --example golden -- OUT.jsonl CASES.json...`
+//! Prints the SHA-256 of all outputs and the number of lines written.
+
+use std::fmt::Write as _;
+
+use domain::classifier::Classifier;
+use domain::values::CountryCode;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn country(case: &Value, key: &str) -> Option<CountryCode> {
+    case.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .and_then(|s| CountryCode::parse(s).ok())
+}
+
+fn extra_inputs() -> Vec<String> {
+    const LOTS: [&str; 5] = [
+        "Lot 1: baled OCC and mixed office paper, dry, sorted, for repulping. ",
+        "Lot 2: HMS 1&2 steel scrap, cut to size, free of oil and sealed containers. ",
+        "Lot 3: used lubricating oil from a vehicle workshop, PCB below 5 mg/kg (lab). ",
+        "Lot 4: insulated copper cable offcuts, PVC sheathed, from building demolition. ",
+        "Lot 5: spent caustic solution, pH 13, from an aluminium anodising line. ",
+    ];
+    let mut long = String::new();
+    let mut i = 0;
+    while long.chars().count() + 80 < 5000 {
+        long.push_str(LOTS[i % LOTS.len()]);
+        i += 1;
+    }
+    let very_long = long.repeat(2);
+    vec![
+        "Spent lead-acid car batteries, whole and undrained, collected from \
+garages and scrap yards, mixed with a few nickel-cadmium packs; shipped in acid-proof pallets for \
+recovery of lead at a secondary smelter."
+            .to_owned(),
+        long,
+        very_long,
+        String::new(),
+        "   ".to_owned(),
+        "a".repeat(5000),
+        "Altbatterien Bleiakkumulatoren ungeöffnet; baterías de plomo usadas; 废电池 ắc quy chì"
+            .to_owned(),
+        "PCB < 50 mg/kg, pH 1.5, Hg 0.2 %, sludge n.d. free of asbestos, not hazardous?".to_owned(),
+    ]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let out = args.next().ok_or("usage: golden OUT.jsonl CASES.json...")?;
+    let classifier = Classifier::bundled()?;
+    let mut text = String::new();
+    let mut lines = 0usize;
+    for path in args {
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+        let cases = file
+            .get("cases")
+            .and_then(Value::as_array)
+            .ok_or("no cases")?;
+        for c in cases {
+            let desc = c.get("description").and_then(Value::as_str).unwrap_or("");
+            let (o, d) = (country(c, "origin"), country(c, "destination"));
+            let r = classifier.classify(desc, o.as_ref(), d.as_ref());
+            writeln!(text, "{}", serde_json::to_string(&r)?)?;
+            lines += 1;
+        }
+    }
+    let (de, ng) = (CountryCode::parse("DE")?, CountryCode::parse("NG")?);
+    for desc in extra_inputs() {
+        for (o, d) in [(None, None), (Some(&de), Some(&ng))] {
+            let r = classifier.classify(&desc, o, d);
+            writeln!(text, "{}", serde_json::to_string(&r)?)?;
+            lines += 1;
+        }
+    }
+    std::fs::write(&out, &text)?;
+    println!(
+        "{lines} lines, sha256 {}",
+        hex::encode(Sha256::digest(text.as_bytes()))
+    );
+    Ok(())
+}
