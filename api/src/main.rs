@@ -12,10 +12,9 @@ use api::cli::args::Cli;
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_env("BASEL_LOG")
-                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,async_nats=warn,rmcp=warn,hyper=warn")),
-        )
+        .with_env_filter(EnvFilter::try_from_env("BASEL_LOG").unwrap_or_else(|_| {
+            EnvFilter::new("info,sqlx=warn,async_nats=warn,rmcp=warn,hyper=warn")
+        }))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();

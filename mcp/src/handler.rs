@@ -64,6 +64,8 @@ pub(crate) struct Basel {
     caller: Option<Caller>,
     /// Changed country codes, when live updates are on.
     changes: Option<tokio::sync::broadcast::Sender<String>>,
+    /// Added country codes, when list-change notices are on.
+    added: Option<tokio::sync::broadcast::Sender<String>>,
     /// This session's `resources/subscribe`s.
     subscriptions: Arc<Subscriptions>,
 }
@@ -77,6 +79,7 @@ impl Basel {
             limiter: Arc::new(Limiter::new(config.rate)),
             caller: None,
             changes: config.changes.clone(),
+            added: config.added.clone(),
             subscriptions: Arc::default(),
         }
     }
@@ -131,14 +134,26 @@ fn sign(context: &RequestContext<RoleServer>, meta: &mut Option<MetaObject>) {
 }
 
 impl ServerHandler for Basel {
+    /// Once a session is initialised, it hears of every country added to
+    /// the directory (`notifications/resources/list_changed`).
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(added) = &self.added {
+            tokio::spawn(live::announce_additions(added.subscribe(), context.peer));
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources();
-        let capabilities = if self.changes.is_some() {
-            capabilities.enable_resources_subscribe().build()
-        } else {
-            capabilities.build()
+        let capabilities = match (self.changes.is_some(), self.added.is_some()) {
+            (true, true) => capabilities
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .build(),
+            (true, false) => capabilities.enable_resources_subscribe().build(),
+            (false, true) => capabilities.enable_resources_list_changed().build(),
+            (false, false) => capabilities.build(),
         };
         ServerConfig::new(capabilities)
             .with_server_info(Self::identity())

@@ -106,6 +106,10 @@ pub struct McpConfig {
     /// `notifications/resources/updated` for subscribed `basel://ca/{cc}`;
     /// when `None` (the default), `resources/subscribe` is -32601.
     pub changes: Option<tokio::sync::broadcast::Sender<String>>,
+    /// Country codes added to the directory. When set, the server advertises
+    /// `resources.listChanged` and sends `notifications/resources/list_changed`
+    /// to every initialised session when one arrives.
+    pub added: Option<tokio::sync::broadcast::Sender<String>>,
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).

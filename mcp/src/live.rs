@@ -124,6 +124,23 @@ async fn watch(
 }
 
 /// The part of a `subscriptions/listen` filter served here: its record URIs.
+/// Sends `notifications/resources/list_changed` to `peer` for every country
+/// added, until its transport closes.
+pub(crate) async fn announce_additions(
+    mut added: broadcast::Receiver<String>,
+    peer: Peer<RoleServer>,
+) {
+    loop {
+        match added.recv().await {
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+        if peer.is_transport_closed() || peer.notify_resource_list_changed().await.is_err() {
+            return;
+        }
+    }
+}
+
 pub(crate) fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
     let uris = requested
         .resource_subscriptions

@@ -184,16 +184,21 @@ async fn start_mcp(
         allowed_hosts: settings.mcp_allowed_hosts.clone(),
     };
     let (changes, _) = tokio::sync::broadcast::channel(CHANGES);
+    let (added, _) = tokio::sync::broadcast::channel(CHANGES);
     let feed = projections::changes::follow_directory(
         runtime.projector.clone(),
         runtime.read_db.clone(),
-        changes.clone(),
+        projections::changes::Feed {
+            changed: changes.clone(),
+            added: added.clone(),
+        },
         wait(stopped.clone()),
     );
     background(tasks, feed);
     let config = mcp::McpConfig {
         rate: settings.mcp_rate,
         changes: Some(changes),
+        added: Some(added),
     };
     let router = mcp::router_with(state, config, wait(stopped.clone()));
     // Nagle's algorithm held each SSE event until the client's delayed ACK

@@ -421,7 +421,8 @@ async fn plan_shipment_answers_as_the_rest_plan_does() {
     );
 }
 
-/// A client that passes on every `notifications/resources/updated` URI.
+/// A client that passes on every `notifications/resources/updated` URI, and
+/// `list_changed` for every `notifications/resources/list_changed`.
 struct Listener(tokio::sync::mpsc::UnboundedSender<String>);
 
 impl rmcp::ClientHandler for Listener {
@@ -432,6 +433,57 @@ impl rmcp::ClientHandler for Listener {
     ) {
         let _ = self.0.send(params.uri);
     }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send("list_changed".into());
+    }
+}
+
+/// A listening client of `server`.
+async fn listener(
+    server: &Node,
+    key: &str,
+) -> (
+    RunningService<RoleClient, Listener>,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    let (tx, updates) = tokio::sync::mpsc::unbounded_channel();
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.mcp))
+        .auth_header(key.to_owned());
+    let client = Listener(tx)
+        .serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .expect("the client connects");
+    (client, updates)
+}
+
+/// A steward adds a country through REST; every session hears
+/// `notifications/resources/list_changed` (the capability is advertised).
+#[tokio::test]
+async fn a_client_hears_that_a_country_was_added() {
+    let basel = Basel::embedded();
+    let token = basel.enrol("Ana Lima", "ana@example.org");
+    let server = basel.serve().await;
+    let key = api_key(&server).await;
+    let (client, mut updates) = listener(&server, &key).await;
+    let capabilities = &client.peer_info().expect("server info").capabilities;
+    assert_eq!(
+        capabilities.resources.as_ref().and_then(|r| r.list_changed),
+        Some(true)
+    );
+    let created = reqwest::Client::new()
+        .post(format!("{}/api/v1/ca", server.base))
+        .bearer_auth(&token)
+        .json(&json!({"country_code": "XK", "country_name": "Kosovo"}))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(created.status(), 201);
+    let heard = tokio::time::timeout(Duration::from_secs(5), updates.recv()).await;
+    assert_eq!(heard.ok().flatten().as_deref(), Some("list_changed"));
 }
 
 /// A client subscribed to `basel://ca/DE` hears
@@ -443,13 +495,7 @@ async fn a_subscriber_hears_of_a_stewards_write_within_a_second(mode: Mode) {
     let token = basel.enrol("Ana Lima", "ana@example.org");
     let server = basel.serve().await;
     let key = api_key(&server).await;
-    let (tx, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", server.mcp))
-        .auth_header(key.clone());
-    let client = Listener(tx)
-        .serve(StreamableHttpClientTransport::from_config(config))
-        .await
-        .expect("the client connects");
+    let (client, mut updates) = listener(&server, &key).await;
     client
         .subscribe(rmcp::model::SubscribeRequestParams::new("basel://ca/DE"))
         .await
@@ -512,5 +558,8 @@ async fn the_typescript_clients_hear_a_stewards_write_through_a_subscription() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("pass 4") && stdout.contains("fail 0"), "{stdout}");
+    assert!(
+        stdout.contains("pass 4") && stdout.contains("fail 0"),
+        "{stdout}"
+    );
 }
