@@ -10,7 +10,12 @@ pub const MAX_CREDENTIAL_CHARS: usize = 200;
 
 /// SHA-256 of a secret, hex: what tables and events store.
 pub fn hash_secret(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
+    hex::encode(secret_digest(secret))
+}
+
+/// SHA-256 of a secret, as bytes (what caches key on: no allocation).
+pub fn secret_digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
 }
 
 /// The token of an `Authorization: Bearer TOKEN` header value: scheme

@@ -110,8 +110,9 @@ async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<Caller, R
     let Some(key) = presented_key(headers) else {
         return Err(Box::new(unauthorized()));
     };
-    let hash = domain::credentials::hash_secret(key);
-    match state.cache.is_active_key(&state.read_db, &hash).await {
+    let digest = domain::credentials::secret_digest(key);
+    let hash = hex::encode(digest);
+    match state.cache.is_active_key(&state.read_db, digest).await {
         Ok(true) => Ok(Caller(hash)),
         Ok(false) => Err(Box::new(unauthorized())),
         Err(cause) => {

@@ -33,12 +33,16 @@ const POLL: Duration = Duration::from_millis(250);
 /// The largest number of entries of each kind (a full cache is cleared).
 const MAX_ENTRIES: usize = 10_000;
 
+/// A record as of a day: the country code's two letters and the day (its
+/// `stale` flag depends on the date).
+type RecordKey = ([u8; 2], i32);
+
 /// The cache of one server.
 #[derive(Default)]
 pub struct ReadCache {
     generation: AtomicU64,
-    keys: Mutex<HashMap<String, u64>>,
-    records: Mutex<HashMap<String, (u64, Bytes)>>,
+    keys: Mutex<HashMap<[u8; 32], u64>>,
+    records: Mutex<HashMap<RecordKey, (u64, Bytes)>>,
     rows: Mutex<Option<(u64, Arc<Vec<AuthorityRow>>)>>,
     /// False when no watcher runs: then nothing is remembered.
     watched: bool,
@@ -70,17 +74,18 @@ impl ReadCache {
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// Whether `key_hash` was seen active in the current generation.
-    pub fn key_is_active(&self, key_hash: &str) -> bool {
+    /// Whether the key with this SHA-256 was seen active in the current
+    /// generation.
+    fn key_is_active(&self, digest: &[u8; 32]) -> bool {
         let generation = self.generation();
         self.keys
             .lock()
-            .map(|keys| keys.get(key_hash) == Some(&generation))
+            .map(|keys| keys.get(digest) == Some(&generation))
             .unwrap_or(false)
     }
 
     /// Remembers an active key, read at `generation`.
-    pub fn remember_key(&self, key_hash: &str, generation: u64) {
+    fn remember_key(&self, digest: [u8; 32], generation: u64) {
         if !self.watched {
             return;
         }
@@ -88,22 +93,27 @@ impl ReadCache {
             if keys.len() >= MAX_ENTRIES {
                 keys.clear();
             }
-            keys.insert(key_hash.to_owned(), generation);
+            keys.insert(digest, generation);
         }
     }
 
-    /// The record (as JSON) under `key` if it was read in the current generation.
-    pub fn record(&self, key: &str) -> Option<Bytes> {
+    /// The record (as JSON) of `country` (two ASCII letters) on `day`, if it
+    /// was read in the current generation.
+    pub fn record(&self, country: &str, day: i32) -> Option<Bytes> {
+        let key = (record_key(country)?, day);
         let generation = self.generation();
         let records = self.records.lock().ok()?;
         records
-            .get(key)
+            .get(&key)
             .filter(|(tag, _)| *tag == generation)
             .map(|(_, record)| record.clone())
     }
 
-    /// Remembers a record's JSON under `key`, read at `generation`.
-    pub fn remember_record(&self, key: &str, generation: u64, record: Bytes) {
+    /// Remembers the JSON of `country`'s record on `day`, read at `generation`.
+    pub fn remember_record(&self, country: &str, day: i32, generation: u64, record: Bytes) {
+        let Some(code) = record_key(country) else {
+            return;
+        };
         if !self.watched {
             return;
         }
@@ -111,7 +121,7 @@ impl ReadCache {
             if records.len() >= MAX_ENTRIES {
                 records.clear();
             }
-            records.insert(key.to_owned(), (generation, record));
+            records.insert((code, day), (generation, record));
         }
     }
 }
@@ -119,24 +129,24 @@ impl ReadCache {
 /// Moves the generation whenever the `directory` or `api_keys` checkpoint
 /// moves; stops when the runtime or the cache is gone.
 impl ReadCache {
-    /// Whether the key with hash `key_hash` is active: from the cache, else
-    /// from the `api_keys` table (and remembered when it is). The one check
-    /// both edges make.
+    /// Whether the key whose SHA-256 is `digest` is active: from the cache,
+    /// else from the `api_keys` table (and remembered when it is). The one
+    /// check both edges make.
     ///
     /// # Errors
     /// [`ProjectionError::Database`] when the table cannot be read.
     pub async fn is_active_key(
         &self,
         db: &ReadDb,
-        key_hash: &str,
+        digest: [u8; 32],
     ) -> Result<bool, ProjectionError> {
-        if self.key_is_active(key_hash) {
+        if self.key_is_active(&digest) {
             return Ok(true);
         }
         let generation = self.generation();
-        let active = api_keys::is_active(db, key_hash).await?;
+        let active = api_keys::is_active(db, &hex_of(&digest)).await?;
         if active {
-            self.remember_key(key_hash, generation);
+            self.remember_key(digest, generation);
         }
         Ok(active)
     }
@@ -191,4 +201,17 @@ async fn watch(projector: Projector, cache: Weak<ReadCache>) {
             _ = projector.wait_for(api_keys::NAME, keys + 1, POLL) => {}
         }
     }
+}
+
+/// The two letters of a country code, if it is two ASCII bytes.
+fn record_key(country: &str) -> Option<[u8; 2]> {
+    <[u8; 2]>::try_from(country.as_bytes()).ok()
+}
+
+fn hex_of(digest: &[u8; 32]) -> String {
+    use std::fmt::Write;
+    digest.iter().fold(String::with_capacity(64), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }

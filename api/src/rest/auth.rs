@@ -3,7 +3,8 @@
 //! same reader the MCP edge uses), hashed (SHA-256) and looked up by hash in
 //! a projection, so no stored secret is ever compared byte by byte.
 //!
-//! - [`require_api_key`]: the route layer on `X-API-Key` routes. Missing and
+//! - [`check_api_key`]: the check on `X-API-Key` routes (made by their route
+//!   layer, `metrics::observe_with_api_key`). Missing and
 //!   invalid keys get the same 401 body; active keys are remembered in the
 //!   server's `projections::cache::ReadCache` until the read tables change
 //!   (the check the MCP server makes too).
@@ -15,13 +16,12 @@
 
 use std::time::Duration;
 
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::http::HeaderMap;
 
-use domain::credentials::{bearer_token, hash_secret, presented_api_key};
+use domain::credentials::{bearer_token, hash_secret, presented_api_key, secret_digest};
 use domain::values::Slug;
 use projections::stewards;
 
@@ -34,29 +34,23 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 /// How long a steward request waits for the `stewards` projection to catch up.
 const CATCH_UP: Duration = Duration::from_secs(1);
 
-/// Lets the request through when its `X-API-Key` is active.
+/// Whether the request's `X-API-Key` is active (the check of every API-key
+/// route, made by the route layer `metrics::observe_with_api_key`).
 ///
 /// # Errors
 /// 401 `{error, message, help}` when the key is missing, unknown or revoked;
 /// 503 when the key table cannot be read.
-pub async fn require_api_key(
-    State(state): State<Shared>,
-    request: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
-    let presented = request
-        .headers()
-        .get(API_KEY_HEADER)
-        .and_then(|v| v.to_str().ok());
+pub async fn check_api_key(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    let presented = headers.get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
     let Some(key) = presented_api_key(presented, None) else {
         return Err(ApiError::ApiKeyRequired);
     };
     if state
         .cache
-        .is_active_key(state.read_db(), &hash_secret(key))
+        .is_active_key(state.read_db(), secret_digest(key))
         .await?
     {
-        Ok(next.run(request).await)
+        Ok(())
     } else {
         Err(ApiError::ApiKeyRequired)
     }

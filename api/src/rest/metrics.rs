@@ -73,10 +73,34 @@ impl RequestMetrics {
 /// hang clients) and records it under the route's template. Unmatched routes
 /// and wrong methods are recorded by their fallback handlers ([`observe_fallback`]).
 pub async fn observe(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    observed(&state, request, next, false).await
+}
+
+/// [`observe`] for routes that need an API key: the key is checked inside
+/// the same layer (one layer per request instead of two: each `from_fn`
+/// layer boxes a future and clones the inner service per request), so a 401
+/// is timed and counted like any answer.
+pub async fn observe_with_api_key(
+    State(state): State<Shared>,
+    request: Request,
+    next: Next,
+) -> Response {
+    observed(&state, request, next, true).await
+}
+
+async fn observed(state: &AppState, request: Request, next: Next, api_key: bool) -> Response {
     let route = request.extensions().get::<MatchedPath>().cloned();
     let method = method_label(request.method());
     let started = Instant::now();
-    let response = match tokio::time::timeout(REQUEST_DEADLINE, next.run(request)).await {
+    let answer = async {
+        if api_key {
+            if let Err(refusal) = crate::rest::auth::check_api_key(state, request.headers()).await {
+                return refusal.into_response();
+            }
+        }
+        next.run(request).await
+    };
+    let response = match tokio::time::timeout(REQUEST_DEADLINE, answer).await {
         Ok(response) => response,
         Err(_) => ApiError::Unavailable(format!(
             "request did not finish within {REQUEST_DEADLINE:?}"

@@ -164,11 +164,16 @@ pub fn router(state: AppState) -> Router {
     let state: Shared = Arc::new(state);
     let mut paths: Vec<(&'static str, MethodRouter<Shared>)> = Vec::new();
     for route in route_table() {
+        // One route layer per request: timer, deadline, metrics and, where
+        // the route needs one, the API-key check.
         let endpoint = match route.auth {
-            Auth::ApiKey => route
+            Auth::ApiKey => route.endpoint.route_layer(from_fn_with_state(
+                state.clone(),
+                metrics::observe_with_api_key,
+            )),
+            Auth::None | Auth::Steward => route
                 .endpoint
-                .route_layer(from_fn_with_state(state.clone(), auth::require_api_key)),
-            Auth::None | Auth::Steward => route.endpoint,
+                .route_layer(from_fn_with_state(state.clone(), metrics::observe)),
         };
         match paths.iter_mut().find(|(path, _)| *path == route.path) {
             Some((_, existing)) => {
@@ -182,7 +187,6 @@ pub fn router(state: AppState) -> Router {
         router = router.route(path, endpoint);
     }
     router
-        .route_layer(from_fn_with_state(state.clone(), metrics::observe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use chrono::{DateTime, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, NaiveTime, Utc};
 
 use domain::values::CountryCode;
 
@@ -62,8 +62,8 @@ pub async fn get(
 /// was read in the current generation (and today: `stale` depends on the date).
 async fn current(state: &AppState, country: &CountryCode) -> Result<Response, ApiError> {
     let cache = &state.cache;
-    let key = format!("{country}@{}", Utc::now().date_naive());
-    let json = match cache.record(&key) {
+    let day = Utc::now().date_naive().num_days_from_ce();
+    let json = match cache.record(country.as_str(), day) {
         Some(json) => json,
         None => {
             let generation = cache.generation();
@@ -73,7 +73,7 @@ async fn current(state: &AppState, country: &CountryCode) -> Result<Response, Ap
             let json = Bytes::from(
                 serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?,
             );
-            cache.remember_record(&key, generation, json.clone());
+            cache.remember_record(country.as_str(), day, generation, json.clone());
             json
         }
     };
