@@ -8,6 +8,9 @@
 
 use std::fmt::Write as _;
 
+#[path = "../benches/common/texts.rs"]
+mod texts;
+
 use domain::classifier::Classifier;
 use domain::values::CountryCode;
 use serde_json::Value;
@@ -21,25 +24,10 @@ fn country(case: &Value, key: &str) -> Option<CountryCode> {
 }
 
 fn extra_inputs() -> Vec<String> {
-    const LOTS: [&str; 5] = [
-        "Lot 1: baled OCC and mixed office paper, dry, sorted, for repulping. ",
-        "Lot 2: HMS 1&2 steel scrap, cut to size, free of oil and sealed containers. ",
-        "Lot 3: used lubricating oil from a vehicle workshop, PCB below 5 mg/kg (lab). ",
-        "Lot 4: insulated copper cable offcuts, PVC sheathed, from building demolition. ",
-        "Lot 5: spent caustic solution, pH 13, from an aluminium anodising line. ",
-    ];
-    let mut long = String::new();
-    let mut i = 0;
-    while long.chars().count() + 80 < 5000 {
-        long.push_str(LOTS[i % LOTS.len()]);
-        i += 1;
-    }
+    let long = texts::long();
     let very_long = long.repeat(2);
     vec![
-        "Spent lead-acid car batteries, whole and undrained, collected from \
-garages and scrap yards, mixed with a few nickel-cadmium packs; shipped in acid-proof pallets for \
-recovery of lead at a secondary smelter."
-            .to_owned(),
+        texts::SHORT.to_owned(),
         long,
         very_long,
         String::new(),
