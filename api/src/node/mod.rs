@@ -24,6 +24,7 @@ use tokio::task::JoinSet;
 
 use commands::relay::Relay;
 use domain::classifier::Classifier;
+use projections::cache::ReadCache;
 
 use crate::rest;
 use runtime::Runtime;
@@ -41,6 +42,14 @@ const CHANGES: usize = 256;
 
 /// The tasks of one process; each ends when the shutdown signal is given.
 type Tasks = JoinSet<anyhow::Result<()>>;
+
+/// What both listeners of a process read through.
+struct Readers {
+    /// The waste classifier, built once.
+    classifier: Arc<Classifier>,
+    /// Active keys, records and the directory, until the read tables change.
+    cache: Arc<ReadCache>,
+}
 
 /// Runs the service until a shutdown signal.
 ///
@@ -61,13 +70,18 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     if settings.runs(Role::Projector) {
         start_projector(&runtime, &stopped, &mut tasks).await;
     }
-    let classifier =
-        Arc::new(Classifier::bundled().context("the bundled classifier data does not load")?);
+    let readers = Readers {
+        classifier: Arc::new(
+            Classifier::bundled().context("the bundled classifier data does not load")?,
+        ),
+        // One cache (and one watcher) for both listeners of this process.
+        cache: ReadCache::watching(&runtime.projector),
+    };
     if settings.runs(Role::Rest) {
-        start_rest(&runtime, settings, &classifier, &stopped, &mut tasks).await?;
+        start_rest(&runtime, settings, &readers, &stopped, &mut tasks).await?;
     }
     if settings.runs(Role::Mcp) {
-        start_mcp(&runtime, settings, &classifier, &stopped, &mut tasks).await?;
+        start_mcp(&runtime, settings, &readers, &stopped, &mut tasks).await?;
     }
     tokio::spawn(async move {
         signalled.await;
@@ -146,7 +160,7 @@ async fn start_projector(runtime: &Runtime, stopped: &watch::Receiver<bool>, tas
 async fn start_rest(
     runtime: &Runtime,
     settings: &ServeSettings,
-    classifier: &Arc<Classifier>,
+    readers: &Readers,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<()> {
@@ -154,8 +168,9 @@ async fn start_rest(
     tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), roles = %roles(settings), "REST API listening");
     let state = rest::AppState::new(
         runtime.wiring(),
-        classifier.clone(),
+        readers.classifier.clone(),
         settings.stale_after_days,
+        readers.cache.clone(),
     );
     let shutdown = wait(stopped.clone());
     tasks.spawn(async move {
@@ -169,7 +184,7 @@ async fn start_rest(
 async fn start_mcp(
     runtime: &Runtime,
     settings: &ServeSettings,
-    classifier: &Arc<Classifier>,
+    readers: &Readers,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<()> {
@@ -177,8 +192,8 @@ async fn start_mcp(
     tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
     let state = mcp::McpState {
         read_db: runtime.read_db.clone(),
-        cache: projections::cache::ReadCache::watching(&runtime.projector),
-        classifier: classifier.clone(),
+        cache: readers.cache.clone(),
+        classifier: readers.classifier.clone(),
         stale_after_days: settings.stale_after_days,
         allowed_origins: settings.mcp_allowed_origins.clone(),
         allowed_hosts: settings.mcp_allowed_hosts.clone(),

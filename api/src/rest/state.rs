@@ -53,11 +53,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// The state of one REST server over `wiring`. Starts the cache's watcher
-    /// task (it ends when the state is dropped), so call it inside a Tokio
-    /// runtime.
-    pub fn new(wiring: Wiring, classifier: Arc<Classifier>, stale_after_days: i64) -> Self {
-        let cache = ReadCache::watching(&wiring.projector);
+    /// The state of one REST server over `wiring`, reading through `cache`
+    /// (from `ReadCache::watching` over the same projector; a process that
+    /// also serves MCP shares it with the MCP server).
+    pub fn new(
+        wiring: Wiring,
+        classifier: Arc<Classifier>,
+        stale_after_days: i64,
+        cache: Arc<ReadCache>,
+    ) -> Self {
         Self {
             wiring,
             classifier,

@@ -112,7 +112,8 @@ impl App {
         if project {
             tokio::spawn(projector);
         }
-        let state = AppState::new(runtime.wiring(), classifier(), 365);
+        let cache = projections::cache::ReadCache::watching(&runtime.projector);
+        let state = AppState::new(runtime.wiring(), classifier(), 365, cache);
         tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopped.await;
