@@ -12,9 +12,13 @@
 //! - [`cli`]: the `basel` subcommands (`serve` by default, `steward`,
 //!   `import`, `export`, `relay`, `replay`, `history`).
 //!
+//! - [`telemetry`]: log format and levels, request ids, one access line
+//!   per request on every listener.
+//!
 //! `main` only parses the command line, sets up logging, and dispatches to
 //! [`cli::run`].
 
 pub mod cli;
 pub mod node;
 pub mod rest;
+pub mod telemetry;

@@ -1,28 +1,30 @@
 //! The `basel` binary: parses the command line and runs one subcommand.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 use api::cli::args::Cli;
+use api::telemetry::LogFormat;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_env("BASEL_LOG").unwrap_or_else(|_| {
-            EnvFilter::new("info,sqlx=warn,async_nats=warn,rmcp=warn,hyper=warn")
-        }))
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+    let format = cli.log_format;
+    if let Err(error) = api::telemetry::init(format) {
+        eprintln!("error: {error:#}");
+        return ExitCode::FAILURE;
+    }
     match api::cli::run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            let message = api::cli::report::one_line(&error);
+            match format {
+                // Every stderr line stays one JSON object.
+                LogFormat::Json => tracing::error!(target: "basel", "{message}"),
+                LogFormat::Text => eprintln!("error: {message}"),
+            }
             ExitCode::FAILURE
         }
     }

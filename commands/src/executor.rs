@@ -109,6 +109,29 @@ where
         metadata: &Metadata,
         expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
+        // The span carries the request id that goes into the event
+        // metadata, so a log line and an event can be matched.
+        let span = tracing::info_span!(
+            "command",
+            aggregate.r#type = A::TYPE,
+            aggregate.id = %aggregate_id,
+            request.id = %metadata.request_id,
+            actor = %metadata.actor,
+        );
+        tracing::Instrument::instrument(
+            self.retrying(aggregate_id, command, metadata, expected),
+            span,
+        )
+        .await
+    }
+
+    async fn retrying(
+        &self,
+        aggregate_id: &str,
+        command: &A::Command,
+        metadata: &Metadata,
+        expected: Option<i64>,
+    ) -> Result<Committed, CommandError<A::Error>> {
         let attempts = if expected.is_some() { 1 } else { ATTEMPTS };
         let mut attempt = 1;
         loop {

@@ -63,11 +63,15 @@ async fn refuse(
     uri: &axum::http::Uri,
 ) -> Result<Caller, Refusal> {
     if !host_allowed(headers, uri, &state.allowed_hosts) {
-        tracing::warn!("MCP request refused: Host not allowed");
+        let host = presented_host(headers, uri);
+        let host = bounded(&host);
+        tracing::warn!(host = %host, "MCP request refused: Host {host} is not in BASEL_MCP_ALLOWED_HOSTS");
         return Err(Box::new(error(
             StatusCode::FORBIDDEN,
             "host_not_allowed",
-            "This server does not answer to that Host; add it to BASEL_MCP_ALLOWED_HOSTS.",
+            &format!(
+                "This server does not answer to Host {host}; add it to BASEL_MCP_ALLOWED_HOSTS."
+            ),
         )));
     }
     if let Some(origin) = headers.get(ORIGIN) {
@@ -160,6 +164,17 @@ fn protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// Whether the request's host (Host header, else the URI's authority) is allowed.
 /// An allowed entry without a port matches any port.
+/// The `Host` a request names (header, else the URI's authority), for
+/// messages; `(none)` when it names none.
+fn presented_host(headers: &HeaderMap, uri: &axum::http::Uri) -> String {
+    headers
+        .get(HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| uri.authority().map(|a| a.as_str().to_owned()))
+        .unwrap_or_else(|| "(none)".to_owned())
+}
+
 pub(crate) fn host_allowed(headers: &HeaderMap, uri: &axum::http::Uri, allowed: &[String]) -> bool {
     let presented = headers
         .get(HOST)

@@ -9,11 +9,23 @@ use crate::node::settings::{ServeSettings, StoreSettings};
 
 /// `basel`: the Basel Convention competent-authority directory and waste classifier.
 #[derive(Debug, Parser)]
-#[command(name = "basel", version, about)]
+#[command(name = "basel", version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Where the data lives.
     #[command(flatten)]
     pub store: StoreSettings,
+    /// `serve`'s flags, accepted without the word `serve` (`basel --listen …`).
+    #[command(flatten)]
+    pub serve: ServeSettings,
+    /// Log lines as text (default) or one JSON object per line.
+    #[arg(
+        long,
+        env = "BASEL_LOG_FORMAT",
+        value_enum,
+        default_value = "text",
+        global = true
+    )]
+    pub log_format: crate::telemetry::LogFormat,
     /// What to do (default: serve).
     #[command(subcommand)]
     pub command: Option<Command>,

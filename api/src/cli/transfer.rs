@@ -129,10 +129,16 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Vec<Row>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the file"))?;
     match format {
-        Format::Json => serde_json::from_str(&text)
-            .map_err(|e| anyhow!("{name}: row {}: {e}", row_of_json_error(&text, &e))),
+        Format::Json => {
+            if !text.trim_start().starts_with('[') {
+                bail!("{name}: expected a JSON array of records ([{{\"country_code\": …}}, …]), one object per country");
+            }
+            serde_json::from_str(&text)
+                .map_err(|e| anyhow!("{name}: row {}: {e}", row_of_json_error(&text, &e)))
+        }
         Format::Csv => {
             let mut reader = csv::Reader::from_reader(text.as_bytes());
+            check_header(&name.to_string(), &mut reader)?;
             let mut rows = Vec::new();
             for (index, record) in reader.deserialize::<Row>().enumerate() {
                 rows.push(record.map_err(|e| anyhow!("{name}: row {}: {e}", index + 1))?);
@@ -140,6 +146,45 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Vec<Row>> {
             Ok(rows)
         }
     }
+}
+
+/// The columns a transfer file may have, in export order.
+pub const COLUMNS: [&str; 10] = [
+    "country_code",
+    "country_name",
+    "ca_name",
+    "email",
+    "phone",
+    "address",
+    "notes",
+    "verified",
+    "last_checked",
+    "source",
+];
+
+/// Refuses a CSV header naming a column no record has (blaming the header,
+/// not the first row).
+fn check_header(name: &str, reader: &mut csv::Reader<&[u8]>) -> anyhow::Result<()> {
+    let header = reader
+        .headers()
+        .with_context(|| format!("{name}: cannot read the header row"))?;
+    let unknown: Vec<&str> = header
+        .iter()
+        .filter(|column| !COLUMNS.contains(&column.trim()))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "{name}: the header names unknown column{} {}; the columns are {}",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown
+                .iter()
+                .map(|c| format!("'{c}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            COLUMNS.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn format_of(path: &Path) -> Option<Format> {

@@ -8,6 +8,9 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod ops;
+pub mod preflight;
+pub mod public;
 pub mod runtime;
 pub mod settings;
 
@@ -77,12 +80,32 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         // One cache (and one watcher) for both listeners of this process.
         cache: ReadCache::watching(&runtime.projector),
     };
+    let mut bound = public::Bound::default();
+    // The MCP listener is bound first so the landing page can name its URL.
+    let mcp_listener = match settings.runs(Role::Mcp) {
+        true => Some(bind(settings.mcp_listen).await?),
+        false => None,
+    };
+    let mcp_url = match &mcp_listener {
+        Some(listener) => Some(
+            settings
+                .mcp_public_url
+                .clone()
+                .unwrap_or(public::url_of(listener.local_addr()?)),
+        ),
+        None => settings.mcp_public_url.clone(),
+    };
     if settings.runs(Role::Rest) {
-        start_rest(&runtime, settings, &readers, &stopped, &mut tasks).await?;
+        let rest = start_rest(mcp_url, &runtime, settings, &readers, &stopped, &mut tasks);
+        bound.rest = Some(rest.await?);
+    } else {
+        bound.ops = Some(start_ops(&runtime, settings, &readers, &stopped, &mut tasks).await?);
     }
-    if settings.runs(Role::Mcp) {
-        start_mcp(&runtime, settings, &readers, &stopped, &mut tasks).await?;
+    if let Some(listener) = mcp_listener {
+        let mcp = start_mcp(listener, &runtime, settings, &readers, &stopped, &mut tasks);
+        bound.mcp = Some(mcp.await?);
     }
+    public::announce(&bound, settings, store);
     tokio::spawn(async move {
         signalled.await;
         tracing::info!("shutting down");
@@ -158,19 +181,28 @@ async fn start_projector(runtime: &Runtime, stopped: &watch::Receiver<bool>, tas
 }
 
 async fn start_rest(
+    mcp_url: Option<String>,
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<std::net::SocketAddr> {
     let listener = bind(settings.listen).await?;
-    tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), roles = %roles(settings), "REST API listening");
-    let state = rest::AppState::new(
+    let addr = listener.local_addr()?;
+    tracing::info!(addr = %addr, backend = %runtime.backend.name(), roles = %roles(settings), "REST API listening");
+    let mut state = rest::AppState::new(
         runtime.wiring(),
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
+    );
+    state.mcp_url = mcp_url;
+    state.public_url = Some(
+        settings
+            .public_url
+            .clone()
+            .unwrap_or_else(|| public::url_of(addr)),
     );
     let shutdown = wait(stopped.clone());
     tasks.spawn(async move {
@@ -178,18 +210,47 @@ async fn start_rest(
             .await
             .context("REST server failed")
     });
-    Ok(())
+    Ok(addr)
 }
 
-async fn start_mcp(
+/// `/healthz`, `/readyz` and `/metrics` of a process without a REST listener.
+async fn start_ops(
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
-) -> anyhow::Result<()> {
-    let listener = bind(settings.mcp_listen).await?;
-    tracing::info!(mcp_addr = %listener.local_addr()?, "MCP server listening");
+) -> anyhow::Result<std::net::SocketAddr> {
+    let listener = bind(settings.ops_listen).await?;
+    let addr = listener.local_addr()?;
+    tracing::info!(ops_addr = %addr, backend = %runtime.backend.name(), roles = %roles(settings), "ops endpoints listening");
+    let state = rest::AppState::new(
+        runtime.wiring(),
+        readers.classifier.clone(),
+        settings.stale_after_days,
+        readers.cache.clone(),
+    );
+    let router = ops::router(state);
+    let shutdown = wait(stopped.clone());
+    tasks.spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .context("ops server failed")
+    });
+    Ok(addr)
+}
+
+async fn start_mcp(
+    listener: TcpListener,
+    runtime: &Runtime,
+    settings: &ServeSettings,
+    readers: &Readers,
+    stopped: &watch::Receiver<bool>,
+    tasks: &mut Tasks,
+) -> anyhow::Result<std::net::SocketAddr> {
+    let addr = listener.local_addr()?;
+    tracing::info!(mcp_addr = %addr, "MCP server listening");
     let state = mcp::McpState {
         read_db: runtime.read_db.clone(),
         cache: readers.cache.clone(),
@@ -215,7 +276,8 @@ async fn start_mcp(
         changes: Some(changes),
         added: Some(added),
     };
-    let router = mcp::router_with(state, config, wait(stopped.clone()));
+    let router = ops::with_mcp_health(mcp::router_with(state, config, wait(stopped.clone())));
+    let router = crate::telemetry::access::with_access_log(router, "mcp");
     // Nagle's algorithm held each SSE event until the client's delayed ACK
     // (about 40 ms per tool call from some clients).
     let listener = listener.tap_io(|socket| {
@@ -228,7 +290,7 @@ async fn start_mcp(
             .await
             .context("MCP server failed")
     });
-    Ok(())
+    Ok(addr)
 }
 
 /// Runs `task` as one of this process's tasks; it ends on the shutdown

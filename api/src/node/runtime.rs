@@ -66,6 +66,7 @@ impl Runtime {
     /// # Errors
     /// When a database cannot be reached or migrated, or the secret is unusable.
     pub async fn open(settings: &StoreSettings) -> anyhow::Result<Self> {
+        crate::node::preflight::check(settings)?;
         if settings.nats_url.is_some() && settings.database_url.is_none() {
             bail!("BASEL_NATS_URL needs BASEL_DATABASE_URL: the JetStream log is relayed from PostgreSQL (server mode)");
         }

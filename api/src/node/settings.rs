@@ -92,6 +92,19 @@ pub struct ServeSettings {
     /// second (e.g. `20/100`: 20 a second, bursts of 100).
     #[arg(long, env = "BASEL_MCP_RATE", default_value = "20/100", value_parser = mcp::RateLimit::parse)]
     pub mcp_rate: mcp::RateLimit,
+    /// Address of `/healthz`, `/readyz` and `/metrics` in a process without
+    /// a REST listener (e.g. `--role relay,projector` or `--role mcp`).
+    #[arg(long, env = "BASEL_OPS_LISTEN", default_value = "127.0.0.1:8082")]
+    pub ops_listen: SocketAddr,
+    /// The absolute URL clients reach the REST API at (e.g.
+    /// `https://basel.example.org`), for links, examples and the OpenAPI
+    /// `servers`; default: `http://` and the REST listen address.
+    #[arg(long, env = "BASEL_PUBLIC_URL", value_parser = crate::node::public::parse_public_url)]
+    pub public_url: Option<String>,
+    /// The absolute URL clients reach the MCP server at, for the landing
+    /// page; default: `http://` and the MCP listen address.
+    #[arg(long, env = "BASEL_MCP_PUBLIC_URL", value_parser = crate::node::public::parse_public_url)]
+    pub mcp_public_url: Option<String>,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -118,6 +131,9 @@ impl Default for ServeSettings {
             mcp_allowed_origins: Vec::new(),
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_rate: mcp::RateLimit::default(),
+            ops_listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
+            public_url: None,
+            mcp_public_url: None,
         }
     }
 }

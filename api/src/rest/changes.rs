@@ -43,12 +43,16 @@ pub async fn changes(
     let after = params.integer(&["after"], 0, 0, i64::MAX)?;
     let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     params.finish()?;
-    let items = projections::history::after(state.read_db(), after, limit).await?;
+    // One more than asked for says whether anything follows this page.
+    let mut items = projections::history::after(state.read_db(), after, limit + 1).await?;
+    let has_more = items.len() as i64 > limit;
+    items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let next = items.last().map_or(after, |item| item.position);
     Ok(Json(Changes {
         after,
         limit,
         next,
+        has_more,
         items,
     }))
 }
@@ -63,6 +67,9 @@ pub struct Changes {
     /// What to pass as `after` for the next page (the last entry's position,
     /// or `after` when the page is empty).
     pub next: i64,
+    /// Whether more changes follow this page (as of this answer): `false`
+    /// means the feed is read to its end; ask again later with `next`.
+    pub has_more: bool,
     /// Directory changes in log order, each with its `country_code`.
     pub items: Vec<HistoryItem>,
 }

@@ -19,9 +19,11 @@ pub mod bodies;
 pub mod ca;
 pub mod changes;
 pub mod classify;
+pub mod docs;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod home;
 pub mod metrics;
 pub mod openapi;
 pub mod ops;
@@ -96,6 +98,8 @@ fn spec(
 pub fn route_table() -> Vec<RouteSpec> {
     use Auth::{ApiKey, Steward};
     vec![
+        spec(Method::GET, "/", Auth::None, get(home::home)),
+        spec(Method::GET, "/docs", Auth::None, get(docs::docs)),
         spec(Method::GET, "/healthz", Auth::None, get(ops::healthz)),
         spec(Method::GET, "/readyz", Auth::None, get(ops::readyz)),
         spec(Method::GET, "/metrics", Auth::None, get(metrics::metrics)),
@@ -186,11 +190,12 @@ pub fn router(state: AppState) -> Router {
     for (path, endpoint) in paths {
         router = router.route(path, endpoint);
     }
-    router
+    let router = router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(state)
+        .with_state(state);
+    crate::telemetry::access::with_access_log(router, "rest")
 }
 
 async fn not_found(State(state): State<Shared>, method: Method) -> ApiError {

@@ -29,6 +29,8 @@ token (`basel steward enrol`), never an API key. Every error is JSON with `error
 stable `code`, except the API-key 401, which is exactly `{error, message, help}`.",
     ),
     paths(
+        crate::rest::home::home,
+        crate::rest::docs::docs,
         crate::rest::ops::healthz,
         crate::rest::ops::readyz,
         crate::rest::ops::health,
@@ -88,8 +90,19 @@ API keys are refused. Missing or wrong: 401 `steward_token_required`; suspended 
 /// The document as JSON.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "ops",
     responses((status = 200, description = "This OpenAPI 3.1 document", content_type = "application/json")))]
-pub async fn openapi_json() -> Json<Value> {
-    Json(document())
+pub async fn openapi_json(
+    axum::extract::State(state): axum::extract::State<crate::rest::Shared>,
+    headers: axum::http::HeaderMap,
+) -> Json<Value> {
+    Json(served(&crate::rest::home::base_url(&state, &headers)))
+}
+
+/// The document as served: [`document`] with `servers` naming `base_url`
+/// (`BASEL_PUBLIC_URL`, or derived from the listen address).
+pub fn served(base_url: &str) -> Value {
+    let mut doc = document();
+    doc["servers"] = serde_json::json!([{ "url": base_url, "description": "this deployment" }]);
+    doc
 }
 
 /// The whole document: paths from the annotations, schemas from the types.

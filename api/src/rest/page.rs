@@ -31,7 +31,8 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-fn document(title: &str, body: &str) -> String {
+/// A whole page: `title`, the shared style, `body` inside `<main>`.
+pub(crate) fn document(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -41,7 +42,8 @@ fn document(title: &str, body: &str) -> String {
     )
 }
 
-fn respond(status: StatusCode, html: String, no_store: bool) -> Response {
+/// `html` with the pages' strict headers (no script at all).
+pub(crate) fn respond(status: StatusCode, html: String, no_store: bool) -> Response {
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -100,7 +102,7 @@ value=\"{value}\" aria-describedby=\"{described}\"{invalid}>\
 }
 
 /// The page showing a key (never cached).
-pub fn key_page(issued: &Issued) -> Response {
+pub fn key_page(issued: &Issued, base_url: &str) -> Response {
     let key = escape(issued.api_key.expose_secret());
     let intro = if issued.created {
         "Your API key is ready"
@@ -113,9 +115,10 @@ pub fn key_page(issued: &Issued) -> Response {
 <p><label for=\"api-key\">API key</label>\
 <output id=\"api-key\" for=\"email\"><code>{key}</code></output></p>\
 <p>Send it in the <code>X-API-Key</code> header, for example:</p>\
-<pre><code>curl -H 'X-API-Key: {key}' /api/v1/ca/DE</code></pre>\
+<pre><code>curl -H 'X-API-Key: {key}' {base}/api/v1/ca/DE</code></pre>\
 <p><a href=\"/register\">Register another address</a></p>",
         email = escape(issued.email.as_str()),
+        base = escape(base_url),
     );
     respond(
         StatusCode::OK,

@@ -92,6 +92,7 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
 }
 
 async fn register_form(state: Shared, request: Request) -> Response {
+    let base = crate::rest::home::base_url(&state, request.headers());
     let bytes = match Bytes::from_request(request, &state).await {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::PayloadTooLarge.into_response(),
@@ -100,17 +101,17 @@ async fn register_form(state: Shared, request: Request) -> Response {
     let raw = params.take("email").ok().flatten().unwrap_or_default();
     let email = match Email::parse(&raw) {
         Ok(email) => email,
-        Err(error) => {
+        Err(_) => {
             let message = if raw.trim().is_empty() {
-                "Enter your e-mail address.".to_owned()
+                "Enter your e-mail address."
             } else {
-                format!("That is not an e-mail address we can use: {error}.")
+                "That is not an e-mail address we can use; write it like name@example.org."
             };
             return page::register_form(Some(&raw), Some(&message));
         }
     };
     match issue(&state, email).await {
-        Ok(issued) => page::key_page(&issued),
+        Ok(issued) => page::key_page(&issued, &base),
         Err(error) => error.into_response(),
     }
 }
@@ -160,7 +161,7 @@ pub async fn issue(state: &AppState, email: Email) -> Result<Issued, ApiError> {
     let metadata = Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
-        request_id: uuid::Uuid::new_v4().to_string(),
+        request_id: crate::telemetry::request_id::current(),
     };
     let registration = ApiKeyCommands::new(&wiring.store, wiring.secret.clone())
         .register(&email, &metadata)

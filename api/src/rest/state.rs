@@ -50,6 +50,12 @@ pub struct AppState {
     pub cache: Arc<ReadCache>,
     /// Request counts and latencies for `/metrics`.
     pub requests: RequestMetrics,
+    /// The absolute URL clients reach this API at (`BASEL_PUBLIC_URL`, or
+    /// derived from the listen address); `None`: from the request's `Host`.
+    pub public_url: Option<String>,
+    /// The absolute URL of the MCP server, for the landing page
+    /// (`BASEL_MCP_PUBLIC_URL`, or derived from its listen address).
+    pub mcp_url: Option<String>,
 }
 
 impl AppState {
@@ -68,6 +74,8 @@ impl AppState {
             stale_after_days,
             cache,
             requests: RequestMetrics::default(),
+            public_url: None,
+            mcp_url: None,
         }
     }
 

@@ -4,8 +4,11 @@
 //! REST app in this process; [`support`] holds what they share.
 
 mod broken_store;
+mod browser_home;
 mod cli;
+mod cli_errors;
 mod faults;
+mod first_hour;
 mod inproc;
 mod mcp;
 mod process;
@@ -23,5 +26,6 @@ mod rest_record;
 mod rest_register;
 mod rest_shipments;
 mod rest_steward;
+mod running;
 mod serve;
 mod support;

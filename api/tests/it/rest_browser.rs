@@ -14,13 +14,13 @@ use serde_json::json;
 use crate::inproc::App;
 use crate::support::{free_port, listening, Mode};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// `chromedriver` on a free port, killed when dropped.
-struct Driver {
+pub struct Driver {
     child: Child,
-    url: String,
+    pub url: String,
 }
 
 impl Drop for Driver {
@@ -30,7 +30,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver() -> Driver {
+pub fn start_driver() -> Driver {
     for binary in [CHROMIUM, CHROMEDRIVER] {
         assert!(
             Path::new(binary).exists(),

@@ -24,6 +24,16 @@ pub enum StoreError {
         /// Why, in one line.
         reason: String,
     },
+    /// The PostgreSQL server answered, but the database does not exist.
+    #[error("the PostgreSQL database {database} does not exist on {host}:{port}; create it with `createdb -h {host} -p {port} {database}` (as a user allowed to) and start again")]
+    MissingDatabase {
+        /// The server's host (never the user or password).
+        host: String,
+        /// The server's port.
+        port: u16,
+        /// The database's name.
+        database: String,
+    },
     /// The data directory for the SQLite file could not be created.
     #[error("cannot create data directory {}: {source}", path.display())]
     DataDir {

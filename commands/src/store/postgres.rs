@@ -52,6 +52,12 @@ pub async fn open_pool(database_url: &str) -> Result<PgPool, StoreError> {
     open_pool_with(options).await
 }
 
+/// SQLSTATE 3D000 (`invalid_catalog_name`): the server answers, the
+/// database does not exist.
+fn is_missing_database(err: &sqlx::Error) -> bool {
+    matches!(err, sqlx::Error::Database(db) if db.code().as_deref() == Some("3D000"))
+}
+
 /// Like [`open_pool`], from parsed options.
 ///
 /// # Errors
@@ -69,6 +75,13 @@ pub async fn open_pool_with(options: PgConnectOptions) -> Result<PgPool, StoreEr
     // ("connection refused", "password authentication failed", ...).
     match tokio::time::timeout(ACQUIRE_TIMEOUT, PgConnection::connect_with(&options)).await {
         Err(_) => return Err(unreachable(format!("no answer within {ACQUIRE_TIMEOUT:?}"))),
+        Ok(Err(err)) if is_missing_database(&err) => {
+            return Err(StoreError::MissingDatabase {
+                host: options.get_host().to_owned(),
+                port: options.get_port(),
+                database: options.get_database().unwrap_or("postgres").to_owned(),
+            })
+        }
         Ok(Err(err)) => return Err(unreachable(connect_reason(&err))),
         Ok(Ok(probe)) => {
             let _ = probe.close().await;

@@ -31,15 +31,16 @@ impl Slug {
         }
     }
 
-    /// Makes a slug from a person's name: ASCII letters and digits kept and
-    /// lower-cased, every other run of characters becomes one hyphen.
+    /// Makes a slug from a person's name: transliterated to ASCII
+    /// (`López` → `lopez`, `Ærø` → `aero`, `李` → `li`), letters and digits
+    /// kept and lower-cased, every other run of characters becomes one hyphen.
     ///
     /// # Errors
     /// [`ValueError::Slug`] when nothing usable is left (e.g. a name with no
     /// ASCII letters or digits).
     pub fn from_name(name: &str) -> Result<Self, ValueError> {
         let mut slug = String::new();
-        for c in name.chars() {
+        for c in deunicode::deunicode(name).chars() {
             if c.is_ascii_alphanumeric() {
                 slug.push(c.to_ascii_lowercase());
             } else if !slug.is_empty() && !slug.ends_with('-') {
@@ -84,8 +85,17 @@ mod tests {
     fn names_become_slugs() {
         assert_eq!(
             Slug::from_name("Ana  López-Ruiz").map(String::from),
-            Ok("ana-l-pez-ruiz".into())
+            Ok("ana-lopez-ruiz".into())
         );
+        assert_eq!(
+            Slug::from_name("Ana López").map(String::from),
+            Ok("ana-lopez".into())
+        );
+        assert_eq!(
+            Slug::from_name("Søren Ærø").map(String::from),
+            Ok("soren-aero".into())
+        );
+        assert_eq!(Slug::from_name("李").map(String::from), Ok("li".into()));
         assert_eq!(
             Slug::from_name("  Jo Bloggs 2 ").map(String::from),
             Ok("jo-bloggs-2".into())
@@ -93,8 +103,8 @@ mod tests {
     }
 
     #[test]
-    fn names_without_ascii_letters_are_refused() {
-        assert!(Slug::from_name("李").is_err());
+    fn names_without_letters_or_digits_are_refused() {
+        assert!(Slug::from_name("!!! ---").is_err());
         assert!(Slug::parse("Bad Slug").is_err());
         assert!(Slug::parse("-a").is_err());
     }

@@ -1,0 +1,111 @@
+//! Logging: where lines go, in which format, at which levels, and the access
+//! line every listener writes for every request.
+//!
+//! - [`init`]: the one subscriber of the `basel` binary: stderr, text (ANSI
+//!   colours only on a terminal) or JSON (`BASEL_LOG_FORMAT=json`: every line
+//!   one JSON object, lines of libraries that log through the `log` crate
+//!   included), filtered by `BASEL_LOG` with the chatty libraries (sqlx, rmcp,
+//!   async_nats, hyper, …) at `warn` unless `BASEL_LOG` names them;
+//! - [`request_id`]: the id of a request (the client's `x-request-id` when it
+//!   is a sane one, else a fresh UUID), which the access line, the spans and
+//!   the metadata of the events a request records all carry;
+//! - [`access`]: the middleware that writes one access line per request
+//!   (method, route template, status, latency, bytes, request id; never a
+//!   query string, a header value, a key, a token or an address).
+
+pub mod access;
+pub mod request_id;
+
+use std::io::IsTerminal;
+
+use clap::ValueEnum;
+use tracing_subscriber::EnvFilter;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `target`, the
+    /// message and fields at the top level, the current span under `span`).
+    Json,
+}
+
+/// Libraries kept at `warn` unless `BASEL_LOG` names them: at `info` or
+/// `debug` they drown basel's own lines (sqlx logs every statement).
+pub const QUIET_LIBRARIES: [&str; 8] = [
+    "sqlx",
+    "rmcp",
+    "async_nats",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "tower",
+    "reqwest",
+];
+
+/// The filter for `BASEL_LOG` (`None`: `info`): the operator's directives,
+/// then `<library>=warn` for each quiet library they do not name.
+pub fn filter_directives(basel_log: Option<&str>) -> String {
+    let own = basel_log
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+        .unwrap_or("info");
+    let mut directives = vec![own.to_owned()];
+    for library in QUIET_LIBRARIES {
+        let named = own.split(',').any(|directive| {
+            let target = directive.split(['=', '[']).next().unwrap_or_default();
+            target.trim() == library || target.trim().starts_with(&format!("{library}::"))
+        });
+        if !named {
+            directives.push(format!("{library}=warn"));
+        }
+    }
+    directives.join(",")
+}
+
+/// Installs the process's subscriber (stderr, `format`, `BASEL_LOG`).
+///
+/// # Errors
+/// When `BASEL_LOG` is not a valid filter, or a subscriber is already set.
+pub fn init(format: LogFormat) -> anyhow::Result<()> {
+    let basel_log = std::env::var("BASEL_LOG").ok();
+    let filter = EnvFilter::try_new(filter_directives(basel_log.as_deref())).map_err(|error| {
+        anyhow::anyhow!("BASEL_LOG is not a valid log filter ({error}); write e.g. BASEL_LOG=info or BASEL_LOG=debug,sqlx=info")
+    })?;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let installed = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+    };
+    installed.map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_libraries_stay_at_warn_unless_named() {
+        let default = filter_directives(None);
+        assert!(default.starts_with("info,"), "{default}");
+        assert!(default.contains("sqlx=warn") && default.contains("rmcp=warn"));
+        let debug = filter_directives(Some("debug"));
+        assert!(
+            debug.starts_with("debug,") && debug.contains("hyper=warn"),
+            "{debug}"
+        );
+        let named = filter_directives(Some("info,sqlx=debug"));
+        assert!(!named.contains("sqlx=warn"), "{named}");
+        assert!(named.contains("async_nats=warn"), "{named}");
+    }
+}

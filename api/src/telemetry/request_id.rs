@@ -1,0 +1,73 @@
+//! The id of a request: kept from the client's `x-request-id` when it is a
+//! sane one (1–100 characters of letters, digits and `-_.:`), else a fresh
+//! UUID. The access middleware makes it current for the handler
+//! ([`current`]) and sets it on the request's and the response's
+//! `x-request-id`, so the access line, the spans, the answer and the metadata
+//! of the events the request records all carry the same id.
+
+use std::future::Future;
+
+use axum::http::HeaderMap;
+
+/// The header carrying it.
+pub const HEADER: &str = "x-request-id";
+
+tokio::task_local! {
+    static CURRENT: String;
+}
+
+/// The client's id when it is a sane one.
+pub fn presented(headers: &HeaderMap) -> Option<String> {
+    let id = headers.get(HEADER)?.to_str().ok()?.trim();
+    let sane = !id.is_empty()
+        && id.len() <= 100
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b));
+    sane.then(|| id.to_owned())
+}
+
+/// The client's id when sane, else a fresh UUID.
+pub fn from_headers(headers: &HeaderMap) -> String {
+    presented(headers).unwrap_or_else(fresh)
+}
+
+/// A fresh id.
+pub fn fresh() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Runs `future` with `id` as the current request id.
+pub async fn scope<F: Future>(id: String, future: F) -> F::Output {
+    CURRENT.scope(id, future).await
+}
+
+/// The current request's id, or a fresh one outside a request.
+pub fn current() -> String {
+    CURRENT.try_with(Clone::clone).unwrap_or_else(|_| fresh())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn a_sane_id_is_kept_and_anything_else_replaced() {
+        let mut headers = HeaderMap::new();
+        headers.insert(HEADER, HeaderValue::from_static("abc-123.x:y_z"));
+        assert_eq!(from_headers(&headers), "abc-123.x:y_z");
+        headers.insert(HEADER, HeaderValue::from_static("has space"));
+        assert_ne!(from_headers(&headers), "has space");
+        assert_eq!(from_headers(&headers).len(), 36);
+        headers.insert(HEADER, HeaderValue::from_str(&"a".repeat(101)).unwrap());
+        assert_eq!(from_headers(&headers).len(), 36);
+    }
+
+    #[tokio::test]
+    async fn the_current_id_is_the_scoped_one() {
+        let inside = scope("req-1".into(), async { current() }).await;
+        assert_eq!(inside, "req-1");
+        assert_ne!(current(), "req-1");
+    }
+}
