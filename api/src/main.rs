@@ -2,14 +2,11 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use api::cli::args::Cli;
 use api::telemetry::LogFormat;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = api::cli::args::parse();
     let format = cli.log_format;
     if let Err(error) = api::telemetry::init(format) {
         eprintln!("error: {error:#}");

@@ -9,7 +9,7 @@ use crate::node::settings::{ServeSettings, StoreSettings};
 
 /// `basel`: the Basel Convention competent-authority directory and waste classifier.
 #[derive(Debug, Parser)]
-#[command(name = "basel", version, about, args_conflicts_with_subcommands = true)]
+#[command(name = "basel", version, about)]
 pub struct Cli {
     /// Where the data lives.
     #[command(flatten)]
@@ -29,6 +29,32 @@ pub struct Cli {
     /// What to do (default: serve).
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Parses the process's command line: [`Cli`], refusing a `serve` flag given
+/// before another subcommand (`basel --listen A export` would otherwise
+/// ignore it). Store flags (`--data-dir`, …) go anywhere.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    if let Some((name, _)) = matches.subcommand().filter(|(name, _)| *name != "serve") {
+        let serve = ServeSettings::augment_args(clap::Command::new("serve"));
+        for arg in serve.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+                let flag = arg.get_long().unwrap_or(id);
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "--{flag} is a flag of `basel serve`; `basel {name}` does not take it"
+                        ),
+                    )
+                    .exit();
+            }
+        }
+    }
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
 
 /// The subcommands.

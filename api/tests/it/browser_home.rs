@@ -143,6 +143,16 @@ async fn check_pages(browser: &Client, app: &App) -> Result<(), String> {
     focus_is_visible(browser).await?;
     let errors = console_errors(browser).await;
     assert!(errors.is_empty(), "console errors on /docs: {errors:?}");
+    // The log reader does see errors: a page that 404s logs one.
+    browser
+        .goto(&app.url("/no-such-page"))
+        .await
+        .map_err(fail("open a 404"))?;
+    let errors = console_errors(browser).await;
+    assert!(
+        !errors.is_empty(),
+        "the browser log reader saw no error on a 404"
+    );
     Ok(())
 }
 

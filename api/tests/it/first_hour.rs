@@ -349,8 +349,28 @@ async fn an_mcp_process_answers_health_on_its_ops_listener_and_its_mcp_listener_
         404,
         "the ops listener serves ops only"
     );
+    let refused = client()
+        .get(format!("{mcp}/mcp"))
+        .header("host", "evil.example.org")
+        .send()
+        .await
+        .expect("a foreign Host");
+    assert_eq!(refused.status().as_u16(), 403);
+    let body: Value = refused.json().await.expect("json");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("evil.example.org"),
+        "{body}"
+    );
     let log = running.stop().join("\n");
     assert!(log.contains("health at http://"), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("Host evil.example.org is not in BASEL_MCP_ALLOWED_HOSTS")),
+        "the refusal names the host: {log}"
+    );
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ mod rest;
 mod rest_browser;
 mod rest_changes;
 mod rest_errors;
+mod rest_first_hour;
 mod rest_fuzz;
 mod rest_history;
 mod rest_list;
