@@ -107,7 +107,7 @@ async fn register_form(state: Shared, request: Request) -> Response {
             } else {
                 "That is not an e-mail address we can use; write it like name@example.org."
             };
-            return page::register_form(Some(&raw), Some(&message));
+            return page::register_form(Some(&raw), Some(message));
         }
     };
     match issue(&state, email).await {
