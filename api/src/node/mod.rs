@@ -81,20 +81,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
     };
     let mut bound = public::Bound::default();
-    // The MCP listener is bound first so the landing page can name its URL.
-    let mcp_listener = match settings.runs(Role::Mcp) {
-        true => Some(bind(settings.mcp_listen).await?),
-        false => None,
-    };
-    let mcp_url = match &mcp_listener {
-        Some(listener) => Some(
-            settings
-                .mcp_public_url
-                .clone()
-                .unwrap_or(public::url_of(listener.local_addr()?)),
-        ),
-        None => settings.mcp_public_url.clone(),
-    };
+    let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
     if settings.runs(Role::Rest) {
         let rest = start_rest(mcp_url, &runtime, settings, &readers, &stopped, &mut tasks);
         bound.rest = Some(rest.await?);
@@ -115,6 +102,23 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         joined.context("a server task panicked")??;
     }
     Ok(())
+}
+
+/// The MCP listener, bound before the REST one so the start page can name
+/// its URL (`BASEL_MCP_PUBLIC_URL`, else its address), when this process
+/// serves MCP.
+async fn bind_mcp(
+    settings: &ServeSettings,
+) -> anyhow::Result<(Option<TcpListener>, Option<String>)> {
+    if !settings.runs(Role::Mcp) {
+        return Ok((None, settings.mcp_public_url.clone()));
+    }
+    let listener = bind(settings.mcp_listen).await?;
+    let url = match &settings.mcp_public_url {
+        Some(url) => url.clone(),
+        None => public::url_of(listener.local_addr()?),
+    };
+    Ok((Some(listener), Some(url)))
 }
 
 /// The first start seeds; read-only and background roles never write.

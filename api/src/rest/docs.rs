@@ -61,7 +61,7 @@ back to <a href=\"/\">the start page</a>.</p>",
             escape(op.path)
         );
     }
-    out.push_str("</ul></nav>");
+    out.push_str("</ul></nav><h2 id=\"operations\">Operations in detail</h2>");
     for op in &operations {
         render_operation(op, &mut out);
     }

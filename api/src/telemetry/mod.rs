@@ -80,12 +80,18 @@ pub fn init(format: LogFormat) -> anyhow::Result<()> {
         LogFormat::Text => builder
             .with_ansi(std::io::stderr().is_terminal())
             .try_init(),
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_span_list(false)
-            .try_init(),
+        LogFormat::Json => {
+            // A panic's message would otherwise be the one plain line.
+            std::panic::set_hook(Box::new(|panic| {
+                tracing::error!(target: "basel", panic = %panic, "the process panicked");
+            }));
+            builder
+                .json()
+                .flatten_event(true)
+                .with_current_span(true)
+                .with_span_list(false)
+                .try_init()
+        }
     };
     installed.map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))
 }
