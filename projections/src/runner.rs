@@ -221,7 +221,13 @@ impl Projector {
             if self.reached(name, position).await {
                 return true;
             }
-            let tick = tokio::time::Instant::now() + CHECKPOINT_POLL;
+            // Progress made here wakes `progressed`; a checkpoint kept by
+            // another process has to be polled.
+            let tick = if self.local.load(Ordering::Relaxed) {
+                deadline
+            } else {
+                tokio::time::Instant::now() + CHECKPOINT_POLL
+            };
             if tokio::time::timeout_at(deadline.min(tick), progressed)
                 .await
                 .is_err()

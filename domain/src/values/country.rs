@@ -6,9 +6,11 @@ use super::ValueError;
 /// An ISO 3166-1 alpha-2 country code: two ASCII letters, accepted in any case
 /// and stored in upper case. It says nothing about whether the country exists;
 /// the directory answers that.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+///
+/// Held as its two bytes (no allocation: it is parsed on every lookup).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct CountryCode(String);
+pub struct CountryCode([u8; 2]);
 
 impl CountryCode {
     /// Parses a code, ignoring surrounding white space and case.
@@ -16,17 +18,18 @@ impl CountryCode {
     /// # Errors
     /// [`ValueError::CountryCode`] when the input is not exactly two ASCII letters.
     pub fn parse(input: &str) -> Result<Self, ValueError> {
-        let trimmed = input.trim();
-        if trimmed.len() == 2 && trimmed.bytes().all(|b| b.is_ascii_alphabetic()) {
-            Ok(Self(trimmed.to_ascii_uppercase()))
-        } else {
-            Err(ValueError::CountryCode(input.to_owned()))
+        match <[u8; 2]>::try_from(input.trim().as_bytes()) {
+            Ok(code) if code.iter().all(u8::is_ascii_alphabetic) => {
+                Ok(Self(code.map(|b| b.to_ascii_uppercase())))
+            }
+            _ => Err(ValueError::CountryCode(input.to_owned())),
         }
     }
 
     /// The upper-case code, e.g. `"DE"`.
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Two ASCII letters are always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
 }
 
@@ -39,13 +42,19 @@ impl TryFrom<String> for CountryCode {
 
 impl From<CountryCode> for String {
     fn from(value: CountryCode) -> Self {
-        value.0
+        value.as_str().to_owned()
     }
 }
 
 impl fmt::Display for CountryCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for CountryCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CountryCode").field(&self.as_str()).finish()
     }
 }
 

@@ -15,7 +15,7 @@ pub mod history;
 pub mod list;
 pub mod verify;
 
-use axum::extract::{FromRequestParts, Path};
+use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
 use chrono::Utc;
 
@@ -34,10 +34,15 @@ impl<S: Send + Sync> FromRequestParts<S> for CountryPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+        // The raw (percent-decoded) parameter: no deserializer, no allocation.
+        let params = RawPathParams::from_request_parts(parts, state)
             .await
             .map_err(|_| malformed())?;
-        CountryCode::parse(&raw).map(Self).map_err(|_| malformed())
+        let raw = params
+            .iter()
+            .find_map(|(name, value)| (name == "country_code").then_some(value))
+            .ok_or_else(malformed)?;
+        CountryCode::parse(raw).map(Self).map_err(|_| malformed())
     }
 }
 
