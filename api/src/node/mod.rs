@@ -171,7 +171,8 @@ async fn start_rest(
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
-    );
+    )
+    .with_register_rate(settings.register_rate);
     let shutdown = wait(stopped.clone());
     tasks.spawn(async move {
         rest::run(listener, state, shutdown)

@@ -92,6 +92,11 @@ pub struct ServeSettings {
     /// second (e.g. `20/100`: 20 a second, bursts of 100).
     #[arg(long, env = "BASEL_MCP_RATE", default_value = "20/100", value_parser = mcp::RateLimit::parse)]
     pub mcp_rate: mcp::RateLimit,
+    /// New API-key registrations per client address: `RATE[/BURST]` per
+    /// hour (e.g. `20/10`: bursts of 10, then 20 an hour). Repeats of an
+    /// address that holds a key are not counted.
+    #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
+    pub register_rate: crate::rest::register_limit::RegisterRate,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -118,6 +123,7 @@ impl Default for ServeSettings {
             mcp_allowed_origins: Vec::new(),
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_rate: mcp::RateLimit::default(),
+            register_rate: crate::rest::register_limit::RegisterRate::default(),
         }
     }
 }

@@ -14,6 +14,7 @@ use projections::runner::Projector;
 use projections::ReadDb;
 
 use crate::rest::metrics::RequestMetrics;
+use crate::rest::register_limit::{RegisterRate, RegistrationLimit};
 use projections::cache::ReadCache;
 
 /// The state as handlers get it: one allocation shared by every request
@@ -50,6 +51,8 @@ pub struct AppState {
     pub cache: Arc<ReadCache>,
     /// Request counts and latencies for `/metrics`.
     pub requests: RequestMetrics,
+    /// New registrations per client (`BASEL_REGISTER_RATE`).
+    pub registrations: RegistrationLimit,
 }
 
 impl AppState {
@@ -68,7 +71,15 @@ impl AppState {
             stale_after_days,
             cache,
             requests: RequestMetrics::default(),
+            registrations: RegistrationLimit::new(RegisterRate::default()),
         }
+    }
+
+    /// The same state with another limit on new registrations per client.
+    #[must_use]
+    pub fn with_register_rate(mut self, rate: RegisterRate) -> Self {
+        self.registrations = RegistrationLimit::new(rate);
+        self
     }
 
     /// The read tables.
