@@ -52,7 +52,7 @@ pub async fn revoke(
             }
             other => anyhow!("cannot revoke the key: {other}"),
         })?;
-    settle(runtime, committed.position).await?;
+    settle(runtime, &[(projections::api_keys::NAME, committed.position)]).await?;
     writeln!(
         out,
         "Revoked the API key of that address; it is refused from now on, and registering again issues a new key."
@@ -70,7 +70,14 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
     let erasure = erase::forget(&book, &runtime.secret, &email, &cli_metadata(Actor::Admin))
         .await
         .context("cannot forget the address")?;
-    settle(runtime, erasure.position).await?;
+    settle(
+        runtime,
+        &[
+            (projections::api_keys::NAME, erasure.api_key_position),
+            (projections::stewards::NAME, erasure.steward_position),
+        ],
+    )
+    .await?;
     if !erasure.registrant && erasure.stewards.is_empty() && erasure.keys_destroyed == 0 {
         writeln!(out, "No registration or steward holds that address; nothing to forget.")?;
         return Ok(());
@@ -89,19 +96,18 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
     Ok(())
 }
 
-/// Waits until a write at `position` is in force everywhere (module docs).
-async fn settle(runtime: &Runtime, position: i64) -> anyhow::Result<()> {
-    if position == 0 {
+/// Waits until each projection named has applied its position (0: nothing
+/// to wait for) and the read caches have seen it (module docs).
+async fn settle(runtime: &Runtime, positions: &[(&str, i64)]) -> anyhow::Result<()> {
+    if positions.iter().all(|(_, position)| *position == 0) {
         return Ok(());
     }
     runtime.wake.notify_one();
     if runtime.log.is_some() {
-        if !runtime
-            .projector
-            .wait_for(projections::api_keys::NAME, position, SETTLE)
-            .await
-        {
-            bail!("the change is recorded, but the api_keys projection did not apply it within {} s; is a projector running?", SETTLE.as_secs());
+        for (name, position) in positions.iter().filter(|(_, p)| *p > 0) {
+            if !runtime.projector.wait_for(name, *position, SETTLE).await {
+                bail!("the change is recorded, but the {name} projection did not apply it within {} s; is a projector running?", SETTLE.as_secs());
+            }
         }
     } else {
         runtime.catch_up().await?;

@@ -34,8 +34,12 @@ pub struct Erasure {
     pub stewards: Vec<String>,
     /// How many subject keys were destroyed.
     pub keys_destroyed: u64,
-    /// The highest log position written (0 when nothing was).
-    pub position: i64,
+    /// The log position of the registrant's last new event (0 when none):
+    /// what the `api_keys` projection must reach.
+    pub api_key_position: i64,
+    /// The log position of the last steward event written (0 when none):
+    /// what the `stewards` projection must reach.
+    pub steward_position: i64,
     /// Aggregates whose old plaintext events were sealed on the way.
     pub resealed: Vec<Resealed>,
 }
@@ -82,7 +86,7 @@ pub async fn forget(
     {
         Ok(committed) => {
             erasure.registrant = true;
-            erasure.position = erasure.position.max(committed.position);
+            erasure.api_key_position = committed.position;
         }
         Err(CommandError::Rejected(ApiKeyError::NothingToForget)) => {}
         Err(other) => return Err(command_error(other)),
@@ -90,7 +94,9 @@ pub async fn forget(
     let stewards = Executor::<Steward>::new(backend);
     for id in book.stewards_with(email).await? {
         match stewards.execute(&id, &StewardCommand::Forget, metadata).await {
-            Ok(committed) => erasure.position = erasure.position.max(committed.position),
+            Ok(committed) => {
+                erasure.steward_position = erasure.steward_position.max(committed.position);
+            }
             Err(CommandError::Rejected(StewardError::AlreadyForgotten)) => {}
             Err(other) => return Err(command_error(other)),
         }
