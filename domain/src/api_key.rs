@@ -340,7 +340,10 @@ mod tests {
         let event: ApiKeyEvent = serde_json::from_str(json).expect("v1 decodes");
         assert!(matches!(
             event,
-            ApiKeyEvent::ApiKeyIssued { email: StoredAddress::Plain(_), .. }
+            ApiKeyEvent::ApiKeyIssued {
+                email: StoredAddress::Plain(_),
+                ..
+            }
         ));
     }
 }

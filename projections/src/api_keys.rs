@@ -169,7 +169,10 @@ pub async fn is_active(db: &ReadDb, key_hash: &str) -> Result<bool, ProjectionEr
 ///
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
-pub async fn active_key(db: &ReadDb, key_id: &str) -> Result<Option<(i64, String)>, ProjectionError> {
+pub async fn active_key(
+    db: &ReadDb,
+    key_id: &str,
+) -> Result<Option<(i64, String)>, ProjectionError> {
     let row = sqlx::query(
         "SELECT generation, key_hash FROM api_keys WHERE key_id = $1 AND status = 'active' \
          ORDER BY generation DESC LIMIT 1",

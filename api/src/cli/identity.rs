@@ -52,7 +52,11 @@ pub async fn revoke(
             }
             other => anyhow!("cannot revoke the key: {other}"),
         })?;
-    settle(runtime, &[(projections::api_keys::NAME, committed.position)]).await?;
+    settle(
+        runtime,
+        &[(projections::api_keys::NAME, committed.position)],
+    )
+    .await?;
     writeln!(
         out,
         "Revoked the API key of that address; it is refused from now on, and registering again issues a new key."
@@ -79,14 +83,20 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
     )
     .await?;
     if !erasure.registrant && erasure.stewards.is_empty() && erasure.keys_destroyed == 0 {
-        writeln!(out, "No registration or steward holds that address; nothing to forget.")?;
+        writeln!(
+            out,
+            "No registration or steward holds that address; nothing to forget."
+        )?;
         return Ok(());
     }
     if erasure.registrant {
         writeln!(out, "Forgot the registrant: their API key is revoked.")?;
     }
     for id in &erasure.stewards {
-        writeln!(out, "Forgot steward {id}: suspended; their id and name stay in the history.")?;
+        writeln!(
+            out,
+            "Forgot steward {id}: suspended; their id and name stay in the history."
+        )?;
     }
     writeln!(
         out,

@@ -48,7 +48,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             steward::suspend(&Runtime::open(&cli.store).await?, &id, &reason, &mut stdout).await
         }
         Command::Key(KeyCommand::Revoke { email, reason }) => {
-            identity::revoke(&Runtime::open(&cli.store).await?, &email, &reason, &mut stdout).await
+            identity::revoke(
+                &Runtime::open(&cli.store).await?,
+                &email,
+                &reason,
+                &mut stdout,
+            )
+            .await
         }
         Command::Forget { email } => {
             identity::forget(&Runtime::open(&cli.store).await?, &email, &mut stdout).await

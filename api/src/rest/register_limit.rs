@@ -44,7 +44,9 @@ impl RegisterRate {
     /// # Errors
     /// A sentence naming the expected shape.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let refuse = || format!("expected RATE[/BURST] (registrations per hour per client, then the burst), e.g. 20/10, got {text:?}");
+        let refuse = || {
+            format!("expected RATE[/BURST] (registrations per hour per client, then the burst), e.g. 20/10, got {text:?}")
+        };
         let (rate, burst) = match text.trim().split_once('/') {
             Some((rate, burst)) => (rate, Some(burst)),
             None => (text.trim(), None),

@@ -30,7 +30,11 @@ async fn repeat_registrations_append_no_event(mode: Mode) {
     let key = first.body["api_key"].as_str().expect("key").to_owned();
     let events = count_events(&app.store, "api_key").await;
     for n in 0..200 {
-        let email = if n % 2 == 0 { "repeat@example.org" } else { " REPEAT@example.ORG " };
+        let email = if n % 2 == 0 {
+            "repeat@example.org"
+        } else {
+            " REPEAT@example.ORG "
+        };
         let again = register_json(&app, email).await;
         assert_eq!(again.status, 200, "{}", again.text);
         assert_eq!(
@@ -71,7 +75,10 @@ async fn new_registrations_past_the_burst_are_refused_with_429(mode: Mode) {
         .expect("Retry-After")
         .parse()
         .expect("seconds");
-    assert!((1..=180).contains(&retry), "one token in 20 an hour: {retry}");
+    assert!(
+        (1..=180).contains(&retry),
+        "one token in 20 an hour: {retry}"
+    );
     let form = app
         .send(
             app.client()
@@ -108,7 +115,9 @@ async fn addresses_with_invisible_control_or_markup_characters_are_refused() {
     ] {
         let answer = register_json(&app, bad).await;
         assert_eq!(answer.status, 422, "{bad:?}: {}", answer.text);
-        let message = answer.body["errors"][0]["message"].as_str().expect("message");
+        let message = answer.body["errors"][0]["message"]
+            .as_str()
+            .expect("message");
         assert_eq!(answer.body["errors"][0]["field"], json!("email"));
         assert!(!message.contains(". "), "one sentence: {message}");
         let page = app
@@ -122,6 +131,12 @@ async fn addresses_with_invisible_control_or_markup_characters_are_refused() {
         assert!(!page.text.contains("<b>ana"), "markup is never echoed raw");
     }
     assert_eq!(count_events(&app.store, "api_key").await, 0);
+    let page = app.send(app.client().get(app.url("/register"))).await;
+    assert!(
+        page.text.contains("anyone who knows an address can")
+            && page.text.contains("by e-mail close that"),
+        "the page states the page-mode trade-off"
+    );
 }
 
 /// `POST /mcp` `initialize` with `key`: the HTTP status.
@@ -130,9 +145,11 @@ async fn mcp_status(node: &Node, key: &str) -> u16 {
         .post(format!("{}/mcp", node.mcp))
         .header("x-api-key", key)
         .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "identity-test", "version": "1"}}}))
+            "clientInfo": {"name": "identity-test", "version": "1"}}}),
+        )
         .send()
         .await
         .expect("mcp answers")
@@ -154,12 +171,20 @@ async fn revoke_refuses_the_key_at_once(deployment: Basel) {
 
     let output = deployment.run(&["key", "revoke", "Revoke-Me@example.org"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(read_status(&node, &key).await, 401, "REST refuses it at once");
+    assert_eq!(
+        read_status(&node, &key).await,
+        401,
+        "REST refuses it at once"
+    );
     assert_eq!(mcp_status(&node, &key).await, 401, "MCP refuses it at once");
 
     let again = deployment.run(&["key", "revoke", "revoke-me@example.org"]);
     assert!(!again.status.success());
-    assert!(stderr(&again).contains("no active API key"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("no active API key"),
+        "{}",
+        stderr(&again)
+    );
 
     let fresh = node.register("revoke-me@example.org").await;
     assert_ne!(fresh, key, "registering again issues a new key");
@@ -174,7 +199,11 @@ async fn revoke_refuses_the_key_at_once(deployment: Basel) {
     .await
     .expect("events");
     assert_eq!(payloads.len(), 1, "{payloads:?}");
-    assert!(!payloads[0].to_lowercase().contains("revoke-me@"), "{}", payloads[0]);
+    assert!(
+        !payloads[0].to_lowercase().contains("revoke-me@"),
+        "{}",
+        payloads[0]
+    );
     let (ok, out) = deployment.verify();
     assert!(ok, "{out}");
     node.stop();
@@ -246,7 +275,11 @@ async fn embedded_forget_leaves_the_address_in_no_byte_of_the_database_files() {
     assert_eq!(read_status(&node, &key).await, 200, "old events still read");
     let output = deployment.run(&["forget", FORGOTTEN]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(stdout(&output).contains("Forgot steward forget-me"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("Forgot steward forget-me"),
+        "{}",
+        stdout(&output)
+    );
     let files = all_bytes(&deployment.store.data_dir());
     assert!(
         !contains(&files, FORGOTTEN),
@@ -261,7 +294,11 @@ async fn embedded_forget_leaves_the_address_in_no_byte_of_the_database_files() {
         .send()
         .await
         .expect("answer");
-    assert_eq!(write.status().as_u16(), 403, "the forgotten steward is suspended");
+    assert_eq!(
+        write.status().as_u16(),
+        403,
+        "the forgotten steward is suspended"
+    );
     node.stop();
 
     let (ok, out) = deployment.verify();
@@ -273,10 +310,17 @@ async fn embedded_forget_leaves_the_address_in_no_byte_of_the_database_files() {
         .expect("the steward keeps id and name");
     assert_eq!(name, "Forget Me");
     db.close().await;
-    assert!(!contains(&all_bytes(&deployment.store.data_dir()), FORGOTTEN));
+    assert!(!contains(
+        &all_bytes(&deployment.store.data_dir()),
+        FORGOTTEN
+    ));
     let again = deployment.run(&["forget", FORGOTTEN]);
     assert!(again.status.success(), "{}", stderr(&again));
-    assert!(stdout(&again).contains("nothing to forget"), "{}", stdout(&again));
+    assert!(
+        stdout(&again).contains("nothing to forget"),
+        "{}",
+        stdout(&again)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -285,9 +329,7 @@ async fn server_mode_forget_leaves_the_address_in_no_table_or_stream_message() {
     deployment.enrol("Forget Me", FORGOTTEN);
     let node = deployment.serve().await;
     let key = node.register(FORGOTTEN).await;
-    let context = async_nats::jetstream::new(
-        async_nats::connect(NATS).await.expect("nats"),
-    );
+    let context = async_nats::jetstream::new(async_nats::connect(NATS).await.expect("nats"));
     let published = eventually(Duration::from_secs(10), || async {
         commands::store::testing::stream_payloads(&context, &deployment.stream)
             .await
@@ -299,10 +341,15 @@ async fn server_mode_forget_leaves_the_address_in_no_table_or_stream_message() {
 
     let output = deployment.run(&["forget", FORGOTTEN]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(read_status(&node, &key).await, 401, "the key is refused at once");
+    assert_eq!(
+        read_status(&node, &key).await,
+        401,
+        "the key is refused at once"
+    );
 
     let relayed = eventually(Duration::from_secs(10), || async {
-        let messages = commands::store::testing::stream_payloads(&context, &deployment.stream).await;
+        let messages =
+            commands::store::testing::stream_payloads(&context, &deployment.stream).await;
         messages
             .iter()
             .any(|m| String::from_utf8_lossy(m).contains("RegistrantForgotten"))
@@ -311,11 +358,16 @@ async fn server_mode_forget_leaves_the_address_in_no_table_or_stream_message() {
     assert!(relayed.is_some(), "the erasure reached the stream");
     let messages = commands::store::testing::stream_payloads(&context, &deployment.stream).await;
     assert!(
-        messages.iter().any(|m| String::from_utf8_lossy(m).contains("ApiKeyIssued")),
+        messages
+            .iter()
+            .any(|m| String::from_utf8_lossy(m).contains("ApiKeyIssued")),
         "events stay"
     );
     for message in &messages {
-        assert!(!contains(message, FORGOTTEN), "a stream message holds the address");
+        assert!(
+            !contains(message, FORGOTTEN),
+            "a stream message holds the address"
+        );
     }
 
     let db = deployment.db().await;
@@ -333,7 +385,10 @@ async fn server_mode_forget_leaves_the_address_in_no_table_or_stream_message() {
                 .await
                 .expect("rows");
         for row in rows {
-            assert!(!contains(row.as_bytes(), FORGOTTEN), "{table} holds the address: {row}");
+            assert!(
+                !contains(row.as_bytes(), FORGOTTEN),
+                "{table} holds the address: {row}"
+            );
         }
     }
     let name: String = sqlx::query_scalar("SELECT name FROM stewards WHERE id = 'forget-me'")

@@ -72,6 +72,10 @@ mod tests {
         assert_eq!(open(&key, b"k2", &sealed), None);
         assert_eq!(open(&new_key(), b"k1", &sealed), None);
         assert_eq!(open(&key, b"k1", "zz"), None);
-        assert_ne!(seal(&key, b"k1", b"ana@example.org"), sealed, "nonces differ");
+        assert_ne!(
+            seal(&key, b"k1", b"ana@example.org"),
+            sealed,
+            "nonces differ"
+        );
     }
 }

@@ -81,7 +81,11 @@ pub async fn forget(
     };
     let keys = Executor::<ApiKey>::new(backend);
     match keys
-        .execute(&secret.api_key_id(&email.normalized()), &ApiKeyCommand::Forget, metadata)
+        .execute(
+            &secret.api_key_id(&email.normalized()),
+            &ApiKeyCommand::Forget,
+            metadata,
+        )
         .await
     {
         Ok(committed) => {
@@ -93,7 +97,10 @@ pub async fn forget(
     }
     let stewards = Executor::<Steward>::new(backend);
     for id in book.stewards_with(email).await? {
-        match stewards.execute(&id, &StewardCommand::Forget, metadata).await {
+        match stewards
+            .execute(&id, &StewardCommand::Forget, metadata)
+            .await
+        {
             Ok(committed) => {
                 erasure.steward_position = erasure.steward_position.max(committed.position);
             }

@@ -30,10 +30,8 @@ pub struct Resealed {
 }
 
 /// The event types whose payload carries a person's address, by aggregate.
-const WITH_ADDRESS: [(&str, &str); 2] = [
-    ("api_key", "ApiKeyIssued"),
-    ("steward", "StewardEnrolled"),
-];
+const WITH_ADDRESS: [(&str, &str); 2] =
+    [("api_key", "ApiKeyIssued"), ("steward", "StewardEnrolled")];
 
 /// Seals every plaintext address still stored in an event, in place, and
 /// says which aggregates changed. Cheap when there is nothing to do (one
@@ -113,18 +111,21 @@ async fn sealed_payload(
         return Ok(None);
     };
     let sealed = StoredAddress::Sealed(book.seal(&email).await?);
-    *field = serde_json::to_value(sealed).map_err(|e| StoreError::Database(sqlx::Error::Decode(Box::new(e))))?;
+    *field = serde_json::to_value(sealed)
+        .map_err(|e| StoreError::Database(sqlx::Error::Decode(Box::new(e))))?;
     Ok(Some(value.to_string()))
 }
 
 async fn rewrite(backend: &Backend, position: i64, payload: &str) -> Result<(), StoreError> {
     match backend {
         Backend::Postgres(pool) => {
-            sqlx::query("UPDATE events SET payload = $1::jsonb, event_version = '2' WHERE position = $2")
-                .bind(payload)
-                .bind(position)
-                .execute(pool)
-                .await?;
+            sqlx::query(
+                "UPDATE events SET payload = $1::jsonb, event_version = '2' WHERE position = $2",
+            )
+            .bind(payload)
+            .bind(position)
+            .execute(pool)
+            .await?;
         }
         Backend::Sqlite(pool) => {
             sqlx::query("UPDATE events SET payload = $1, event_version = '2' WHERE position = $2")

@@ -114,7 +114,10 @@ impl AddressBook {
                     .await?
             }
         };
-        match payload.as_deref().and_then(|p| address_in(p, "ApiKeyIssued")) {
+        match payload
+            .as_deref()
+            .and_then(|p| address_in(p, "ApiKeyIssued"))
+        {
             Some(address) => self.open(&address).await,
             None => Ok(None),
         }

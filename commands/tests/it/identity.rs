@@ -47,7 +47,9 @@ async fn sealed_addresses_open_until_the_person_is_forgotten(mode: Mode) {
     let book = AddressBook::new(backend, &secret());
     let email = Email::parse("Ana.Lima@Example.org").expect("email");
     let keys = ApiKeyCommands::new(backend, secret());
-    keys.register(&email, &metadata()).await.expect("registered");
+    keys.register(&email, &metadata())
+        .await
+        .expect("registered");
     StewardCommands::new(backend)
         .enrol(
             Slug::parse("ana").expect("slug"),
@@ -62,7 +64,10 @@ async fn sealed_addresses_open_until_the_person_is_forgotten(mode: Mode) {
         assert!(!payload.to_lowercase().contains("ana.lima@"), "{payload}");
     }
     let id = keys.id_of(&email);
-    assert_eq!(book.registrant(&id).await.expect("read"), Some(email.clone()));
+    assert_eq!(
+        book.registrant(&id).await.expect("read"),
+        Some(email.clone())
+    );
     assert_eq!(book.registrant("no-such-id").await.expect("read"), None);
     assert_eq!(book.stewards_with(&email).await.expect("read"), vec!["ana"]);
 
@@ -86,7 +91,9 @@ async fn plaintext_events_from_before_sealing_are_sealed_in_place(mode: Mode) {
     let book = AddressBook::new(backend, &secret());
     let email = Email::parse("old@example.org").expect("email");
     let keys = ApiKeyCommands::new(backend, secret());
-    keys.register(&email, &metadata()).await.expect("registered");
+    keys.register(&email, &metadata())
+        .await
+        .expect("registered");
     let legacy_payload = r#"{"ApiKeyIssued":{"email":"old@example.org","generation":1,"key_hash":"h","key_prefix":"bsl_"}}"#;
     match backend {
         Backend::Postgres(pool) => {
@@ -112,9 +119,15 @@ async fn plaintext_events_from_before_sealing_are_sealed_in_place(mode: Mode) {
     );
     let resealed = legacy::seal_plaintext(&book).await.expect("sealed");
     assert_eq!(resealed.len(), 1);
-    assert!(payloads(backend).await.iter().all(|p| !p.contains("old@example.org")));
+    assert!(payloads(backend)
+        .await
+        .iter()
+        .all(|p| !p.contains("old@example.org")));
     assert_eq!(book.registrant(&id).await.expect("read"), Some(email));
-    assert!(legacy::seal_plaintext(&book).await.expect("again").is_empty());
+    assert!(legacy::seal_plaintext(&book)
+        .await
+        .expect("again")
+        .is_empty());
 }
 
 both_modes!(

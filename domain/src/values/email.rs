@@ -54,10 +54,7 @@ impl Email {
         if trimmed.len() > 254 {
             return refuse("the e-mail address is longer than 254 characters");
         }
-        if let Some(c) = trimmed
-            .chars()
-            .find(|c| c.is_control() || is_invisible(*c))
-        {
+        if let Some(c) = trimmed.chars().find(|c| c.is_control() || is_invisible(*c)) {
             return Err(ValueError::Email(format!(
                 "the e-mail address contains an invisible or control character (U+{:04X}); type it again instead of pasting it",
                 u32::from(c)

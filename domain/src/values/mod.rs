@@ -1,14 +1,14 @@
 //! Validated value types. Each one can only be built through its parser, so a
 //! value that exists is a value that passed the rules.
 
-mod country;
 mod address;
+mod country;
 mod email;
 mod phone;
 mod slug;
 
-pub use country::CountryCode;
 pub use address::{SealedAddress, StoredAddress};
+pub use country::CountryCode;
 pub use email::Email;
 pub use phone::Phone;
 pub use slug::Slug;
