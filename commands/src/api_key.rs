@@ -1,4 +1,4 @@
-//! Registration for free API keys.
+//! Registration for free API keys, and their revocation.
 
 use secrecy::{ExposeSecret, SecretString};
 
@@ -7,6 +7,7 @@ use domain::metadata::Metadata;
 use domain::values::Email;
 
 use crate::executor::{Committed, Executor};
+use crate::identity::AddressBook;
 use crate::secrets::{hash_secret, key_prefix, ServerSecret};
 use crate::store::Backend;
 use crate::CommandError;
@@ -20,7 +21,8 @@ pub struct Registration {
     pub api_key: SecretString,
     /// False when the address already had this key.
     pub created: bool,
-    /// Where the registration landed in the log.
+    /// Where the registration landed in the log (`events: 0` and position
+    /// 0 when the key was active already: nothing is recorded then).
     pub committed: Committed,
 }
 
@@ -28,6 +30,7 @@ pub struct Registration {
 pub struct ApiKeyCommands {
     executor: Executor<ApiKey>,
     secret: ServerSecret,
+    addresses: AddressBook,
 }
 
 impl ApiKeyCommands {
@@ -35,6 +38,7 @@ impl ApiKeyCommands {
     pub fn new(backend: &Backend, secret: ServerSecret) -> Self {
         Self {
             executor: Executor::new(backend),
+            addresses: AddressBook::new(backend, &secret),
             secret,
         }
     }
@@ -57,8 +61,25 @@ impl ApiKeyCommands {
             let state = self.executor.load(&id).await?;
             let generation = state.generation_for_registration();
             let api_key = self.secret.api_key(&normalized, generation);
+            if state.active {
+                return Ok(Registration {
+                    api_key,
+                    created: false,
+                    committed: Committed {
+                        aggregate_id: id,
+                        sequence: 0,
+                        position: 0,
+                        events: 0,
+                    },
+                });
+            }
+            let sealed = self
+                .addresses
+                .seal(email)
+                .await
+                .map_err(|e| CommandError::Infrastructure(e.to_string()))?;
             let command = ApiKeyCommand::Register(RegisterApiKey {
-                email: email.clone(),
+                email: sealed,
                 generation,
                 key_hash: hash_secret(api_key.expose_secret()),
                 key_prefix: key_prefix(api_key.expose_secret()),
@@ -81,6 +102,28 @@ impl ApiKeyCommands {
             }
         }
         Err(last_error)
+    }
+
+    /// Revokes the active key of `email`: it is refused once the `api_keys`
+    /// projection applies the revocation; registering again issues a new
+    /// key (the next generation). The event names the generation, never the
+    /// address.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] with [`ApiKeyError::NotActive`] when the
+    /// address holds no active key; infrastructure errors.
+    pub async fn revoke(
+        &self,
+        email: &Email,
+        reason: &str,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<ApiKeyError>> {
+        let command = ApiKeyCommand::Revoke {
+            reason: reason.to_owned(),
+        };
+        self.executor
+            .execute(&self.id_of(email), &command, metadata)
+            .await
     }
 
     /// The aggregate id for an address (what subjects and logs carry).

@@ -13,12 +13,15 @@
 //! - [`authority`], [`steward`], [`api_key`]: one command service per aggregate;
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
 //! - [`seed`]: the bundled dataset on first start;
-//! - [`secrets`]: tokens, keys and their hashes.
+//! - [`secrets`]: tokens, keys and their hashes;
+//! - [`identity`]: people's addresses sealed under keys of their own, the
+//!   [`identity::AddressBook`] that opens them, and erasure (`forget`).
 
 pub mod adapter;
 pub mod api_key;
 pub mod authority;
 pub mod executor;
+pub mod identity;
 pub mod relay;
 pub mod secrets;
 pub mod seed;

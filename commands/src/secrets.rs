@@ -23,12 +23,28 @@ impl ServerSecret {
     }
 
     fn mac(&self, purpose: &str, message: &str) -> String {
+        hex::encode(self.mac_bytes(purpose, message))
+    }
+
+    fn mac_bytes(&self, purpose: &str, message: &str) -> [u8; 32] {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(self.0.expose_secret().as_bytes())
             .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
         mac.update(purpose.as_bytes());
         mac.update(b"\0");
         mac.update(message.as_bytes());
-        hex::encode(mac.finalize().into_bytes())
+        mac.finalize().into_bytes().into()
+    }
+
+    /// A 256-bit key derived from the secret for one purpose (never stored):
+    /// `commands::identity` wraps the per-person data keys under one.
+    pub fn derive_key(&self, purpose: &str) -> [u8; 32] {
+        self.mac_bytes("basel derived key v1", purpose)
+    }
+
+    /// The subject id of a normalised address: the keyed digest that finds
+    /// a person's keys in `subject_keys` without revealing the address.
+    pub fn subject_id(&self, normalized_email: &str) -> String {
+        self.mac("basel subject v1", normalized_email)
     }
 
     /// The `ApiKey` aggregate id of a normalised address: keyed, so the id

@@ -7,7 +7,8 @@ use domain::steward::{Steward, StewardCommand, StewardError};
 use domain::values::{Email, Slug};
 
 use crate::executor::{Committed, Executor};
-use crate::secrets::{hash_secret, new_steward_token};
+use crate::identity::AddressBook;
+use crate::secrets::{hash_secret, new_steward_token, ServerSecret};
 use crate::store::Backend;
 use crate::CommandError;
 
@@ -24,6 +25,7 @@ pub struct Enrolment {
 /// The write side of steward administration.
 pub struct StewardCommands {
     executor: Executor<Steward>,
+    backend: Backend,
 }
 
 impl StewardCommands {
@@ -31,10 +33,13 @@ impl StewardCommands {
     pub fn new(backend: &Backend) -> Self {
         Self {
             executor: Executor::new(backend),
+            backend: backend.clone(),
         }
     }
 
-    /// Enrols a steward with a new random token, of which only the hash is recorded.
+    /// Enrols a steward with a new random token, of which only the hash is
+    /// recorded; their address is recorded sealed under their own key
+    /// (wrapped under `secret`), so it can be erased.
     ///
     /// # Errors
     /// [`CommandError::Rejected`] when the id is taken or the name is empty.
@@ -43,9 +48,14 @@ impl StewardCommands {
         id: Slug,
         name: &str,
         email: Email,
+        secret: &ServerSecret,
         metadata: &Metadata,
     ) -> Result<Enrolment, CommandError<StewardError>> {
         let token = new_steward_token();
+        let email = AddressBook::new(&self.backend, secret)
+            .seal(&email)
+            .await
+            .map_err(|e| CommandError::Infrastructure(e.to_string()))?;
         let command = StewardCommand::Enrol {
             id: id.clone(),
             name: name.to_owned(),

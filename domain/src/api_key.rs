@@ -1,16 +1,21 @@
 //! The `ApiKey` aggregate: the free API key bound to one e-mail address.
 //!
-//! Its id is a hash of the normalised address (never the address), so subjects
-//! and logs carry none. The key itself is derived at the edge (an HMAC of the
-//! address and the key's generation under the server secret) and only its
-//! hash and a short prefix for support are recorded. Registering again while
-//! a key is active returns the same key: the aggregate records that as
-//! `RegistrationRepeated` for abuse monitoring.
+//! Its id is a keyed hash of the normalised address (never the address), so
+//! subjects and logs carry none. The key itself is derived at the edge (an
+//! HMAC of the address and the key's generation under the server secret) and
+//! only its hash and a short prefix for support are recorded. The address is
+//! recorded sealed under the registrant's own key ([`SealedAddress`]), so
+//! forgetting the registrant ([`ApiKeyCommand::Forget`]) can erase it.
+//!
+//! Registering again while a key is active returns the same key and records
+//! nothing: a repeat is not a fact worth an event, and an aggregate that grew
+//! with every repeat would get slower to load with each one. (Events written
+//! before this rule may hold `RegistrationRepeated`; they still decode.)
 
 use serde::{Deserialize, Serialize};
 
 use crate::aggregate::{Aggregate, DomainEvent};
-use crate::values::Email;
+use crate::values::{SealedAddress, StoredAddress};
 
 /// A command for the `ApiKey` aggregate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,14 +27,17 @@ pub enum ApiKeyCommand {
         /// Why, for the audit trail.
         reason: String,
     },
+    /// Erase the registrant: revoke the active key, and record that the
+    /// address is forgotten (its subject key is destroyed outside the log).
+    Forget,
 }
 
 /// A registration. The edge derives the key for `generation` (see
 /// [`ApiKey::generation_for_registration`]) and sends only its hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegisterApiKey {
-    /// The registrant's address.
-    pub email: Email,
+    /// The registrant's address, sealed under their subject key.
+    pub email: SealedAddress,
     /// The generation the key was derived for.
     pub generation: u32,
     /// SHA-256 of the key, hex.
@@ -38,13 +46,18 @@ pub struct RegisterApiKey {
     pub key_prefix: String,
 }
 
+/// What the audit trail says when a key is revoked because its registrant
+/// was forgotten.
+pub const FORGOTTEN_REASON: &str = "the registrant asked to be forgotten";
+
 /// An event of the `ApiKey` aggregate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ApiKeyEvent {
     /// A key was issued.
     ApiKeyIssued {
-        /// The registrant's address.
-        email: Email,
+        /// The registrant's address: sealed (plaintext only in events
+        /// written before sealing, `event_version` 1).
+        email: StoredAddress,
         /// The key's generation (1 for the first key of an address).
         generation: u32,
         /// SHA-256 of the key, hex.
@@ -59,11 +72,16 @@ pub enum ApiKeyEvent {
         /// Why.
         reason: String,
     },
-    /// The same address registered again and got its active key back.
+    /// The same address registered again and got its active key back. No
+    /// longer recorded (see the module documentation); kept so that old
+    /// events decode.
     RegistrationRepeated {
         /// The active generation.
         generation: u32,
     },
+    /// The registrant was forgotten: the key that sealed their address is
+    /// destroyed, so no event of this aggregate reveals it any more.
+    RegistrantForgotten {},
 }
 
 impl DomainEvent for ApiKeyEvent {
@@ -72,11 +90,19 @@ impl DomainEvent for ApiKeyEvent {
             Self::ApiKeyIssued { .. } => "ApiKeyIssued",
             Self::ApiKeyRevoked { .. } => "ApiKeyRevoked",
             Self::RegistrationRepeated { .. } => "RegistrationRepeated",
+            Self::RegistrantForgotten { .. } => "RegistrantForgotten",
         }
     }
 
+    /// `ApiKeyIssued` is at version 2 since its address is sealed; version
+    /// 1 (plaintext) still decodes.
     fn event_version(&self) -> &'static str {
-        "1"
+        match self {
+            Self::ApiKeyIssued { .. } => "2",
+            Self::ApiKeyRevoked { .. }
+            | Self::RegistrationRepeated { .. }
+            | Self::RegistrantForgotten { .. } => "1",
+        }
     }
 }
 
@@ -92,19 +118,20 @@ pub enum ApiKeyError {
         /// The generation due.
         due: u32,
     },
-    /// The address does not belong to this key.
-    #[error("the address does not belong to this key")]
-    WrongAddress,
     /// There is no active key to revoke.
-    #[error("there is no active key")]
+    #[error("this address has no active key")]
     NotActive,
+    /// Nothing to forget: the address never registered, or was forgotten
+    /// and has not registered since.
+    #[error("this address holds no registration to forget")]
+    NothingToForget,
 }
 
 /// The state of one address's key.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiKey {
-    /// The address, once registered.
-    pub email: Option<Email>,
+    /// Whether the address registered and was not forgotten since.
+    pub registered: bool,
     /// The latest generation issued (0 before the first).
     pub generation: u32,
     /// Whether that generation is active.
@@ -121,6 +148,40 @@ impl ApiKey {
             self.generation + 1
         }
     }
+
+    fn register(&self, register: &RegisterApiKey) -> Result<Vec<ApiKeyEvent>, ApiKeyError> {
+        let due = self.generation_for_registration();
+        if register.generation != due {
+            return Err(ApiKeyError::StaleGeneration {
+                offered: register.generation,
+                due,
+            });
+        }
+        if self.active {
+            return Ok(vec![]);
+        }
+        Ok(vec![ApiKeyEvent::ApiKeyIssued {
+            email: StoredAddress::Sealed(register.email.clone()),
+            generation: due,
+            key_hash: register.key_hash.clone(),
+            key_prefix: register.key_prefix.clone(),
+        }])
+    }
+
+    fn forget(&self) -> Result<Vec<ApiKeyEvent>, ApiKeyError> {
+        if !self.registered {
+            return Err(ApiKeyError::NothingToForget);
+        }
+        let mut events = Vec::with_capacity(2);
+        if self.active {
+            events.push(ApiKeyEvent::ApiKeyRevoked {
+                generation: self.generation,
+                reason: FORGOTTEN_REASON.into(),
+            });
+        }
+        events.push(ApiKeyEvent::RegistrantForgotten {});
+        Ok(events)
+    }
 }
 
 impl Aggregate for ApiKey {
@@ -131,31 +192,7 @@ impl Aggregate for ApiKey {
 
     fn decide(&self, command: &ApiKeyCommand) -> Result<Vec<ApiKeyEvent>, ApiKeyError> {
         match command {
-            ApiKeyCommand::Register(register) => {
-                if self
-                    .email
-                    .as_ref()
-                    .is_some_and(|e| e.normalized() != register.email.normalized())
-                {
-                    return Err(ApiKeyError::WrongAddress);
-                }
-                let due = self.generation_for_registration();
-                if register.generation != due {
-                    return Err(ApiKeyError::StaleGeneration {
-                        offered: register.generation,
-                        due,
-                    });
-                }
-                if self.active {
-                    return Ok(vec![ApiKeyEvent::RegistrationRepeated { generation: due }]);
-                }
-                Ok(vec![ApiKeyEvent::ApiKeyIssued {
-                    email: register.email.clone(),
-                    generation: due,
-                    key_hash: register.key_hash.clone(),
-                    key_prefix: register.key_prefix.clone(),
-                }])
-            }
+            ApiKeyCommand::Register(register) => self.register(register),
             ApiKeyCommand::Revoke { reason } if self.active => {
                 Ok(vec![ApiKeyEvent::ApiKeyRevoked {
                     generation: self.generation,
@@ -163,20 +200,23 @@ impl Aggregate for ApiKey {
                 }])
             }
             ApiKeyCommand::Revoke { .. } => Err(ApiKeyError::NotActive),
+            ApiKeyCommand::Forget => self.forget(),
         }
     }
 
     fn apply(&mut self, event: ApiKeyEvent) {
         match event {
-            ApiKeyEvent::ApiKeyIssued {
-                email, generation, ..
-            } => {
-                self.email = Some(email);
+            ApiKeyEvent::ApiKeyIssued { generation, .. } => {
+                self.registered = true;
                 self.generation = generation;
                 self.active = true;
             }
             ApiKeyEvent::ApiKeyRevoked { .. } => self.active = false,
             ApiKeyEvent::RegistrationRepeated { .. } => {}
+            ApiKeyEvent::RegistrantForgotten {} => {
+                self.registered = false;
+                self.active = false;
+            }
         }
     }
 }
@@ -186,13 +226,16 @@ mod tests {
     use super::*;
     use crate::testing::given;
 
-    fn email() -> Email {
-        Email::parse("ana@example.org").expect("email")
+    fn sealed() -> SealedAddress {
+        SealedAddress {
+            key: "k1".into(),
+            sealed: "00".into(),
+        }
     }
 
     fn register(generation: u32) -> ApiKeyCommand {
         ApiKeyCommand::Register(RegisterApiKey {
-            email: email(),
+            email: sealed(),
             generation,
             key_hash: "h".into(),
             key_prefix: "bsl_ab".into(),
@@ -201,10 +244,17 @@ mod tests {
 
     fn issued(generation: u32) -> ApiKeyEvent {
         ApiKeyEvent::ApiKeyIssued {
-            email: email(),
+            email: StoredAddress::Sealed(sealed()),
             generation,
             key_hash: "h".into(),
             key_prefix: "bsl_ab".into(),
+        }
+    }
+
+    fn revoked(generation: u32, reason: &str) -> ApiKeyEvent {
+        ApiKeyEvent::ApiKeyRevoked {
+            generation,
+            reason: reason.into(),
         }
     }
 
@@ -216,10 +266,10 @@ mod tests {
     }
 
     #[test]
-    fn registering_again_returns_the_active_key_and_is_recorded() {
+    fn registering_again_returns_the_active_key_and_records_nothing() {
         given::<ApiKey>(vec![issued(1)])
             .when(register(1))
-            .then_expect(vec![ApiKeyEvent::RegistrationRepeated { generation: 1 }]);
+            .then_expect(vec![]);
     }
 
     #[test]
@@ -231,11 +281,7 @@ mod tests {
 
     #[test]
     fn after_revocation_the_next_registration_issues_a_new_generation() {
-        let revoked = ApiKeyEvent::ApiKeyRevoked {
-            generation: 1,
-            reason: "abuse".into(),
-        };
-        given::<ApiKey>(vec![issued(1), revoked])
+        given::<ApiKey>(vec![issued(1), revoked(1, "abuse")])
             .when(register(2))
             .then_expect(vec![issued(2)]);
     }
@@ -245,19 +291,59 @@ mod tests {
         given::<ApiKey>(vec![])
             .when(ApiKeyCommand::Revoke { reason: "x".into() })
             .then_refused(ApiKeyError::NotActive);
+        given::<ApiKey>(vec![issued(1)])
+            .when(ApiKeyCommand::Revoke { reason: "x".into() })
+            .then_expect(vec![revoked(1, "x")]);
     }
 
     #[test]
-    fn another_address_cannot_register_under_this_id() {
-        let other = Email::parse("bob@example.org").expect("email");
-        let command = ApiKeyCommand::Register(RegisterApiKey {
-            email: other,
-            generation: 1,
-            key_hash: "h".into(),
-            key_prefix: "p".into(),
-        });
+    fn forgetting_revokes_the_active_key_and_records_the_erasure() {
         given::<ApiKey>(vec![issued(1)])
-            .when(command)
-            .then_refused(ApiKeyError::WrongAddress);
+            .when(ApiKeyCommand::Forget)
+            .then_expect(vec![
+                revoked(1, FORGOTTEN_REASON),
+                ApiKeyEvent::RegistrantForgotten {},
+            ]);
+        given::<ApiKey>(vec![issued(1), revoked(1, "x")])
+            .when(ApiKeyCommand::Forget)
+            .then_expect(vec![ApiKeyEvent::RegistrantForgotten {}]);
+    }
+
+    #[test]
+    fn there_is_nothing_to_forget_before_a_registration_or_twice() {
+        given::<ApiKey>(vec![])
+            .when(ApiKeyCommand::Forget)
+            .then_refused(ApiKeyError::NothingToForget);
+        given::<ApiKey>(vec![
+            issued(1),
+            revoked(1, FORGOTTEN_REASON),
+            ApiKeyEvent::RegistrantForgotten {},
+        ])
+        .when(ApiKeyCommand::Forget)
+        .then_refused(ApiKeyError::NothingToForget);
+    }
+
+    #[test]
+    fn a_forgotten_address_registering_again_gets_a_new_generation() {
+        given::<ApiKey>(vec![
+            issued(1),
+            revoked(1, FORGOTTEN_REASON),
+            ApiKeyEvent::RegistrantForgotten {},
+        ])
+        .when(register(2))
+        .then_expect(vec![issued(2)]);
+    }
+
+    #[test]
+    fn a_legacy_plaintext_issue_still_decodes() {
+        let json = r#"{"ApiKeyIssued":{"email":"ana@example.org","generation":1,"key_hash":"h","key_prefix":"p"}}"#;
+        let event: ApiKeyEvent = serde_json::from_str(json).expect("v1 decodes");
+        assert!(matches!(
+            event,
+            ApiKeyEvent::ApiKeyIssued {
+                email: StoredAddress::Plain(_),
+                ..
+            }
+        ));
     }
 }

@@ -2,11 +2,14 @@
 //!
 //! Stewards authenticate with their own bearer token (never an API key). The
 //! token is generated at the edge and only its SHA-256 hash is recorded.
+//! Their address is recorded sealed under their own subject key, so that
+//! forgetting them ([`StewardCommand::Forget`]) erases it while their id and
+//! name stay in the history of the records they checked.
 
 use serde::{Deserialize, Serialize};
 
 use crate::aggregate::{Aggregate, DomainEvent};
-use crate::values::{Email, Slug};
+use crate::values::{SealedAddress, Slug, StoredAddress};
 
 /// A command for the `Steward` aggregate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,8 +20,8 @@ pub enum StewardCommand {
         id: Slug,
         /// Their name.
         name: String,
-        /// Their e-mail address (never exposed by the API).
-        email: Email,
+        /// Their e-mail address, sealed (never exposed by the API).
+        email: SealedAddress,
         /// SHA-256 of their bearer token, hex.
         token_hash: String,
     },
@@ -32,7 +35,14 @@ pub enum StewardCommand {
         /// SHA-256 of the new token, hex.
         token_hash: String,
     },
+    /// Erase the steward's address (its subject key is destroyed outside
+    /// the log) and suspend them: an operator cannot reach them any more.
+    Forget,
 }
+
+/// What the audit trail says when a steward is suspended because they were
+/// forgotten.
+pub const FORGOTTEN_REASON: &str = "the steward asked to be forgotten";
 
 /// An event of the `Steward` aggregate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,8 +53,9 @@ pub enum StewardEvent {
         id: Slug,
         /// Their name.
         name: String,
-        /// Their address.
-        email: Email,
+        /// Their address: sealed (plaintext only in events written before
+        /// sealing, `event_version` 1).
+        email: StoredAddress,
         /// SHA-256 of their token, hex.
         token_hash: String,
     },
@@ -58,6 +69,9 @@ pub enum StewardEvent {
         /// SHA-256 of the new token, hex.
         token_hash: String,
     },
+    /// The steward's address was erased (its subject key destroyed); their
+    /// id and name stay.
+    StewardForgotten {},
 }
 
 impl DomainEvent for StewardEvent {
@@ -66,11 +80,19 @@ impl DomainEvent for StewardEvent {
             Self::StewardEnrolled { .. } => "StewardEnrolled",
             Self::StewardSuspended { .. } => "StewardSuspended",
             Self::StewardTokenRotated { .. } => "StewardTokenRotated",
+            Self::StewardForgotten { .. } => "StewardForgotten",
         }
     }
 
+    /// `StewardEnrolled` is at version 2 since its address is sealed;
+    /// version 1 (plaintext) still decodes.
     fn event_version(&self) -> &'static str {
-        "1"
+        match self {
+            Self::StewardEnrolled { .. } => "2",
+            Self::StewardSuspended { .. }
+            | Self::StewardTokenRotated { .. }
+            | Self::StewardForgotten { .. } => "1",
+        }
     }
 }
 
@@ -89,6 +111,9 @@ pub enum StewardError {
     /// The name is empty or too long.
     #[error("the steward's name is required (at most 200 characters)")]
     InvalidName,
+    /// Already forgotten.
+    #[error("the steward was already forgotten")]
+    AlreadyForgotten,
 }
 
 /// The state of one steward.
@@ -100,6 +125,8 @@ pub struct Steward {
     pub name: String,
     /// Whether the steward is suspended.
     pub suspended: bool,
+    /// Whether their address was erased.
+    pub forgotten: bool,
 }
 
 impl Aggregate for Steward {
@@ -132,11 +159,24 @@ impl Aggregate for Steward {
                 Ok(vec![StewardEvent::StewardEnrolled {
                     id: id.clone(),
                     name: name.to_owned(),
-                    email: email.clone(),
+                    email: StoredAddress::Sealed(email.clone()),
                     token_hash: token_hash.clone(),
                 }])
             }
             (_, None) => Err(StewardError::NotEnrolled),
+            (StewardCommand::Forget, Some(_)) if self.forgotten => {
+                Err(StewardError::AlreadyForgotten)
+            }
+            (StewardCommand::Forget, Some(_)) => {
+                let mut events = Vec::with_capacity(2);
+                if !self.suspended {
+                    events.push(StewardEvent::StewardSuspended {
+                        reason: FORGOTTEN_REASON.into(),
+                    });
+                }
+                events.push(StewardEvent::StewardForgotten {});
+                Ok(events)
+            }
             (StewardCommand::Suspend { .. }, Some(_)) if self.suspended => {
                 Err(StewardError::AlreadySuspended)
             }
@@ -161,6 +201,7 @@ impl Aggregate for Steward {
             }
             StewardEvent::StewardSuspended { .. } => self.suspended = true,
             StewardEvent::StewardTokenRotated { .. } => {}
+            StewardEvent::StewardForgotten {} => self.forgotten = true,
         }
     }
 }
@@ -174,8 +215,15 @@ mod tests {
         StewardCommand::Enrol {
             id: Slug::parse("ana").expect("slug"),
             name: name.into(),
-            email: Email::parse("ana@example.org").expect("email"),
+            email: sealed(),
             token_hash: "h".into(),
+        }
+    }
+
+    fn sealed() -> SealedAddress {
+        SealedAddress {
+            key: "k1".into(),
+            sealed: "00".into(),
         }
     }
 
@@ -183,9 +231,27 @@ mod tests {
         StewardEvent::StewardEnrolled {
             id: Slug::parse("ana").expect("slug"),
             name: "Ana".into(),
-            email: Email::parse("ana@example.org").expect("email"),
+            email: StoredAddress::Sealed(sealed()),
             token_hash: "h".into(),
         }
+    }
+
+    #[test]
+    fn forgetting_a_steward_suspends_them_once_and_records_the_erasure() {
+        given::<Steward>(vec![enrolled()])
+            .when(StewardCommand::Forget)
+            .then_expect(vec![
+                StewardEvent::StewardSuspended {
+                    reason: FORGOTTEN_REASON.into(),
+                },
+                StewardEvent::StewardForgotten {},
+            ]);
+        given::<Steward>(vec![enrolled(), StewardEvent::StewardForgotten {}])
+            .when(StewardCommand::Forget)
+            .then_refused(StewardError::AlreadyForgotten);
+        given::<Steward>(vec![])
+            .when(StewardCommand::Forget)
+            .then_refused(StewardError::NotEnrolled);
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub fn fold(
                 }
             }
         }
-        ApiKeyEvent::RegistrationRepeated { .. } => {}
+        ApiKeyEvent::RegistrationRepeated { .. } | ApiKeyEvent::RegistrantForgotten {} => {}
     }
     Ok(true)
 }
@@ -161,4 +161,25 @@ pub async fn is_active(db: &ReadDb, key_hash: &str) -> Result<bool, ProjectionEr
             .fetch_optional(db)
             .await?;
     Ok(status.as_deref() == Some("active"))
+}
+
+/// The active key of the address whose aggregate id is `key_id`: its
+/// generation and hash. One indexed read whatever the address's history, so
+/// a repeat registration is answered in constant time.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn active_key(
+    db: &ReadDb,
+    key_id: &str,
+) -> Result<Option<(i64, String)>, ProjectionError> {
+    let row = sqlx::query(
+        "SELECT generation, key_hash FROM api_keys WHERE key_id = $1 AND status = 'active' \
+         ORDER BY generation DESC LIMIT 1",
+    )
+    .bind(key_id)
+    .fetch_optional(db)
+    .await?;
+    row.map(|r| Ok((r.try_get("generation")?, r.try_get("key_hash")?)))
+        .transpose()
 }

@@ -28,7 +28,7 @@ use crate::runner::Projector;
 use crate::{api_keys, directory, ProjectionError, ReadDb};
 
 /// How often the watcher looks at the checkpoints when not woken.
-const POLL: Duration = Duration::from_millis(250);
+pub const POLL: Duration = Duration::from_millis(250);
 
 /// The largest number of entries of each kind (a full cache is cleared).
 const MAX_ENTRIES: usize = 10_000;

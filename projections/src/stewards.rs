@@ -78,6 +78,7 @@ pub fn fold(
             token_hash,
             ..current.clone()
         },
+        (StewardEvent::StewardForgotten {}, Some(current)) => current.clone(),
         (_, None) => return Err(event.undecodable("a change to a steward never enrolled".into())),
     };
     next.version = event.sequence;

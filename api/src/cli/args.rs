@@ -65,6 +65,15 @@ pub enum Command {
     /// Administer data stewards.
     #[command(subcommand)]
     Steward(StewardCommand),
+    /// Administer API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Erase a person (registrant or steward): destroy the key their address
+    /// is sealed under, revoke their API key, suspend them as a steward.
+    Forget {
+        /// Their e-mail address.
+        email: String,
+    },
     /// Bulk-load directory records from a JSON or CSV file (through commands).
     Import(ImportSettings),
     /// Dump the directory as JSON or CSV to stdout (from the read side).
@@ -114,6 +123,20 @@ pub enum StewardCommand {
         id: String,
         /// Why (kept in the audit trail).
         #[arg(long, default_value = "suspended by an operator")]
+        reason: String,
+    },
+}
+
+/// `basel key …`.
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Revoke the API key of an address: refused at once by REST and MCP;
+    /// registering again issues a new key.
+    Revoke {
+        /// The address the key was registered with.
+        email: String,
+        /// Why (kept in the audit trail; do not put the address here).
+        #[arg(long, default_value = "revoked by an operator")]
         reason: String,
     },
 }

@@ -2,6 +2,7 @@
 //! reads through projections, exactly like the HTTP edges.
 
 pub mod args;
+pub mod identity;
 pub mod log;
 pub mod report;
 pub mod steward;
@@ -12,7 +13,7 @@ use domain::metadata::{Actor, Metadata};
 
 use crate::node::runtime::Runtime;
 use crate::node::settings::{Role, ServeSettings};
-use args::{Cli, Command, StewardCommand};
+use args::{Cli, Command, KeyCommand, StewardCommand};
 
 /// Metadata for a command issued from the command line.
 pub fn cli_metadata(actor: Actor) -> Metadata {
@@ -43,6 +44,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Steward(StewardCommand::Suspend { id, reason }) => {
             steward::suspend(&Runtime::open(&cli.store).await?, &id, &reason, &mut stdout).await
+        }
+        Command::Key(KeyCommand::Revoke { email, reason }) => {
+            identity::revoke(
+                &Runtime::open(&cli.store).await?,
+                &email,
+                &reason,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Forget { email } => {
+            identity::forget(&Runtime::open(&cli.store).await?, &email, &mut stdout).await
         }
         Command::Import(settings) => {
             let rows = transfer::read(&settings.file, settings.format)?;

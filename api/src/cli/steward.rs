@@ -30,7 +30,13 @@ pub async fn enrol(
             .map_err(|_| anyhow!("--name: cannot make an id from {name:?}; pass --id"))?,
     };
     let enrolment = StewardCommands::new(&runtime.backend)
-        .enrol(id, name, email, &cli_metadata(Actor::Admin))
+        .enrol(
+            id,
+            name,
+            email,
+            &runtime.secret,
+            &cli_metadata(Actor::Admin),
+        )
         .await
         .map_err(|e| anyhow!("cannot enrol the steward: {e}"))?;
     runtime.wake.notify_one();

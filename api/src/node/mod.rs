@@ -200,7 +200,8 @@ async fn start_rest(
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
-    );
+    )
+    .with_register_rate(settings.register_rate);
     state.mcp_url = mcp_url;
     state.public_url = Some(
         settings

@@ -86,6 +86,7 @@ impl Runtime {
             .await
             .context("cannot prepare the projections")?;
         let secret = ServerSecret::new(load_secret(settings)?);
+        seal_legacy_addresses(&backend, &secret, settings.nats_url.is_some()).await?;
         let log = match &settings.nats_url {
             Some(url) => {
                 let settings = LogSettings {
@@ -144,6 +145,27 @@ impl Runtime {
             .await
             .context("projections could not catch up with the log")
     }
+}
+
+/// Seals the plaintext addresses of events written before sealing
+/// (`commands::identity::legacy`), once; afterwards this is one cheap read.
+async fn seal_legacy_addresses(
+    backend: &Backend,
+    secret: &ServerSecret,
+    server_mode: bool,
+) -> anyhow::Result<()> {
+    let book = commands::identity::AddressBook::new(backend, secret);
+    let resealed = commands::identity::legacy::seal_plaintext(&book)
+        .await
+        .context("cannot seal the addresses of old events")?;
+    let published = resealed.iter().filter(|r| r.published).count();
+    if server_mode && published > 0 {
+        tracing::warn!(
+            events = published,
+            "events sealed in the store had been published with plaintext addresses; the JetStream stream still holds those messages (see README, \"Erasure\")"
+        );
+    }
+    Ok(())
 }
 
 fn absolute(path: &Path) -> anyhow::Result<std::path::PathBuf> {

@@ -105,6 +105,11 @@ pub struct ServeSettings {
     /// page; default: `http://` and the MCP listen address.
     #[arg(long, env = "BASEL_MCP_PUBLIC_URL", value_parser = crate::node::public::parse_public_url)]
     pub mcp_public_url: Option<String>,
+    /// New API-key registrations per client address: `RATE[/BURST]` per
+    /// hour (e.g. `20/10`: bursts of 10, then 20 an hour). Repeats of an
+    /// address that holds a key are not counted.
+    #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
+    pub register_rate: crate::rest::register_limit::RegisterRate,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -134,6 +139,7 @@ impl Default for ServeSettings {
             ops_listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
             public_url: None,
             mcp_public_url: None,
+            register_rate: crate::rest::register_limit::RegisterRate::default(),
         }
     }
 }

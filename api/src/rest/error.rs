@@ -55,6 +55,12 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 422: the body parsed, but fields are invalid.
     Invalid(Vec<FieldProblem>),
+    /// 429: this client made too many new registrations; `Retry-After`
+    /// says when the next one can succeed.
+    TooManyRegistrations {
+        /// Whole seconds until the next registration from this client.
+        retry_after_secs: u64,
+    },
     /// 503: the store is unreachable; the cause is logged.
     Unavailable(String),
     /// 500: a defect; the cause is logged.
@@ -81,6 +87,14 @@ impl IntoResponse for ApiError {
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static("Bearer realm=\"basel stewards\""),
                 );
+                response
+            }
+            Self::TooManyRegistrations { retry_after_secs } => {
+                let (status, body) = self.parts();
+                let mut response = (status, Json(body)).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
                 response
             }
             other => {
@@ -173,6 +187,14 @@ impl ApiError {
                 value.errors = Some(problems);
                 (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
+            Self::TooManyRegistrations { retry_after_secs } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                body(
+                    "too many registrations",
+                    "rate_limited",
+                    &format!("this client registered too many new addresses; retry in {retry_after_secs} s"),
+                ),
+            ),
             Self::Unavailable(cause) => {
                 tracing::error!(error = %cause, "store unavailable");
                 (

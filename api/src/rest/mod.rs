@@ -30,6 +30,7 @@ pub mod ops;
 pub mod page;
 pub mod params;
 pub mod register;
+pub mod register_limit;
 pub mod shipments;
 pub mod state;
 pub mod write;
@@ -234,7 +235,9 @@ pub async fn run(
     let listener = listener.tap_io(|socket| {
         let _ = socket.set_nodelay(true);
     });
-    axum::serve(listener, router(state))
+    // The peer address reaches handlers (the registration limit is per client).
+    let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
 }

@@ -88,6 +88,8 @@ classifier through the REST API (<code>X-API-Key</code> header) and the MCP serv
 <form method=\"post\" action=\"/register\" novalidate>\
 <label for=\"email\">E-mail address</label>\
 <p id=\"email-hint\">We bind the key to this address. Registering the same address again shows the same key.</p>\
+<p><strong>Please note:</strong> this service shows the key on this page, so anyone who knows an address can \
+retrieve its key here. Deployments that deliver keys by e-mail close that gap.</p>\
 {error_html}\
 <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required maxlength=\"254\" \
 value=\"{value}\" aria-describedby=\"{described}\"{invalid}>\

@@ -6,14 +6,22 @@
 //! - `POST /register` with a JSON body `{"email"}`: `{api_key, email, created}`.
 //!
 //! Registering the same address again (case and surrounding spaces ignored)
-//! returns the same key with `created: false`. The answer waits (bounded)
-//! until the key table holds the key, so it works on the very next request.
-//! The key is never logged.
+//! returns the same key with `created: false`, answered from the `api_keys`
+//! projection (one indexed read, nothing recorded), so repeats cost the same
+//! however many there were. New registrations are limited per client
+//! ([`crate::rest::register_limit`]; 429 with `Retry-After`). The answer
+//! waits (bounded) until the key table holds the key, so it works on the
+//! very next request. The key is never logged.
+//!
+//! In page mode (the key shown in the answer) whoever knows an address can
+//! retrieve its key: that is the product's documented trade-off, closed by
+//! delivering keys by e-mail instead.
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -22,6 +30,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
 use commands::api_key::ApiKeyCommands;
+use commands::secrets::hash_secret;
 use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::Email;
@@ -70,9 +79,14 @@ pub async fn form() -> Response {
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
         (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
+        (status = 429, description = "Too many new registrations from this client; `Retry-After` gives the seconds to wait", body = crate::rest::openapi::Error),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn register(State(state): State<Shared>, request: Request) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
     let is_form = request
         .headers()
         .get(CONTENT_TYPE)
@@ -82,16 +96,16 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
                 .starts_with("application/x-www-form-urlencoded")
         });
     if is_form {
-        register_form(state, request).await
+        register_form(state, request, peer).await
     } else {
         match JsonBody::from_request(request, &state).await {
-            Ok(body) => register_json(State(state), body).await.into_response(),
+            Ok(body) => register_json(&state, body, peer).await.into_response(),
             Err(error) => error.into_response(),
         }
     }
 }
 
-async fn register_form(state: Shared, request: Request) -> Response {
+async fn register_form(state: Shared, request: Request, peer: Option<IpAddr>) -> Response {
     let base = crate::rest::home::base_url(&state, request.headers());
     let bytes = match Bytes::from_request(request, &state).await {
         Ok(bytes) => bytes,
@@ -101,16 +115,16 @@ async fn register_form(state: Shared, request: Request) -> Response {
     let raw = params.take("email").ok().flatten().unwrap_or_default();
     let email = match Email::parse(&raw) {
         Ok(email) => email,
-        Err(_) => {
+        Err(error) => {
             let message = if raw.trim().is_empty() {
-                "Enter your e-mail address."
+                "Enter your e-mail address.".to_owned()
             } else {
-                "That is not an e-mail address we can use; write it like name@example.org."
+                sentence(&error.to_string())
             };
-            return page::register_form(Some(&raw), Some(message));
+            return page::register_form(Some(&raw), Some(&message));
         }
     };
-    match issue(&state, email).await {
+    match issue(&state, email, peer).await {
         Ok(issued) => page::key_page(&issued, &base),
         Err(error) => error.into_response(),
     }
@@ -122,10 +136,11 @@ async fn register_form(state: Shared, request: Request) -> Response {
 /// 422 for a missing or invalid e-mail; 409 when concurrent registrations of
 /// the same address kept racing; 503 when the store fails.
 pub async fn register_json(
-    State(state): State<Shared>,
+    state: &AppState,
     JsonBody(body): JsonBody,
+    peer: Option<IpAddr>,
 ) -> Result<Json<RegisterAnswer>, ApiError> {
-    let issued = issue(&state, parse(&body)?).await?;
+    let issued = issue(state, parse(&body)?, peer).await?;
     Ok(Json(RegisterAnswer {
         api_key: issued.api_key.expose_secret().to_owned(),
         email: issued.email.as_str().to_owned(),
@@ -152,11 +167,57 @@ pub fn parse(body: &Value) -> Result<Email, ApiError> {
     email.ok_or_else(|| ApiError::invalid("email", "is required"))
 }
 
-/// Issues (or re-issues) the key of `email` and waits until it works.
+/// A refusal as the page shows it: one sentence, capitalised, with its stop.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
+}
+
+/// The active key of `email`, from the `api_keys` projection: `None` when
+/// there is none (or the stored hash is not the key the secret derives,
+/// which only a changed secret can cause; the command path decides then).
 ///
 /// # Errors
-/// 409 when registrations kept racing; 503 when the store fails.
-pub async fn issue(state: &AppState, email: Email) -> Result<Issued, ApiError> {
+/// 503 when the read table cannot be read.
+async fn active_key(state: &AppState, email: &Email) -> Result<Option<SecretString>, ApiError> {
+    let wiring = &state.wiring;
+    let id = wiring.secret.api_key_id(&email.normalized());
+    let active = projections::api_keys::active_key(state.read_db(), &id)
+        .await
+        .map_err(|e| ApiError::Unavailable(e.to_string()))?;
+    Ok(active.and_then(|(generation, key_hash)| {
+        let generation = u32::try_from(generation).ok()?;
+        let key = wiring.secret.api_key(&email.normalized(), generation);
+        (hash_secret(key.expose_secret()) == key_hash).then_some(key)
+    }))
+}
+
+/// Issues (or re-issues) the key of `email` and waits until it works. An
+/// active key is answered from the projection without recording anything;
+/// a new one spends a token of `peer`'s registration bucket first.
+///
+/// # Errors
+/// 429 past the client's limit of new registrations; 409 when
+/// registrations kept racing; 503 when the store fails.
+pub async fn issue(
+    state: &AppState,
+    email: Email,
+    peer: Option<IpAddr>,
+) -> Result<Issued, ApiError> {
+    if let Some(api_key) = active_key(state, &email).await? {
+        return Ok(Issued {
+            api_key,
+            email,
+            created: false,
+        });
+    }
+    let client = peer.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+    if let Err(wait) = state.registrations.try_register(client) {
+        return Err(ApiError::TooManyRegistrations {
+            retry_after_secs: wait.as_secs() + 1,
+        });
+    }
     let wiring = &state.wiring;
     let metadata = Metadata {
         recorded_at: Utc::now(),
@@ -173,6 +234,13 @@ pub async fn issue(state: &AppState, email: Email) -> Result<Issued, ApiError> {
             CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
             CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
         })?;
+    if registration.committed.events == 0 {
+        return Ok(Issued {
+            api_key: registration.api_key,
+            email,
+            created: registration.created,
+        });
+    }
     state.committed();
     let position = registration.committed.position;
     if !wiring

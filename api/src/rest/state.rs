@@ -14,6 +14,7 @@ use projections::runner::Projector;
 use projections::ReadDb;
 
 use crate::rest::metrics::RequestMetrics;
+use crate::rest::register_limit::{RegisterRate, RegistrationLimit};
 use projections::cache::ReadCache;
 
 /// The state as handlers get it: one allocation shared by every request
@@ -56,6 +57,8 @@ pub struct AppState {
     /// The absolute URL of the MCP server, for the landing page
     /// (`BASEL_MCP_PUBLIC_URL`, or derived from its listen address).
     pub mcp_url: Option<String>,
+    /// New registrations per client (`BASEL_REGISTER_RATE`).
+    pub registrations: RegistrationLimit,
 }
 
 impl AppState {
@@ -76,7 +79,15 @@ impl AppState {
             requests: RequestMetrics::default(),
             public_url: None,
             mcp_url: None,
+            registrations: RegistrationLimit::new(RegisterRate::default()),
         }
+    }
+
+    /// The same state with another limit on new registrations per client.
+    #[must_use]
+    pub fn with_register_rate(mut self, rate: RegisterRate) -> Self {
+        self.registrations = RegistrationLimit::new(rate);
+        self
     }
 
     /// The read tables.

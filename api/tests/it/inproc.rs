@@ -220,6 +220,7 @@ impl App {
                 Slug::parse(id).expect("slug"),
                 &format!("Steward {id}"),
                 Email::parse(&format!("{id}@stewards.example.org")).expect("email"),
+                &self.runtime.secret,
                 &admin(),
             )
             .await

@@ -9,6 +9,7 @@ mod cli;
 mod cli_errors;
 mod faults;
 mod first_hour;
+mod identity;
 mod inproc;
 mod mcp;
 mod process;

@@ -66,7 +66,10 @@ pub async fn open_pool(data_dir: &Path) -> Result<SqlitePool, StoreError> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .busy_timeout(BUSY_TIMEOUT)
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Freed content is zeroed, so an erased address leaves no bytes
+        // behind in free pages (`commands::identity::erase`).
+        .pragma("secure_delete", "ON");
     SqlitePoolOptions::new()
         .acquire_timeout(BUSY_TIMEOUT)
         .connect_with(options)

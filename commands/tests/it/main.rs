@@ -1,6 +1,7 @@
 //! The one integration-test binary of the `commands` crate.
 
 mod authority;
+mod identity;
 mod relay;
 mod store_contract;
 mod support;

@@ -1,11 +1,13 @@
 //! Validated value types. Each one can only be built through its parser, so a
 //! value that exists is a value that passed the rules.
 
+mod address;
 mod country;
 mod email;
 mod phone;
 mod slug;
 
+pub use address::{SealedAddress, StoredAddress};
 pub use country::CountryCode;
 pub use email::Email;
 pub use phone::Phone;
@@ -17,8 +19,9 @@ pub enum ValueError {
     /// Not two ASCII letters.
     #[error("country code must be two letters (ISO 3166-1 alpha-2), got {0:?}")]
     CountryCode(String),
-    /// Not a plausible e-mail address.
-    #[error("e-mail address is not valid: {0:?}")]
+    /// Not a usable e-mail address; the text is one sentence (without a
+    /// final full stop) saying which rule was broken, never the input itself.
+    #[error("{0}")]
     Email(String),
     /// Not an international phone number with hyphens.
     #[error("phone must be in international format with hyphens, like +41-22-917-8218, got {0:?}")]
