@@ -265,7 +265,11 @@ mod tests {
     use super::*;
 
     fn read(s: &str) -> Vec<Measure> {
-        measures(&super::super::normalize::tokenize(s, &FastMap::default()))
+        measures(&super::super::normalize::tokenize(
+            s,
+            &FastMap::default(),
+            &super::super::vocab::Vocab::default(),
+        ))
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::normalize::Token;
+use super::vocab::{Vocab, UNKNOWN};
 
 /// The Fx hash (rustc's): one multiply-rotate per word of input.
 #[derive(Default, Clone, Copy)]
@@ -65,22 +66,30 @@ pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>
 
 const NONE: u32 = u32::MAX;
 
-/// Where each token text occurs in a description.
+/// Where each token occurs in a description, by vocabulary id.
+///
+/// Words the vocabulary does not know are found by scanning the tokens
+/// (same answers, slower); every word the classifier asks for is interned
+/// when the knowledge base is built, so that path is a fallback.
 pub struct TokenIndex<'a> {
     tokens: &'a [Token],
-    first: FastMap<&'a str, u32>,
+    vocab: &'a Vocab,
+    first: FastMap<u32, u32>,
     next: Vec<u32>,
 }
 
 impl<'a> TokenIndex<'a> {
     /// Indexes `tokens`.
-    pub fn new(tokens: &'a [Token]) -> Self {
-        let mut first: FastMap<&str, u32> = FastMap::default();
+    pub fn new(tokens: &'a [Token], vocab: &'a Vocab) -> Self {
+        let mut first: FastMap<u32, u32> = FastMap::default();
         first.reserve(tokens.len());
         let mut next = vec![NONE; tokens.len()];
         for (i, t) in tokens.iter().enumerate().rev() {
+            if t.id == UNKNOWN {
+                continue;
+            }
             let i = u32::try_from(i).unwrap_or(NONE);
-            if let Some(prev) = first.insert(t.text.as_str(), i) {
+            if let Some(prev) = first.insert(t.id, i) {
                 if let Some(slot) = next.get_mut(i as usize) {
                     *slot = prev;
                 }
@@ -88,14 +97,15 @@ impl<'a> TokenIndex<'a> {
         }
         Self {
             tokens,
+            vocab,
             first,
             next,
         }
     }
 
-    /// Positions of `word`, in order.
-    pub fn positions(&self, word: &str) -> impl Iterator<Item = usize> + '_ {
-        let mut at = self.first.get(word).copied().unwrap_or(NONE);
+    /// Positions of the word with id `id`, in order.
+    fn positions_of(&self, id: u32) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.first.get(&id).copied().unwrap_or(NONE);
         std::iter::from_fn(move || {
             if at == NONE {
                 return None;
@@ -106,20 +116,32 @@ impl<'a> TokenIndex<'a> {
         })
     }
 
-    /// Whether `word` occurs.
-    pub fn has(&self, word: &str) -> bool {
-        self.first.contains_key(word)
+    /// Positions of `word`, in order.
+    pub fn positions<'w>(&'w self, word: &'w str) -> impl Iterator<Item = usize> + 'w {
+        let id = self.vocab.id(word);
+        let known = (id != UNKNOWN).then(|| self.positions_of(id));
+        let scanned = (id == UNKNOWN).then(|| {
+            self.tokens
+                .iter()
+                .enumerate()
+                .filter(move |(_, t)| t.text == word)
+                .map(|(i, _)| i)
+        });
+        known
+            .into_iter()
+            .flatten()
+            .chain(scanned.into_iter().flatten())
     }
 
-    /// Start positions where the token sequence `phrase` occurs.
-    pub fn phrase_at<'p>(&'p self, phrase: &'p [String]) -> impl Iterator<Item = usize> + 'p {
-        let head = phrase.first().map_or("", String::as_str);
-        self.positions(head).filter(move |&p| {
+    /// Start positions where the words with ids `phrase` occur in sequence.
+    pub fn phrase_at<'p>(&'p self, phrase: &'p [u32]) -> impl Iterator<Item = usize> + 'p {
+        let head = phrase.first().copied().unwrap_or(UNKNOWN);
+        self.positions_of(head).filter(move |&p| {
             phrase
                 .iter()
                 .enumerate()
                 .skip(1)
-                .all(|(k, w)| self.tokens.get(p + k).is_some_and(|t| t.text == *w))
+                .all(|(k, w)| self.tokens.get(p + k).is_some_and(|t| t.id == *w))
         })
     }
 
@@ -143,20 +165,14 @@ impl<'a> TokenIndex<'a> {
     /// Whether the words of `phrase` (separated by single spaces) occur in
     /// sequence.
     pub fn has_words(&self, phrase: &str) -> bool {
-        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-        self.positions(head).any(|p| {
-            rest.split(' ')
-                .filter(|w| !w.is_empty())
-                .enumerate()
-                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
-        })
+        self.words_at(phrase).next().is_some()
     }
 
-    /// Whether the token sequence `phrase` occurs.
-    pub fn has_phrase(&self, phrase: &[String]) -> bool {
+    /// Whether the words with ids `phrase` occur in sequence.
+    pub fn has_phrase(&self, phrase: &[u32]) -> bool {
         match phrase.len() {
             0 => false,
-            1 => self.has(&phrase[0]),
+            1 => self.first.contains_key(&phrase[0]),
             _ => self.phrase_at(phrase).next().is_some(),
         }
     }

@@ -12,6 +12,7 @@ use super::lexicon::Lexicon;
 use super::matcher::Matcher;
 use super::normalize::phrase_tokens;
 use super::scope::Scopes;
+use super::vocab::Vocab;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
@@ -25,6 +26,8 @@ pub struct KnowledgeBase {
     pub lexicon: Lexicon,
     /// Entry scopes: exclusions and exceptions as data.
     pub scopes: Scopes,
+    /// Every curated word, interned.
+    pub vocab: Vocab,
     relations: FastMap<String, usize>,
     mirror_of: FastMap<String, usize>,
 }
@@ -40,14 +43,24 @@ impl KnowledgeBase {
         let mut curated = Curated::bundled()?;
         validate(&annexes, &curated)?;
         let sp = curated.spellings.clone();
+        let mut vocab = Vocab::default();
         for t in &mut curated.terms {
-            t.ctx_tokens = t.ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
-            t.not_ctx_tokens = t.not_ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+            let mut ids = |c: &String| vocab.intern_all(&phrase_tokens(c, &sp));
+            t.ctx_tokens = t.ctx.iter().map(&mut ids).collect();
+            t.not_ctx_tokens = t.not_ctx.iter().map(&mut ids).collect();
         }
-        let matcher = Matcher::new(&curated);
-        let lexicon =
-            Lexicon::bundled(matcher.vocabulary(), matcher.bigrams(), &curated.spellings)?;
-        let scopes = Scopes::bundled(&curated.spellings)?;
+        let matcher = Matcher::new(&curated, &mut vocab);
+        let lexicon = Lexicon::bundled(
+            matcher.vocabulary(),
+            matcher.bigrams(),
+            &curated.spellings,
+            &mut vocab,
+        )?;
+        let scopes = Scopes::bundled(&curated.spellings, &mut vocab)?;
+        // The words the warnings look for, so that their look-ups are by id.
+        for w in super::signals::words() {
+            vocab.intern(w);
+        }
         for code in scopes.codes() {
             if annexes.in_force(code).is_none_or(|c| c.code != code) {
                 return Err(KnowledgeBaseError::UnknownCode {
@@ -74,6 +87,7 @@ impl KnowledgeBase {
             matcher,
             lexicon,
             scopes,
+            vocab,
             relations,
             mirror_of,
         })

@@ -15,6 +15,7 @@ use super::fast::{FastMap, FastSet};
 
 use super::curated::Curated;
 use super::normalize::{phrase_tokens, Token, CLAUSE, NO_BREAK};
+use super::vocab::Vocab;
 
 /// What a phrase means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +59,10 @@ pub struct Hit {
 
 struct Phrase {
     tokens: Vec<String>,
-    /// The tokens without glue words, for out-of-order matching.
-    content: Vec<String>,
+    /// `tokens` as vocabulary ids.
+    ids: Vec<u32>,
+    /// The ids of the tokens without glue words, for out-of-order matching.
+    content: Vec<u32>,
     kind: Kind,
     text: String,
 }
@@ -82,9 +85,10 @@ struct Heads {
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    /// Keyed by word: one look-up per token serves both kinds of match.
-    heads: FastMap<String, Heads>,
-    stops: Vec<String>,
+    /// Keyed by word id: one look-up per token serves both kinds of match.
+    heads: FastMap<u32, Heads>,
+    /// Ids of the words that stop a negation.
+    stops: Vec<u32>,
 }
 
 /// Words skipped when a term is matched out of order.
@@ -136,7 +140,7 @@ fn is_glue(w: &str) -> bool {
 
 impl Matcher {
     /// Compiles every curated phrase with the same normalisation as descriptions.
-    pub fn new(curated: &Curated) -> Self {
+    pub fn new(curated: &Curated, vocab: &mut Vocab) -> Self {
         let sp = &curated.spellings;
         let q = &curated.qualifiers;
         let mut raw: Vec<(&str, Kind)> = Vec::new();
@@ -161,9 +165,16 @@ impl Matcher {
             .into_iter()
             .map(|(text, kind)| {
                 let tokens = phrase_tokens(text, sp);
-                let content = tokens.iter().filter(|w| !is_glue(w)).cloned().collect();
+                let ids = vocab.intern_all(&tokens);
+                let content = tokens
+                    .iter()
+                    .zip(&ids)
+                    .filter(|(w, _)| !is_glue(w))
+                    .map(|(_, id)| *id)
+                    .collect();
                 Phrase {
                     tokens,
+                    ids,
                     content,
                     kind,
                     text: text.to_owned(),
@@ -171,24 +182,25 @@ impl Matcher {
             })
             .filter(|p| !p.tokens.is_empty())
             .collect();
-        let mut by_first: FastMap<String, Vec<usize>> = FastMap::default();
+        let mut by_first: FastMap<u32, Vec<usize>> = FastMap::default();
         for (i, p) in phrases.iter().enumerate() {
-            by_first.entry(p.tokens[0].clone()).or_default().push(i);
+            by_first.entry(p.ids[0]).or_default().push(i);
         }
         for ids in by_first.values_mut() {
             ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
         }
-        let mut heads: FastMap<String, Heads> = FastMap::default();
+        let mut heads: FastMap<u32, Heads> = FastMap::default();
         for (word, ids) in by_first {
             heads.entry(word).or_default().first = ids;
         }
         for (word, ids) in rare_index(&phrases) {
-            heads.entry(word).or_default().rare = ids;
+            heads.entry(vocab.intern(&word)).or_default().rare = ids;
         }
         let stops = q
             .negation_stops
             .iter()
             .flat_map(|s| phrase_tokens(s, sp))
+            .map(|w| vocab.intern(&w))
             .collect();
         Self {
             phrases,
@@ -225,7 +237,7 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.text)).collect();
+        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.id)).collect();
         // (start, end, phrase, in order)
         let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
@@ -305,11 +317,11 @@ impl Matcher {
                     hi += 1;
                 }
                 let window = &tokens[lo..hi];
-                let all = content.iter().all(|w| window.iter().any(|t| t.text == *w));
+                let all = content.iter().all(|w| window.iter().any(|t| t.id == *w));
                 if !all {
                     continue;
                 }
-                let is_used = |k: &usize| content.iter().any(|w| tokens[*k].text == *w);
+                let is_used = |k: &usize| content.contains(&tokens[*k].id);
                 let (Some(s), Some(e)) = ((lo..hi).find(is_used), (lo..hi).rev().find(is_used))
                 else {
                     continue;
@@ -329,8 +341,8 @@ impl Matcher {
         end: usize,
         id: usize,
     ) -> impl Iterator<Item = usize> + 's {
-        let p = &self.phrases[id].tokens;
-        (start..end).filter(move |&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
+        let content = &self.phrases[id].content;
+        (start..end).filter(move |&k| content.contains(&tokens[k].id))
     }
 
     /// Which tokens a negation reaches: true for every token inside the
@@ -365,11 +377,11 @@ impl Matcher {
 
     fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
         head.first.iter().copied().find(|&id| {
-            let p = &self.phrases[id].tokens;
+            let p = &self.phrases[id].ids;
             pos + p.len() <= tokens.len()
                 && p.iter().enumerate().all(|(k, t)| {
                     let tok = &tokens[pos + k];
-                    tok.text == *t && (k == 0 || tok.break_before == NO_BREAK)
+                    tok.id == *t && (k == 0 || tok.break_before == NO_BREAK)
                 })
         })
     }
@@ -443,7 +455,7 @@ impl Matcher {
         (from..limit)
             .find(|&j| {
                 (j > from && tokens[j].break_before >= CLAUSE)
-                    || self.stops.contains(&tokens[j].text)
+                    || self.stops.contains(&tokens[j].id)
             })
             .unwrap_or(limit)
     }

@@ -64,6 +64,7 @@ mod rules;
 mod scope;
 mod signals;
 mod thresholds;
+mod vocab;
 
 pub use annexes::{CodeInfo, CodeStatus};
 pub use countries::Standing;
@@ -111,10 +112,11 @@ impl Classifier {
         origin: Option<&CountryCode>,
         destination: Option<&CountryCode>,
     ) -> Classification {
-        let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
-        let reading = self.kb.lexicon.read(tokens, description);
+        let vocab = &self.kb.vocab;
+        let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
+        let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
-        let index = fast::TokenIndex::new(&tokens);
+        let index = fast::TokenIndex::new(&tokens, vocab);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens));

@@ -8,12 +8,16 @@
 
 use super::fast::FastMap;
 use super::fold_table::FOLD;
+use super::vocab::Vocab;
 
 /// One normalised word of a description.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
     /// The folded word.
     pub text: String,
+    /// The word's id in the knowledge base's vocabulary
+    /// ([`super::vocab::UNKNOWN`] when the curated data never uses it).
+    pub id: u32,
     /// What precedes it: [`NO_BREAK`], [`COMMA`] or [`CLAUSE`] (`. ; : ! ?`
     /// or a line break). Brackets do not break: "chromium(VI)" is one phrase.
     pub break_before: u8,
@@ -69,11 +73,13 @@ pub fn fold_char(ch: char, out: &mut String) {
 /// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
 /// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
 /// are tokens of their own, so amounts can be read.
-pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
+/// Each token's `id` is its word's id in `vocab`.
+pub fn tokenize(text: &str, spellings: &FastMap<String, String>, vocab: &Vocab) -> Vec<Token> {
     let mut out = Words {
         tokens: Vec::with_capacity(text.len() / 5 + 1),
         pending_break: NO_BREAK,
         spellings,
+        vocab,
     };
     let mut word = String::with_capacity(24);
     let mut start = 0;
@@ -187,6 +193,7 @@ struct Words<'s> {
     tokens: Vec<Token>,
     pending_break: u8,
     spellings: &'s FastMap<String, String>,
+    vocab: &'s Vocab,
 }
 
 impl Words<'_> {
@@ -198,6 +205,7 @@ impl Words<'_> {
         let mut text = std::mem::replace(word, String::with_capacity(24));
         fold_in_place(&mut text, self.spellings);
         self.tokens.push(Token {
+            id: self.vocab.id(&text),
             text,
             break_before: std::mem::take(&mut self.pending_break),
             span: (start, end),
@@ -266,7 +274,7 @@ fn singular(word: &mut String) {
 
 /// Normalises a curated phrase into its token texts.
 pub fn phrase_tokens(phrase: &str, spellings: &FastMap<String, String>) -> Vec<String> {
-    tokenize(phrase, spellings)
+    tokenize(phrase, spellings, &Vocab::default())
         .into_iter()
         .map(|t| t.text)
         .collect()
@@ -290,16 +298,16 @@ mod tests {
     #[test]
     fn reading_stops_after_max_chars_even_inside_a_word_or_number() {
         let long = format!("ab{}", "C".repeat(MAX_CHARS + 10));
-        let t = tokenize(&long, &FastMap::default());
+        let t = tokenize(&long, &FastMap::default(), &Vocab::default());
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].text, "ab".to_owned() + &"c".repeat(MAX_CHARS - 2));
         assert_eq!(t[0].span, (0, MAX_CHARS));
         // The decimal point is the last character read: no digit follows it.
         let number = format!("{}.5", "1".repeat(MAX_CHARS - 1));
-        let t = tokenize(&number, &FastMap::default());
+        let t = tokenize(&number, &FastMap::default(), &Vocab::default());
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].text, "1".repeat(MAX_CHARS - 1));
-        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default());
+        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default(), &Vocab::default());
         let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
         assert_eq!(t[0].span, (0, "Été".len()));
@@ -307,7 +315,7 @@ mod tests {
 
     #[test]
     fn clause_punctuation_marks_the_next_token() {
-        let t = tokenize("free of lead, mercury", &FastMap::default());
+        let t = tokenize("free of lead, mercury", &FastMap::default(), &Vocab::default());
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
     }

@@ -88,6 +88,15 @@ const UNRESOLVED: [&str; 9] = [
     "varies",
 ];
 
+/// Every word the warning lists look for (interned with the knowledge base).
+pub fn words() -> impl Iterator<Item = &'static str> {
+    [&REUSE[..], &NOT_WASTE[..], &SHIP[..], &WHOLE[..], &UNRESOLVED[..]]
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p.split(' '))
+        .chain(["from", "by", "during"])
+}
+
 fn present(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
     list.iter()
         .filter(|p| index.has_words(p))
