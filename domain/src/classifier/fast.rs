@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::normalize::Token;
-use super::vocab::{Vocab, UNKNOWN};
+use super::vocab::UNKNOWN;
 
 /// The Fx hash (rustc's): one multiply-rotate per word of input.
 #[derive(Default, Clone, Copy)]
@@ -66,21 +66,19 @@ pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>
 
 const NONE: u32 = u32::MAX;
 
-/// Where each token occurs in a description, by vocabulary id.
-///
-/// Words the vocabulary does not know are found by scanning the tokens
-/// (same answers, slower); every word the classifier asks for is interned
-/// when the knowledge base is built, so that path is a fallback.
+/// Where each token occurs in a description, by vocabulary id. Every
+/// phrase the classifier looks for is interned when the knowledge base is
+/// built, so ids answer every question; tokens of unknown words are not
+/// indexed (no curated phrase contains them).
 pub struct TokenIndex<'a> {
     tokens: &'a [Token],
-    vocab: &'a Vocab,
     first: FastMap<u32, u32>,
     next: Vec<u32>,
 }
 
 impl<'a> TokenIndex<'a> {
     /// Indexes `tokens`.
-    pub fn new(tokens: &'a [Token], vocab: &'a Vocab) -> Self {
+    pub fn new(tokens: &'a [Token]) -> Self {
         let mut first: FastMap<u32, u32> = FastMap::default();
         first.reserve(tokens.len());
         let mut next = vec![NONE; tokens.len()];
@@ -97,7 +95,6 @@ impl<'a> TokenIndex<'a> {
         }
         Self {
             tokens,
-            vocab,
             first,
             next,
         }
@@ -116,23 +113,6 @@ impl<'a> TokenIndex<'a> {
         })
     }
 
-    /// Positions of `word`, in order.
-    pub fn positions<'w>(&'w self, word: &'w str) -> impl Iterator<Item = usize> + 'w {
-        let id = self.vocab.id(word);
-        let known = (id != UNKNOWN).then(|| self.positions_of(id));
-        let scanned = (id == UNKNOWN).then(|| {
-            self.tokens
-                .iter()
-                .enumerate()
-                .filter(move |(_, t)| t.text == word)
-                .map(|(i, _)| i)
-        });
-        known
-            .into_iter()
-            .flatten()
-            .chain(scanned.into_iter().flatten())
-    }
-
     /// Start positions where the words with ids `phrase` occur in sequence.
     pub fn phrase_at<'p>(&'p self, phrase: &'p [u32]) -> impl Iterator<Item = usize> + 'p {
         let head = phrase.first().copied().unwrap_or(UNKNOWN);
@@ -145,27 +125,9 @@ impl<'a> TokenIndex<'a> {
         })
     }
 
-    /// Start positions where the words of `phrase` (separated by single
-    /// spaces) occur in sequence.
-    pub fn words_at<'p>(&'p self, phrase: &'p str) -> impl Iterator<Item = usize> + 'p {
-        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-        self.positions(head).filter(move |&p| {
-            rest.split(' ')
-                .filter(|w| !w.is_empty())
-                .enumerate()
-                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
-        })
-    }
-
     /// The token at `i`, if any.
     pub fn token(&self, i: usize) -> Option<&Token> {
         self.tokens.get(i)
-    }
-
-    /// Whether the words of `phrase` (separated by single spaces) occur in
-    /// sequence.
-    pub fn has_words(&self, phrase: &str) -> bool {
-        self.words_at(phrase).next().is_some()
     }
 
     /// Whether the words with ids `phrase` occur in sequence.

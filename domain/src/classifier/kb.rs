@@ -28,6 +28,8 @@ pub struct KnowledgeBase {
     pub scopes: Scopes,
     /// Every curated word, interned.
     pub vocab: Vocab,
+    /// The phrases the warnings look for.
+    pub warning_lists: super::signals::Lists,
     relations: FastMap<String, usize>,
     mirror_of: FastMap<String, usize>,
 }
@@ -57,10 +59,7 @@ impl KnowledgeBase {
             &mut vocab,
         )?;
         let scopes = Scopes::bundled(&curated.spellings, &mut vocab)?;
-        // The words the warnings look for, so that their look-ups are by id.
-        for w in super::signals::words() {
-            vocab.intern(w);
-        }
+        let warning_lists = super::signals::Lists::new(&mut vocab);
         for code in scopes.codes() {
             if annexes.in_force(code).is_none_or(|c| c.code != code) {
                 return Err(KnowledgeBaseError::UnknownCode {
@@ -88,6 +87,7 @@ impl KnowledgeBase {
             lexicon,
             scopes,
             vocab,
+            warning_lists,
             relations,
             mirror_of,
         })

@@ -116,7 +116,7 @@ impl Classifier {
         let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
         let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
-        let index = fast::TokenIndex::new(&tokens, vocab);
+        let index = fast::TokenIndex::new(&tokens);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens));
@@ -133,7 +133,7 @@ impl Classifier {
         } else {
             reading.unknown_words as f64 / reading.words as f64
         };
-        let found = signals::read(&index, description, unknown_share);
+        let found = signals::read(&index, &self.kb.warning_lists, description, unknown_share);
         advice::add(&mut out, &found, &reading.corrections);
         out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {
