@@ -15,16 +15,19 @@ use super::kb::KnowledgeBase;
 const UNMIRRORED_GREEN_UNDER_HAZARD: f64 = 0.45;
 
 /// Applies the mirror groups and the hazard penalty.
-pub fn apply(kb: &KnowledgeBase, ev: &mut Evidence) {
-    let mut seen = Vec::new();
-    let codes: Vec<String> = ev.candidates.keys().cloned().collect();
-    for code in codes {
-        if let Some((i, _)) = kb.mirror(&code) {
-            if !seen.contains(&i) {
-                seen.push(i);
-                resolve_group(kb, ev, i);
+pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
+    // The groups in the order their first member comes in the candidates
+    // as they are now (resolving a group changes the candidates).
+    let mut groups: Vec<usize> = Vec::new();
+    for code in ev.candidates.keys() {
+        if let Some((i, _)) = kb.mirror(code) {
+            if !groups.contains(&i) {
+                groups.push(i);
             }
         }
+    }
+    for i in groups {
+        resolve_group(kb, ev, i);
     }
     if ev.state() == HazardState::Hazard {
         let words = ev.hazard.join(", ");
@@ -39,7 +42,7 @@ pub fn apply(kb: &KnowledgeBase, ev: &mut Evidence) {
     }
 }
 
-fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
+fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize) {
     let Some(m) = kb.curated.mirrors.get(group) else {
         return;
     };
@@ -99,11 +102,11 @@ fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
     {
         ev.warnings.push(assumption(m, target));
     }
-    ev.candidates.insert(target.to_owned(), merged);
+    ev.candidates.insert(target, merged);
 }
 
 fn choose<'a>(
-    ev: &Evidence,
+    ev: &Evidence<'_>,
     m: &'a super::curated::Mirror,
     present: &[&'a str],
 ) -> (Option<&'a str>, String) {

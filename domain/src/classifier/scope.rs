@@ -121,15 +121,15 @@ impl Scopes {
     }
 
     /// Applies the scopes to the candidates (see the module doc).
-    pub fn apply(&self, ev: &mut Evidence, index: &TokenIndex<'_>, negated: &[bool]) {
+    pub fn apply<'a>(&'a self, ev: &mut Evidence<'a>, index: &TokenIndex<'_>, negated: &[bool]) {
         for e in &self.entries {
-            if !ev.candidates.contains_key(&e.code) {
+            if !ev.candidates.contains_key(e.code.as_str()) {
                 continue;
             }
             let Some(rule) = e.rules.iter().find(|r| r.applies(index, negated)) else {
                 continue;
             };
-            let Some(mut cand) = ev.candidates.remove(&e.code) else {
+            let Some(mut cand) = ev.candidates.remove(e.code.as_str()) else {
                 continue;
             };
             if rule.then.is_empty() {
@@ -141,7 +141,7 @@ impl Scopes {
             }
             cand.criteria
                 .push(format!("{} → {}: {}", e.code, rule.then, rule.why));
-            let target = ev.candidates.entry(rule.then.clone()).or_default();
+            let target = ev.candidates.entry(rule.then.as_str()).or_default();
             if target.factor == 0.0 {
                 target.factor = 1.0;
             }

@@ -116,9 +116,9 @@ fn ph(ev: &mut Evidence, m: &Measure) {
         add(ev, "A4090", &term, 0.8, m, &text);
         ev.hazard.push(term.clone());
         ev.h.push(Extra {
-            code: "H8".to_owned(),
+            code: "H8",
             weight: 0.9,
-            term,
+            term: std::borrow::Cow::Owned(term),
         });
         return;
     }
@@ -126,7 +126,7 @@ fn ph(ev: &mut Evidence, m: &Measure) {
         let text = format!("pH {} is above 2 and below 11.5 (B2120)", trim(v));
         let words: Vec<String> = acid.terms.iter().map(|t| t.0.clone()).collect();
         ev.hazard.retain(|h| !words.contains(h));
-        let cand = ev.candidates.entry("B2120".to_owned()).or_default();
+        let cand = ev.candidates.entry("B2120").or_default();
         merge(cand, acid);
         cand.criteria.push(text);
         ev.clean.push(format!("pH {}", trim(v)));
@@ -183,8 +183,15 @@ fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
     }
 }
 
-fn add(ev: &mut Evidence, code: &str, term: &str, weight: f64, m: &Measure, criterion: &str) {
-    let c = ev.candidates.entry(code.to_owned()).or_default();
+fn add(
+    ev: &mut Evidence<'_>,
+    code: &'static str,
+    term: &str,
+    weight: f64,
+    m: &Measure,
+    criterion: &str,
+) {
+    let c = ev.candidates.entry(code).or_default();
     c.add(term, weight);
     c.spans.push(m.span);
     c.criteria.push(criterion.to_owned());
