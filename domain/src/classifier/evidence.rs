@@ -266,7 +266,7 @@ fn term<'a>(
 
 fn named_codes<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, tokens: &[Token]) {
     for t in tokens {
-        let s = t.text.as_str();
+        let s = t.word();
         let looks = s.len() >= 2
             && s.len() <= 5
             && matches!(s.as_bytes()[0], b'a' | b'b' | b'y')

@@ -71,14 +71,14 @@ const NONE: u32 = u32::MAX;
 /// built, so ids answer every question; tokens of unknown words are not
 /// indexed (no curated phrase contains them).
 pub struct TokenIndex<'a> {
-    tokens: &'a [Token],
+    tokens: &'a [Token<'a>],
     first: FastMap<u32, u32>,
     next: Vec<u32>,
 }
 
 impl<'a> TokenIndex<'a> {
     /// Indexes `tokens`.
-    pub fn new(tokens: &'a [Token]) -> Self {
+    pub fn new(tokens: &'a [Token<'a>]) -> Self {
         let mut first: FastMap<u32, u32> = FastMap::default();
         first.reserve(tokens.len());
         let mut next = vec![NONE; tokens.len()];
@@ -126,7 +126,7 @@ impl<'a> TokenIndex<'a> {
     }
 
     /// The token at `i`, if any.
-    pub fn token(&self, i: usize) -> Option<&Token> {
+    pub fn token(&self, i: usize) -> Option<&Token<'a>> {
         self.tokens.get(i)
     }
 

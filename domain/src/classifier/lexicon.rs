@@ -11,6 +11,7 @@
 //! are folded the same way (case, diacritics, light plural), so "Baterías"
 //! and "bateria" meet.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::fast::{FastMap, FastSet};
@@ -79,9 +80,9 @@ pub struct Lexicon {
 }
 
 /// A description read into English tokens, with the languages seen.
-pub struct Reading {
+pub struct Reading<'k> {
     /// The tokens, in English where the lexicon knew the word.
-    pub tokens: Vec<Token>,
+    pub tokens: Vec<Token<'k>>,
     /// Names of the other languages whose words were read (e.g. "Spanish").
     pub languages: Vec<String>,
     /// Words (original spelling) that were corrected, with the correction.
@@ -175,7 +176,12 @@ impl Lexicon {
     }
 
     /// Reads `tokens` into English (see the module doc).
-    pub fn read(&self, mut tokens: Vec<Token>, original: &str, vocab: &Vocab) -> Reading {
+    pub fn read<'k>(
+        &'k self,
+        mut tokens: Vec<Token<'k>>,
+        original: &str,
+        vocab: &'k Vocab,
+    ) -> Reading<'k> {
         let (heads, english) = self.look_up(&tokens);
         let counts = self.language_counts(&tokens, &heads, original);
         let english_count = english.iter().filter(|e| **e).count();
@@ -218,13 +224,21 @@ impl Lexicon {
                 let mut first = true;
                 for dst in parts {
                     let brk = if first { tok.break_before } else { NO_BREAK };
-                    push_reading(&mut out, &dst.words, &dst.ids, brk, tok.span);
+                    for (k, (w, id)) in dst.words.into_iter().zip(dst.ids).enumerate() {
+                        out.push(Token {
+                            id,
+                            text: Cow::Owned(w),
+                            break_before: if k == 0 { brk } else { NO_BREAK },
+                            span: tok.span,
+                            origin: Origin::Translated,
+                        });
+                    }
                     first = false;
                 }
                 i += 1;
                 continue;
             }
-            let prev = out.last().map(|t: &Token| t.text.as_str());
+            let prev = out.last().map(|t: &Token<'_>| t.word());
             if let Some(fixed) = self.correct_cached(&tokens, i, prev, &mut memo) {
                 let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
                 corrections.push((written.to_owned(), fixed.clone()));
@@ -270,12 +284,18 @@ impl Lexicon {
 
     /// `tok` corrected to `fixed`, read through the lexicon when `fixed` is
     /// a foreign word.
-    fn push_corrected(&self, out: &mut Vec<Token>, tok: &Token, fixed: String, vocab: &Vocab) {
+    fn push_corrected<'k>(
+        &'k self,
+        out: &mut Vec<Token<'k>>,
+        tok: &Token<'k>,
+        fixed: String,
+        vocab: &Vocab,
+    ) {
         let id = vocab.id(&fixed);
         let entry = self.single(id);
         let t = Token {
             id,
-            text: fixed,
+            text: Cow::Owned(fixed),
             break_before: tok.break_before,
             span: tok.span,
             origin: Origin::Corrected,
@@ -339,7 +359,7 @@ impl Lexicon {
         }
         let marker = |k: usize| {
             tokens.get(k).is_some_and(|p| {
-                matches!(p.text.as_str(), "hs" | "hts" | "cn" | "code" | "heading")
+                matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading")
             })
         };
         if !(marker(i - 1) || (i >= 2 && marker(i - 2))) {
@@ -371,7 +391,7 @@ impl Lexicon {
         prev: Option<&str>,
         memo: &mut Memo,
     ) -> Option<String> {
-        let word = tokens.get(i)?.text.as_str();
+        let word = tokens.get(i)?.word();
         if !memo.enabled || word.chars().count() < 5 {
             return self.correct(tokens, i, prev);
         }
@@ -406,7 +426,7 @@ impl Lexicon {
     /// own; a four-letter word only where the correction forms a curated
     /// pair with a neighbour ("leed acid" → "lead acid").
     fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
-        let word = tokens.get(i)?.text.as_str();
+        let word = tokens.get(i)?.word();
         if word.chars().count() >= 5 {
             return self.speller.correct(word);
         }
@@ -536,7 +556,7 @@ struct Memo {
 }
 
 /// Moves token `i` out (its text; the rest is copied).
-fn take(tokens: &mut [Token], i: usize) -> Token {
+fn take<'k>(tokens: &mut [Token<'k>], i: usize) -> Token<'k> {
     let t = &mut tokens[i];
     Token {
         text: std::mem::take(&mut t.text),
@@ -556,11 +576,18 @@ fn matches_at(tokens: &[Token], i: usize, src: &[u32]) -> bool {
         })
 }
 
-fn push_reading(out: &mut Vec<Token>, dst: &[String], ids: &[u32], brk: u8, span: (usize, usize)) {
+/// The English words `dst` (the knowledge base's copies) as tokens.
+fn push_reading<'k>(
+    out: &mut Vec<Token<'k>>,
+    dst: &'k [String],
+    ids: &[u32],
+    brk: u8,
+    span: (usize, usize),
+) {
     for (k, w) in dst.iter().enumerate() {
         out.push(Token {
             id: ids.get(k).copied().unwrap_or(UNKNOWN),
-            text: w.clone(),
+            text: Cow::Borrowed(w.as_str()),
             break_before: if k == 0 { brk } else { NO_BREAK },
             span,
             origin: Origin::Translated,

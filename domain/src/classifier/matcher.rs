@@ -336,7 +336,7 @@ impl Matcher {
 
     fn used_positions<'s>(
         &'s self,
-        tokens: &'s [Token],
+        tokens: &'s [Token<'_>],
         start: usize,
         end: usize,
         id: usize,
@@ -425,7 +425,7 @@ impl Matcher {
                             continue;
                         }
                         let gap: Vec<&str> = (hits[k].end..edge)
-                            .filter_map(|j| tokens.get(j).map(|t| t.text.as_str()))
+                            .filter_map(|j| tokens.get(j).map(|t| t.word()))
                             .collect();
                         let conj = !gap.is_empty()
                             && gap.iter().all(|w| matches!(*w, "and" | "or" | "nor"));
@@ -465,7 +465,7 @@ impl Matcher {
         match tokens.get(hit.end) {
             None => true,
             Some(next) => {
-                next.break_before != NO_BREAK || !matches!(next.text.as_str(), "from" | "of")
+                next.break_before != NO_BREAK || !matches!(next.word(), "from" | "of")
             }
         }
     }

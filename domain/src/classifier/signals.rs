@@ -144,7 +144,7 @@ fn present_not_source(index: &TokenIndex<'_>, list: &[(&'static str, Vec<u32>)])
                 !(at.saturating_sub(4)..at).any(|k| {
                     index
                         .token(k)
-                        .is_some_and(|t| matches!(t.text.as_str(), "from" | "by" | "during"))
+                        .is_some_and(|t| matches!(t.word(), "from" | "by" | "during"))
                 })
             })
         })

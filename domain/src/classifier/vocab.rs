@@ -43,6 +43,11 @@ impl Vocab {
         self.ids.get(word).copied().unwrap_or(UNKNOWN)
     }
 
+    /// The id of `word` and the vocabulary's copy of it, if known.
+    pub fn get(&self, word: &str) -> Option<(u32, &str)> {
+        self.ids.get_key_value(word).map(|(w, id)| (*id, w.as_str()))
+    }
+
     /// How many words there are (ids are `0..len`).
     pub fn len(&self) -> usize {
         self.len as usize
@@ -62,6 +67,8 @@ mod tests {
         assert_eq!(v.intern("lead"), lead);
         assert_eq!(v.id("lead"), lead);
         assert_eq!(v.id("leed"), UNKNOWN);
+        assert_eq!(v.get("acid"), Some((acid, "acid")));
+        assert_eq!(v.get("leed"), None);
         assert_eq!(v.len(), 2);
         assert_eq!(v.intern_all(&["acid".to_owned(), "lead".to_owned()]), [acid, lead]);
     }
