@@ -73,13 +73,65 @@ type Candidate = (usize, usize, usize, bool);
 /// The order candidates are taken in: longest first, in order first, leftmost.
 type SortKey = (std::cmp::Reverse<usize>, bool, usize);
 
-/// What a word can begin: the phrases it starts (longest first) and the
-/// multi-word terms whose rarest content word it is, for matching them in
-/// another word order ("cable of copper insulated").
-#[derive(Default)]
+/// What a word can begin: the phrases it starts (its node in the [`Trie`])
+/// and the multi-word terms whose rarest content word it is, for matching
+/// them in another word order ("cable of copper insulated").
 struct Heads {
-    first: Vec<usize>,
+    node: u32,
     rare: Vec<usize>,
+}
+
+impl Default for Heads {
+    fn default() -> Self {
+        Self {
+            node: NO_NODE,
+            rare: Vec::new(),
+        }
+    }
+}
+
+/// No trie node / no phrase.
+const NO_NODE: u32 = u32::MAX;
+
+/// The phrases as a trie over word ids (node 0 is the root), so that the
+/// longest phrase at a position is found by walking the tokens once instead
+/// of trying every phrase that starts with the word.
+#[derive(Default)]
+struct Trie {
+    /// (node, word id) → child node.
+    edges: FastMap<(u32, u32), u32>,
+    /// Per node: the phrase that ends there ([`NO_NODE`]: none). Of phrases
+    /// with the same words, the first in curated order.
+    ends: Vec<u32>,
+}
+
+impl Trie {
+    fn new(phrases: &[Phrase]) -> Self {
+        let mut edges: FastMap<(u32, u32), u32> = FastMap::default();
+        let mut ends = vec![NO_NODE];
+        for (i, p) in phrases.iter().enumerate() {
+            let mut node = 0;
+            for &w in &p.ids {
+                node = *edges.entry((node, w)).or_insert_with(|| {
+                    ends.push(NO_NODE);
+                    u32::try_from(ends.len() - 1).unwrap_or(NO_NODE)
+                });
+            }
+            if let Some(end) = ends.get_mut(node as usize) {
+                if *end == NO_NODE {
+                    *end = u32::try_from(i).unwrap_or(NO_NODE);
+                }
+            }
+        }
+        Self { edges, ends }
+    }
+
+    fn end(&self, node: u32) -> Option<usize> {
+        self.ends
+            .get(node as usize)
+            .filter(|e| **e != NO_NODE)
+            .map(|e| *e as usize)
+    }
 }
 
 /// The compiled phrase table.
@@ -87,6 +139,7 @@ pub struct Matcher {
     phrases: Vec<Phrase>,
     /// Keyed by word id: one look-up per token serves both kinds of match.
     heads: FastMap<u32, Heads>,
+    trie: Trie,
     /// Ids of the words that stop a negation.
     stops: Vec<u32>,
 }
@@ -182,16 +235,12 @@ impl Matcher {
             })
             .filter(|p| !p.tokens.is_empty())
             .collect();
-        let mut by_first: FastMap<u32, Vec<usize>> = FastMap::default();
-        for (i, p) in phrases.iter().enumerate() {
-            by_first.entry(p.ids[0]).or_default().push(i);
-        }
-        for ids in by_first.values_mut() {
-            ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
-        }
+        let trie = Trie::new(&phrases);
         let mut heads: FastMap<u32, Heads> = FastMap::default();
-        for (word, ids) in by_first {
-            heads.entry(word).or_default().first = ids;
+        for (&(node, word), &child) in &trie.edges {
+            if node == 0 {
+                heads.entry(word).or_default().node = child;
+            }
         }
         for (word, ids) in rare_index(&phrases) {
             heads.entry(vocab.intern(&word)).or_default().rare = ids;
@@ -205,6 +254,7 @@ impl Matcher {
         Self {
             phrases,
             heads,
+            trie,
             stops,
         }
     }
@@ -246,18 +296,25 @@ impl Matcher {
             })
             .collect();
         self.unordered(tokens, &heads, &mut candidates);
-        // Keys computed once; a stable sort keeps the order of equal keys.
-        let mut keyed: Vec<(SortKey, Candidate)> = candidates
-            .into_iter()
-            .map(|c @ (pos, _, id, ordered)| {
+        // Keys computed once, with the candidate's index last: equal keys
+        // keep their order (as a stable sort would) and the sort moves
+        // small items.
+        let mut keyed: Vec<(SortKey, u32)> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, &(pos, _, id, ordered))| {
                 let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
-                ((std::cmp::Reverse(len), !ordered, pos), c)
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                ((std::cmp::Reverse(len), !ordered, pos), i)
             })
             .collect();
-        keyed.sort_by_key(|&(key, _)| key);
+        keyed.sort_unstable();
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (_, (pos, end, id, ordered)) in keyed {
+        for &(_, i) in &keyed {
+            let Some(&(pos, end, id, ordered)) = candidates.get(i as usize) else {
+                continue;
+            };
             let free = if ordered {
                 taken[pos..end].iter().all(|&t| !t)
             } else {
@@ -375,15 +432,27 @@ impl Matcher {
         out
     }
 
+    /// The longest phrase starting at `pos` (whose word is `head`) that
+    /// spans no break; of phrases with the same words, the first curated.
     fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
-        head.first.iter().copied().find(|&id| {
-            let p = &self.phrases[id].ids;
-            pos + p.len() <= tokens.len()
-                && p.iter().enumerate().all(|(k, t)| {
-                    let tok = &tokens[pos + k];
-                    tok.id == *t && (k == 0 || tok.break_before == NO_BREAK)
-                })
-        })
+        let mut node = head.node;
+        if node == NO_NODE {
+            return None;
+        }
+        let mut best = self.trie.end(node);
+        for tok in tokens.iter().skip(pos + 1) {
+            if tok.break_before != NO_BREAK {
+                break;
+            }
+            match self.trie.edges.get(&(node, tok.id)) {
+                Some(&child) => node = child,
+                None => break,
+            }
+            if let Some(end) = self.trie.end(node) {
+                best = Some(end);
+            }
+        }
+        best
     }
 
     fn negate(&self, tokens: &[Token], hits: &mut [Hit]) {
