@@ -93,18 +93,18 @@ pub struct Evidence<'a> {
     /// Candidates keyed by code (sorted, so results are deterministic).
     pub candidates: BTreeMap<&'a str, Candidate>,
     /// Hazard signals (the words).
-    pub hazard: Vec<String>,
+    pub hazard: Vec<Cow<'a, str>>,
     /// Hazardous constituent terms (of entries outside any mirror group) with
     /// their weights: they support the A member of a mirror group they flip.
-    pub hazard_terms: Vec<(String, f64)>,
+    pub hazard_terms: Vec<(Cow<'a, str>, f64)>,
     /// Clean / non-hazardous signals.
-    pub clean: Vec<String>,
+    pub clean: Vec<Cow<'a, str>>,
     /// Mixed / unsorted signals.
-    pub mixed: Vec<String>,
+    pub mixed: Vec<Cow<'a, str>>,
     /// Sorted / single-material signals.
-    pub sorted: Vec<String>,
+    pub sorted: Vec<Cow<'a, str>>,
     /// Recovery signals.
-    pub recycling: Vec<String>,
+    pub recycling: Vec<Cow<'a, str>>,
     /// Y-codes brought by terms.
     pub y: Vec<Extra<'a>>,
     /// H-codes brought by terms and hazard words.
@@ -182,10 +182,10 @@ pub fn gather<'a>(
             Kind::Introducer(hazard) => {
                 contaminants_from = Some(hit.end);
                 if hazard && !hit.negated {
-                    ev.hazard.push(text.to_owned());
+                    ev.hazard.push(Cow::Borrowed(text));
                 }
             }
-            Kind::Hazard if hit.negated => ev.clean.push(format!("not {text}")),
+            Kind::Hazard if hit.negated => ev.clean.push(Cow::Owned(format!("not {text}"))),
             Kind::Hazard => {
                 if let Some(h) = kb.curated.qualifiers.h_words.get(text) {
                     ev.h.push(Extra {
@@ -194,14 +194,14 @@ pub fn gather<'a>(
                         term: Cow::Borrowed(text),
                     });
                 }
-                ev.hazard.push(text.to_owned());
+                ev.hazard.push(Cow::Borrowed(text));
             }
-            Kind::Clean if hit.negated => ev.hazard.push(format!("not {text}")),
-            Kind::Clean => ev.clean.push(text.to_owned()),
-            Kind::Mixed if hit.negated => ev.sorted.push(format!("not {text}")),
-            Kind::Mixed => ev.mixed.push(text.to_owned()),
-            Kind::Sorted => ev.sorted.push(text.to_owned()),
-            Kind::Recycling => ev.recycling.push(text.to_owned()),
+            Kind::Clean if hit.negated => ev.hazard.push(Cow::Owned(format!("not {text}"))),
+            Kind::Clean => ev.clean.push(Cow::Borrowed(text)),
+            Kind::Mixed if hit.negated => ev.sorted.push(Cow::Owned(format!("not {text}"))),
+            Kind::Mixed => ev.mixed.push(Cow::Borrowed(text)),
+            Kind::Sorted => ev.sorted.push(Cow::Borrowed(text)),
+            Kind::Recycling => ev.recycling.push(Cow::Borrowed(text)),
             Kind::NegateBefore | Kind::NegateAfter => {}
         }
     }
@@ -231,7 +231,7 @@ fn term<'a>(
     }
     if hit.negated {
         if entry.hazard || entry.code.starts_with('A') {
-            ev.clean.push(format!("no {text}"));
+            ev.clean.push(Cow::Owned(format!("no {text}")));
         }
         return;
     }
@@ -241,9 +241,9 @@ fn term<'a>(
         entry.w
     };
     if entry.hazard {
-        ev.hazard.push(text.to_owned());
+        ev.hazard.push(Cow::Borrowed(text));
         if entry.constituent && kb.mirror(&entry.code).is_none() {
-            ev.hazard_terms.push((text.to_owned(), weight));
+            ev.hazard_terms.push((Cow::Borrowed(text), weight));
         }
     }
     for (list, codes) in [

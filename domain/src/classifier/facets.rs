@@ -135,7 +135,9 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
             i += 1;
             continue;
         };
-        let mut subjects = vec![first];
+        // Up to four subjects ("Pb, Cd and Hg n.d."), on the stack.
+        let mut subjects = [first; 4];
+        let mut count = 1;
         loop {
             while j < tokens.len()
                 && FILLER.contains(&tokens[j].word())
@@ -146,8 +148,9 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
             }
             let joined = matches!(tokens.get(j).map(|t| t.word()), Some("and" | "or"));
             match subject(tokens, j + usize::from(joined)) {
-                Some((s, next)) if subjects.len() < 4 => {
-                    subjects.push(s);
+                Some((s, next)) if count < 4 => {
+                    subjects[count] = s;
+                    count += 1;
                     j = next;
                 }
                 _ => break,
@@ -156,7 +159,7 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
         last = Some((first, i));
         match amount(tokens, j, first) {
             Some((m, next)) => {
-                for s in subjects {
+                for &s in &subjects[..count] {
                     push(
                         &mut out,
                         tokens,

@@ -503,11 +503,31 @@ impl Lexicon {
         if word.len() < 7 || word.len() > 40 || !word.is_ascii() {
             return None;
         }
-        let mut parts = Vec::new();
-        self.split_from(word, &mut parts, vocab).then_some(parts)
+        let mut parts: Vec<Part<'_, '_>> = Vec::with_capacity(4);
+        if !self.split_from(word, &mut parts, vocab) {
+            return None;
+        }
+        let owned = parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Entry(w) => w.clone(),
+                Part::English(head, id) => Words {
+                    words: vec![head.to_owned()],
+                    ids: vec![id],
+                },
+            })
+            .collect();
+        Some(owned)
     }
 
-    fn split_from(&self, rest: &str, parts: &mut Vec<Words>, vocab: &Vocab) -> bool {
+    /// Splits `rest` into parts after `parts` (see [`Self::split_compound`]);
+    /// parts borrow the lexicon or the word until a split is found.
+    fn split_from<'s, 'w>(
+        &'s self,
+        rest: &'w str,
+        parts: &mut Vec<Part<'s, 'w>>,
+        vocab: &Vocab,
+    ) -> bool {
         if rest.is_empty() {
             return parts.len() >= 2;
         }
@@ -520,11 +540,8 @@ impl Lexicon {
             };
             let id = vocab.id(head);
             let reading = match self.single(id) {
-                Some(e) => e.dst.clone(),
-                None if cut >= 4 && self.is_english(id) => Words {
-                    words: vec![head.to_owned()],
-                    ids: vec![id],
-                },
+                Some(e) => Part::Entry(&e.dst),
+                None if cut >= 4 && self.is_english(id) => Part::English(head, id),
                 None => continue,
             };
             let tail = &rest[cut..];
@@ -532,7 +549,7 @@ impl Lexicon {
                 let Some(t) = tail.strip_prefix(link) else {
                     continue;
                 };
-                parts.push(reading.clone());
+                parts.push(reading);
                 if self.split_from(t, parts, vocab) {
                     return true;
                 }
@@ -541,6 +558,14 @@ impl Lexicon {
         }
         false
     }
+}
+
+/// One part of a compound being split: a lexicon entry's reading or an
+/// English word of the compound itself (with its vocabulary id).
+#[derive(Clone, Copy)]
+enum Part<'s, 'w> {
+    Entry(&'s Words),
+    English(&'w str, u32),
 }
 
 /// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
