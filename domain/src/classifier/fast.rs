@@ -64,6 +64,69 @@ pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A `HashSet` with [`FxHasher`].
 pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
+/// Longest string kept inline in a [`ShortKey`], in bytes.
+const SHORT: usize = 23;
+
+/// A string of up to [`SHORT`] bytes stored inline (zero-padded, its length
+/// in the last byte): a look-up hashes and compares three machine words and
+/// reads no memory outside the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ShortKey([u8; SHORT + 1]);
+
+impl ShortKey {
+    fn new(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() > SHORT {
+            return None;
+        }
+        let mut k = [0u8; SHORT + 1];
+        k[..b.len()].copy_from_slice(b);
+        k[SHORT] = u8::try_from(b.len()).unwrap_or(0);
+        Some(Self(k))
+    }
+}
+
+/// A map keyed by strings, with short keys (words, codes) stored inline:
+/// same answers as a `HashMap<String, V>`, without following a pointer to
+/// compare each key.
+#[derive(Debug, Clone)]
+pub struct StrMap<V> {
+    short: FastMap<ShortKey, V>,
+    long: FastMap<String, V>,
+}
+
+impl<V> Default for StrMap<V> {
+    fn default() -> Self {
+        Self {
+            short: FastMap::default(),
+            long: FastMap::default(),
+        }
+    }
+}
+
+impl<V> StrMap<V> {
+    /// Inserts `value` under `key` (replacing any value there).
+    pub fn insert(&mut self, key: &str, value: V) {
+        match ShortKey::new(key) {
+            Some(k) => self.short.insert(k, value),
+            None => self.long.insert(key.to_owned(), value),
+        };
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&V> {
+        match ShortKey::new(key) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(key),
+        }
+    }
+
+    /// Every value (unordered).
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.short.values().chain(self.long.values())
+    }
+}
+
 const NONE: u32 = u32::MAX;
 
 /// Where each token occurs in a description, by vocabulary id. Every
@@ -137,5 +200,29 @@ impl<'a> TokenIndex<'a> {
             1 => self.first.contains_key(&phrase[0]),
             _ => self.phrase_at(phrase).next().is_some(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn str_map_answers_like_a_string_map_for_short_and_long_keys() {
+        let mut m = StrMap::default();
+        let long = "x".repeat(SHORT + 1);
+        let at_limit = "y".repeat(SHORT);
+        for (i, k) in ["", "a", "a1160", at_limit.as_str(), long.as_str()].iter().enumerate() {
+            m.insert(k, i);
+        }
+        assert_eq!(m.get(""), Some(&0));
+        assert_eq!(m.get("a1160"), Some(&2));
+        assert_eq!(m.get(&at_limit), Some(&3));
+        assert_eq!(m.get(&long), Some(&4));
+        assert_eq!(m.get(&long[..SHORT]), None);
+        assert_eq!(m.get("a\0"), None);
+        m.insert("a", 9);
+        assert_eq!(m.get("a"), Some(&9));
+        assert_eq!(m.values().count(), 5);
     }
 }

@@ -7,7 +7,7 @@
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
-use super::fast::FastMap;
+use super::fast::StrMap;
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
 use super::normalize::phrase_tokens;
@@ -30,8 +30,8 @@ pub struct KnowledgeBase {
     pub vocab: Vocab,
     /// The phrases the warnings look for.
     pub warning_lists: super::signals::Lists,
-    relations: FastMap<String, usize>,
-    mirror_of: FastMap<String, usize>,
+    relations: StrMap<usize>,
+    mirror_of: StrMap<usize>,
 }
 
 impl KnowledgeBase {
@@ -68,16 +68,14 @@ impl KnowledgeBase {
                 });
             }
         }
-        let relations = curated
-            .relations
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.code.clone(), i))
-            .collect();
-        let mut mirror_of = FastMap::default();
+        let mut relations = StrMap::default();
+        for (i, r) in curated.relations.iter().enumerate() {
+            relations.insert(&r.code, i);
+        }
+        let mut mirror_of = StrMap::default();
         for (i, m) in curated.mirrors.iter().enumerate() {
             for code in m.members() {
-                mirror_of.insert(code.to_owned(), i);
+                mirror_of.insert(code, i);
             }
         }
         Ok(Self {

@@ -9,7 +9,7 @@
 //! which equals no curated word's id (so comparing a token's id with a
 //! curated word's id gives the same answer as comparing the strings).
 
-use super::fast::FastMap;
+use super::fast::StrMap;
 
 /// The id of a word the curated data never uses.
 pub const UNKNOWN: u32 = u32::MAX;
@@ -17,19 +17,20 @@ pub const UNKNOWN: u32 = u32::MAX;
 /// The interned vocabulary.
 #[derive(Default)]
 pub struct Vocab {
-    ids: FastMap<String, u32>,
-    len: u32,
+    ids: StrMap<u32>,
+    /// The words, by id.
+    words: Vec<Box<str>>,
 }
 
 impl Vocab {
     /// The id of `word`, adding it when new (building the knowledge base).
     pub fn intern(&mut self, word: &str) -> u32 {
-        if let Some(&id) = self.ids.get(word) {
+        if let Some((id, _)) = self.get(word) {
             return id;
         }
-        let id = self.len;
-        self.len += 1;
-        self.ids.insert(word.to_owned(), id);
+        let id = u32::try_from(self.words.len()).unwrap_or(UNKNOWN);
+        self.words.push(word.into());
+        self.ids.insert(word, id);
         id
     }
 
@@ -40,17 +41,18 @@ impl Vocab {
 
     /// The id of `word`, or [`UNKNOWN`].
     pub fn id(&self, word: &str) -> u32 {
-        self.ids.get(word).copied().unwrap_or(UNKNOWN)
+        self.get(word).map_or(UNKNOWN, |(id, _)| id)
     }
 
     /// The id of `word` and the vocabulary's copy of it, if known.
     pub fn get(&self, word: &str) -> Option<(u32, &str)> {
-        self.ids.get_key_value(word).map(|(w, id)| (*id, w.as_str()))
+        let id = *self.ids.get(word)?;
+        self.words.get(id as usize).map(|w| (id, &**w))
     }
 
     /// How many words there are (ids are `0..len`).
     pub fn len(&self) -> usize {
-        self.len as usize
+        self.words.len()
     }
 }
 
@@ -71,5 +73,15 @@ mod tests {
         assert_eq!(v.get("leed"), None);
         assert_eq!(v.len(), 2);
         assert_eq!(v.intern_all(&["acid".to_owned(), "lead".to_owned()]), [acid, lead]);
+        // Long words (past the inline key) work the same way.
+        let long = "polychlorinatedbiphenylcontaining";
+        let id = v.intern(long);
+        assert_eq!(v.get(long), Some((id, long)));
+        assert_eq!(v.id(&long[..23]), UNKNOWN);
+        let at_limit = &long[..23];
+        let id2 = v.intern(at_limit);
+        assert_ne!(id, id2);
+        assert_eq!(v.get(at_limit), Some((id2, at_limit)));
+        assert_eq!(v.len(), 4);
     }
 }
