@@ -72,8 +72,9 @@ fn precedence(code: &str) -> u8 {
     }
 }
 
-/// Builds the classification (without the procedure).
-pub fn build(kb: &KnowledgeBase, ev: &Evidence<'_>, cx: &Context<'_>) -> Classification {
+/// Builds the classification (without the procedure). The matched terms of
+/// the codes returned are moved out of `ev` into the explanations.
+pub fn build(kb: &KnowledgeBase, ev: &mut Evidence<'_>, cx: &Context<'_>) -> Classification {
     let version = cx.version;
     let mut ranked: Vec<(&str, f64)> = ev
         .candidates
@@ -156,7 +157,7 @@ fn empty(version: &str, ev: &Evidence<'_>) -> Classification {
 
 fn codes(
     kb: &KnowledgeBase,
-    ev: &Evidence<'_>,
+    ev: &mut Evidence<'_>,
     ranked: &[(&str, f64)],
     out: &mut Classification,
     cx: &Context<'_>,
@@ -179,10 +180,13 @@ fn codes(
             Some(b'B') => out.b_codes.push(m),
             _ => out.y_codes.push(m),
         }
-        let cand = ev.candidates.get(code);
-        let terms: Vec<String> = cand
-            .map(|c| c.terms.iter().map(|t| t.0.clone()).collect())
+        // Each ranked code once: its terms are moved into the explanation.
+        let terms: Vec<String> = ev
+            .candidates
+            .get_mut(code)
+            .map(|c| c.terms.iter_mut().map(|t| std::mem::take(&mut t.0)).collect())
             .unwrap_or_default();
+        let cand = ev.candidates.get(code);
         let quoted = quoted(&terms);
         let mut reason = if i == 0 {
             format!("Decides the answer: the description names {quoted}, which this entry covers")

@@ -21,6 +21,19 @@ pub struct Speller {
     /// entry), which a correction returns.
     base: Vec<String>,
     index: FastMap<u64, Vec<u32>>,
+    /// One bit per key of `index` (by the key's top bits): a clear bit
+    /// means the key is absent, so most look-ups of a query's deletion keys
+    /// end after one memory access.
+    present: Vec<u64>,
+}
+
+/// The filter has `1 << FILTER_BITS` bits.
+const FILTER_BITS: u32 = 20;
+
+/// The filter bit of a deletion key: (word, mask).
+fn filter_bit(key: u64) -> (usize, u64) {
+    let bit = key >> (64 - FILTER_BITS);
+    ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
 /// Hash of `w` without the letters at `skip` (positions, ascending).
@@ -125,12 +138,29 @@ impl Speller {
                 }
             }
         }
+        let mut present = vec![0u64; (1usize << FILTER_BITS) / 64];
+        for key in index.keys() {
+            let (at, mask) = filter_bit(*key);
+            if let Some(w) = present.get_mut(at) {
+                *w |= mask;
+            }
+        }
         Self {
             words,
             reads,
             base,
             index,
+            present,
         }
+    }
+
+    /// The vocabulary entries with deletion key `key`.
+    fn ids(&self, key: u64) -> &[u32] {
+        let (at, mask) = filter_bit(key);
+        if self.present.get(at).is_none_or(|w| w & mask == 0) {
+            return &[];
+        }
+        self.index.get(&key).map_or(&[], Vec::as_slice)
     }
 
     /// The unique vocabulary word close to `word`, if any.
@@ -149,7 +179,7 @@ impl Speller {
         keys.extend((0..w.len()).map(|i| hash_without(&w, &[i])));
         let mut out: Vec<String> = Vec::new();
         for k in &keys {
-            for &id in self.index.get(k).into_iter().flatten() {
+            for &id in self.ids(*k) {
                 let Some(cand) = self.words.get(id as usize) else {
                     continue;
                 };
@@ -189,7 +219,7 @@ impl Speller {
         // Each key is looked up as it is computed, in the order of
         // [`deletion_keys`].
         deletion_keys_into(w, max == 2, |k| {
-            for &id in self.index.get(&k).into_iter().flatten() {
+            for &id in self.ids(k) {
                 if !seen.insert(id) {
                     continue;
                 }

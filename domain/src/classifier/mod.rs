@@ -127,7 +127,7 @@ impl Classifier {
             text: description,
             version: VERSION,
         };
-        let mut out = assemble::build(&self.kb, &ev, &cx);
+        let mut out = assemble::build(&self.kb, &mut ev, &cx);
         let unknown_share = if reading.words == 0 {
             0.0
         } else {
