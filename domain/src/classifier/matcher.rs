@@ -571,3 +571,53 @@ fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
     }
     by_rare
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::kb::KnowledgeBase;
+    use super::super::normalize::tokenize;
+    use super::*;
+
+    /// The longest phrase at `pos` by trying every phrase (what the trie
+    /// replaced): longest first, then the first curated.
+    fn brute_force(m: &Matcher, tokens: &[Token], pos: usize) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (id, p) in m.phrases.iter().enumerate() {
+            let fits = pos + p.ids.len() <= tokens.len()
+                && p.ids.iter().enumerate().all(|(k, w)| {
+                    let t = &tokens[pos + k];
+                    t.id == *w && (k == 0 || t.break_before == NO_BREAK)
+                });
+            if fits && best.is_none_or(|b| p.ids.len() > m.phrases[b].ids.len()) {
+                best = Some(id);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_trie_finds_the_phrase_trying_every_phrase_finds() {
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let m = &kb.matcher;
+        let texts = [
+            "Spent lead-acid car batteries, whole and undrained, mixed with nickel-cadmium packs",
+            "insulated copper cable offcuts, PVC sheathed; used lubricating oil, PCB below 5 mg/kg",
+            "waste oil and coolant drained, free of lead, cadmium or mercury; scrap lead acid battery",
+            "printed circuit boards removed from servers, mixed plastics, sorted PET flakes",
+            "fly ash from municipal waste incineration, asbestos cement sheets, spent pot liner",
+        ];
+        let mut checked = 0;
+        for text in texts {
+            let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
+            for pos in 0..tokens.len() {
+                let trie = m
+                    .heads
+                    .get(&tokens[pos].id)
+                    .and_then(|h| m.longest_at(&tokens, pos, h));
+                assert_eq!(trie, brute_force(m, &tokens, pos), "{text} at {pos}");
+                checked += usize::from(trie.is_some());
+            }
+        }
+        assert!(checked > 20, "only {checked} phrases found");
+    }
+}
