@@ -70,8 +70,17 @@ struct Phrase {
 /// A candidate hit: (start, end, phrase, in order).
 type Candidate = (usize, usize, usize, bool);
 
-/// The order candidates are taken in: longest first, in order first, leftmost.
-type SortKey = (std::cmp::Reverse<usize>, bool, usize);
+/// The order candidates are taken in: longest first (`len`), in order
+/// first, leftmost (`pos`), then as found (`i`), packed so that the integer
+/// order is that order. `pos` and `i` are below 2^31 (a description is at
+/// most 5,000 characters).
+fn pack(len: usize, ordered: bool, pos: usize, i: usize) -> u128 {
+    let longest_first = u128::from(u64::MAX - u64::try_from(len).unwrap_or(u64::MAX));
+    let out_of_order = u128::from(!ordered);
+    let pos = u128::from(u32::try_from(pos).unwrap_or(u32::MAX).min(0x7fff_ffff));
+    let i = u128::from(u32::try_from(i).unwrap_or(u32::MAX));
+    (longest_first << 64) | (out_of_order << 63) | (pos << 32) | i
+}
 
 /// What a word can begin: the phrases it starts (its node in the [`Trie`])
 /// and the multi-word terms whose rarest content word it is, for matching
@@ -296,23 +305,23 @@ impl Matcher {
             })
             .collect();
         self.unordered(tokens, &heads, &mut candidates);
-        // Keys computed once, with the candidate's index last: equal keys
-        // keep their order (as a stable sort would) and the sort moves
-        // small items.
-        let mut keyed: Vec<(SortKey, u32)> = candidates
+        // Keys computed once and packed into one integer, with the
+        // candidate's index last: equal keys keep their order (as a stable
+        // sort would) and the sort compares and moves single integers.
+        let mut keyed: Vec<u128> = candidates
             .iter()
             .enumerate()
             .map(|(i, &(pos, _, id, ordered))| {
                 let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
-                let i = u32::try_from(i).unwrap_or(u32::MAX);
-                ((std::cmp::Reverse(len), !ordered, pos), i)
+                pack(len, ordered, pos, i)
             })
             .collect();
         keyed.sort_unstable();
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for &(_, i) in &keyed {
-            let Some(&(pos, end, id, ordered)) = candidates.get(i as usize) else {
+        for &key in &keyed {
+            let i = (key & u128::from(u32::MAX)) as usize;
+            let Some(&(pos, end, id, ordered)) = candidates.get(i) else {
                 continue;
             };
             let free = if ordered {
@@ -593,6 +602,31 @@ mod tests {
             }
         }
         best
+    }
+
+    #[test]
+    fn packed_keys_sort_like_the_tuples() {
+        let mut tuples = Vec::new();
+        for len in [0usize, 1, 2, 7, 40] {
+            for ordered in [true, false] {
+                for pos in [0usize, 1, 3, 4999] {
+                    for i in [0usize, 2, 9] {
+                        tuples.push((std::cmp::Reverse(len), !ordered, pos, i));
+                    }
+                }
+            }
+        }
+        let mut packed: Vec<u128> = tuples
+            .iter()
+            .map(|&(std::cmp::Reverse(len), out, pos, i)| pack(len, !out, pos, i))
+            .collect();
+        tuples.sort();
+        packed.sort_unstable();
+        let expect: Vec<u128> = tuples
+            .iter()
+            .map(|&(std::cmp::Reverse(len), out, pos, i)| pack(len, !out, pos, i))
+            .collect();
+        assert_eq!(packed, expect);
     }
 
     #[test]

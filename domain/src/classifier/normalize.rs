@@ -187,7 +187,11 @@ impl Cursor<'_> {
         if self.left == 0 {
             return None;
         }
-        self.text.get(self.pos..)?.chars().next()
+        match self.text.as_bytes().get(self.pos) {
+            // ASCII: the byte is the character.
+            Some(&b) if b.is_ascii() => Some(char::from(b)),
+            _ => self.text.get(self.pos..)?.chars().next(),
+        }
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
