@@ -85,8 +85,8 @@ pub fn build(kb: &KnowledgeBase, ev: &mut Evidence<'_>, cx: &Context<'_>) -> Cla
         .collect();
     ranked.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
-            .then(precedence(&a.0).cmp(&precedence(&b.0)))
-            .then(a.0.cmp(&b.0))
+            .then(precedence(a.0).cmp(&precedence(b.0)))
+            .then(a.0.cmp(b.0))
     });
     let mut out = empty(version, ev);
     let vague = ranked.first().is_none_or(|b| b.1 < VAGUE_SCORE);
@@ -184,7 +184,12 @@ fn codes(
         let terms: Vec<String> = ev
             .candidates
             .get_mut(code)
-            .map(|c| c.terms.iter_mut().map(|t| std::mem::take(&mut t.0)).collect())
+            .map(|c| {
+                c.terms
+                    .iter_mut()
+                    .map(|t| std::mem::take(&mut t.0))
+                    .collect()
+            })
             .unwrap_or_default();
         let cand = ev.candidates.get(code);
         let quoted = quoted(&terms);

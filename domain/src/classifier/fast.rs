@@ -212,7 +212,10 @@ mod tests {
         let mut m = StrMap::default();
         let long = "x".repeat(SHORT + 1);
         let at_limit = "y".repeat(SHORT);
-        for (i, k) in ["", "a", "a1160", at_limit.as_str(), long.as_str()].iter().enumerate() {
+        for (i, k) in ["", "a", "a1160", at_limit.as_str(), long.as_str()]
+            .iter()
+            .enumerate()
+        {
             m.insert(k, i);
         }
         assert_eq!(m.get(""), Some(&0));

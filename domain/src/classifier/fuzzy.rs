@@ -360,8 +360,19 @@ mod tests {
     #[test]
     fn the_stack_distance_is_the_table_distance() {
         let words = [
-            "", "a", "ab", "ba", "lead", "leed", "batteris", "battery", "asbestoes", "asbestos",
-            "ắc quy chì", "acquy", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq",
+            "",
+            "a",
+            "ab",
+            "ba",
+            "lead",
+            "leed",
+            "batteris",
+            "battery",
+            "asbestoes",
+            "asbestos",
+            "ắc quy chì",
+            "acquy",
+            "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq",
         ];
         for x in words {
             for y in words {

@@ -138,7 +138,12 @@ impl Lexicon {
             }
         }
         for v in by_first.values_mut() {
-            v.sort_by(|a, b| b.src.len().cmp(&a.src.len()).then(a.dst.words.cmp(&b.dst.words)));
+            v.sort_by(|a, b| {
+                b.src
+                    .len()
+                    .cmp(&a.src.len())
+                    .then(a.dst.words.cmp(&b.dst.words))
+            });
         }
         // Each word with what it reads as, so that two spellings of one
         // concept ("batterie", "batterij") are not a tie.
@@ -358,9 +363,9 @@ impl Lexicon {
             return None;
         }
         let marker = |k: usize| {
-            tokens.get(k).is_some_and(|p| {
-                matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading")
-            })
+            tokens
+                .get(k)
+                .is_some_and(|p| matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading"))
         };
         if !(marker(i - 1) || (i >= 2 && marker(i - 2))) {
             return None;

@@ -532,8 +532,7 @@ impl Matcher {
         let limit = (from + 6).min(tokens.len());
         (from..limit)
             .find(|&j| {
-                (j > from && tokens[j].break_before >= CLAUSE)
-                    || self.stops.contains(&tokens[j].id)
+                (j > from && tokens[j].break_before >= CLAUSE) || self.stops.contains(&tokens[j].id)
             })
             .unwrap_or(limit)
     }
@@ -542,9 +541,7 @@ impl Matcher {
     fn after_applies(&self, tokens: &[Token], hit: &Hit) -> bool {
         match tokens.get(hit.end) {
             None => true,
-            Some(next) => {
-                next.break_before != NO_BREAK || !matches!(next.word(), "from" | "of")
-            }
+            Some(next) => next.break_before != NO_BREAK || !matches!(next.word(), "from" | "of"),
         }
     }
 }

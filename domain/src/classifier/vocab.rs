@@ -72,7 +72,10 @@ mod tests {
         assert_eq!(v.get("acid"), Some((acid, "acid")));
         assert_eq!(v.get("leed"), None);
         assert_eq!(v.len(), 2);
-        assert_eq!(v.intern_all(&["acid".to_owned(), "lead".to_owned()]), [acid, lead]);
+        assert_eq!(
+            v.intern_all(&["acid".to_owned(), "lead".to_owned()]),
+            [acid, lead]
+        );
         // Long words (past the inline key) work the same way.
         let long = "polychlorinatedbiphenylcontaining";
         let id = v.intern(long);
