@@ -88,7 +88,7 @@ pub fn build(kb: &KnowledgeBase, ev: &mut Evidence<'_>, cx: &Context<'_>) -> Cla
             .then(precedence(a.0).cmp(&precedence(b.0)))
             .then(a.0.cmp(b.0))
     });
-    let mut out = empty(version, ev);
+    let mut out = empty(version, std::mem::take(&mut ev.warnings));
     let vague = ranked.first().is_none_or(|b| b.1 < VAGUE_SCORE);
     if vague {
         out.warnings.insert(0, VAGUE_WARNING.to_owned());
@@ -135,7 +135,7 @@ fn precaution(ranked: &mut Vec<(&str, f64)>) {
     }
 }
 
-fn empty(version: &str, ev: &Evidence<'_>) -> Classification {
+fn empty(version: &str, warnings: Vec<String>) -> Classification {
     Classification {
         y_codes: Vec::new(),
         a_codes: Vec::new(),
@@ -147,7 +147,7 @@ fn empty(version: &str, ev: &Evidence<'_>) -> Classification {
         overall_confidence: 0.1,
         disclaimer: DISCLAIMER.to_owned(),
         explanation: Vec::new(),
-        warnings: ev.warnings.clone(),
+        warnings,
         classifier_version: version.to_owned(),
         procedure: None,
         warning_codes: Vec::new(),
@@ -385,13 +385,15 @@ fn push_unique(
     conf: f64,
     why: String,
 ) {
-    if list.iter().any(|c| c.code == code)
-        || kb.annexes.get(&code).map(|c| c.status) != Some(CodeStatus::InForce)
-    {
+    if list.iter().any(|c| c.code == code) {
         return;
     }
+    let Some(info) = kb.annexes.get(&code).filter(|c| c.status == CodeStatus::InForce) else {
+        return;
+    };
     list.push(CodeMatch {
-        name: kb.annexes.name(&code),
+        // In force: its name is the official title (see `Annexes::name`).
+        name: info.name.clone(),
         code: code.clone(),
         confidence: round(conf),
     });
