@@ -388,7 +388,11 @@ fn push_unique(
     if list.iter().any(|c| c.code == code) {
         return;
     }
-    let Some(info) = kb.annexes.get(&code).filter(|c| c.status == CodeStatus::InForce) else {
+    let Some(info) = kb
+        .annexes
+        .get(&code)
+        .filter(|c| c.status == CodeStatus::InForce)
+    else {
         return;
     };
     list.push(CodeMatch {
