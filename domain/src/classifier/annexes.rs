@@ -3,7 +3,7 @@
 //! reference JSON in `domain/data/`. Deleted entries are kept for
 //! [`lookup`](super::Classifier::lookup) only.
 
-use super::fast::FastMap;
+use super::fast::StrMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,10 +73,10 @@ struct RawEntry {
 /// Every official code, keyed by upper-case code.
 #[derive(Debug, Clone)]
 pub struct Annexes {
-    codes: FastMap<String, CodeInfo>,
-    quotes: FastMap<String, String>,
+    codes: StrMap<CodeInfo>,
+    quotes: StrMap<String>,
     /// Lower-case official text (title and sub-items) per code.
-    texts: FastMap<String, String>,
+    texts: StrMap<String>,
 }
 
 impl Annexes {
@@ -85,8 +85,8 @@ impl Annexes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
-        let mut codes = FastMap::default();
-        let mut texts = FastMap::default();
+        let mut codes: StrMap<CodeInfo> = StrMap::default();
+        let mut texts: StrMap<String> = StrMap::default();
         for (file, text, annex) in [
             ("basel_annex_i_ii.json", ANNEX_I_II, None),
             ("basel_annex_iii.json", ANNEX_III, Some("III")),
@@ -109,15 +109,15 @@ impl Annexes {
                     text.push_str(&s.to_lowercase());
                 }
                 let info = to_info(raw, annex);
-                texts.insert(info.code.to_ascii_uppercase(), text);
-                codes.insert(info.code.to_ascii_uppercase(), info);
+                let key = info.code.to_ascii_uppercase();
+                texts.insert(&key, text);
+                codes.insert(&key, info);
             }
         }
-        let quotes = codes
-            .values()
-            .filter(|c| c.status == CodeStatus::InForce)
-            .map(|c| (c.code.clone(), quote_of(&c.code, &c.name)))
-            .collect();
+        let mut quotes: StrMap<String> = StrMap::default();
+        for c in codes.values().filter(|c| c.status == CodeStatus::InForce) {
+            quotes.insert(&c.code, quote_of(&c.code, &c.name));
+        }
         Ok(Self {
             codes,
             quotes,

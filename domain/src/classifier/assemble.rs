@@ -72,22 +72,23 @@ fn precedence(code: &str) -> u8 {
     }
 }
 
-/// Builds the classification (without the procedure).
-pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classification {
+/// Builds the classification (without the procedure). The matched terms of
+/// the codes returned are moved out of `ev` into the explanations.
+pub fn build(kb: &KnowledgeBase, ev: &mut Evidence<'_>, cx: &Context<'_>) -> Classification {
     let version = cx.version;
-    let mut ranked: Vec<(String, f64)> = ev
+    let mut ranked: Vec<(&str, f64)> = ev
         .candidates
         .iter()
         .filter(|(c, _)| kb.annexes.in_force(c).is_some())
-        .map(|(c, cand)| (c.clone(), cand.score()))
+        .map(|(c, cand)| (*c, cand.score()))
         .filter(|(_, s)| *s > 0.0)
         .collect();
     ranked.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
-            .then(precedence(&a.0).cmp(&precedence(&b.0)))
-            .then(a.0.cmp(&b.0))
+            .then(precedence(a.0).cmp(&precedence(b.0)))
+            .then(a.0.cmp(b.0))
     });
-    let mut out = empty(version, ev);
+    let mut out = empty(version, std::mem::take(&mut ev.warnings));
     let vague = ranked.first().is_none_or(|b| b.1 < VAGUE_SCORE);
     if vague {
         out.warnings.insert(0, VAGUE_WARNING.to_owned());
@@ -95,14 +96,14 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classificat
         return out;
     }
     precaution(&mut ranked);
-    let Some((best, _)) = ranked.first().cloned() else {
+    let Some(&(best, _)) = ranked.first() else {
         return out;
     };
-    let list_type = list_of(&best);
+    let list_type = list_of(best);
     let state = ev.state();
     out.list_type = list_type;
     codes(kb, ev, &ranked, &mut out, cx);
-    companions(kb, ev, &best, &mut out, cx);
+    companions(kb, ev, best, &mut out, cx);
     out.pic_required =
         list_type != ListType::Green || state == HazardState::Hazard || !out.a_codes.is_empty();
     out.overall_confidence = overall(ev, &ranked, list_type);
@@ -115,15 +116,15 @@ pub fn build(kb: &KnowledgeBase, ev: &Evidence, cx: &Context<'_>) -> Classificat
 /// the controlled answer); otherwise A-codes far
 /// behind a B-code are left out of a Green answer, which never carries an
 /// Annex VIII code.
-fn precaution(ranked: &mut Vec<(String, f64)>) {
-    let Some(best) = ranked.first().cloned() else {
+fn precaution(ranked: &mut Vec<(&str, f64)>) {
+    let Some(&best) = ranked.first() else {
         return;
     };
     if !best.0.starts_with('B') {
         return;
     }
     let close_a = ranked.iter().position(|(c, s)| {
-        let equipment_over_material = c == "Y49" && !EQUIPMENT_ENTRIES.contains(&best.0.as_str());
+        let equipment_over_material = *c == "Y49" && !EQUIPMENT_ENTRIES.contains(&best.0);
         (c.starts_with('A') || equipment_over_material) && *s >= A_OVER_B_SHARE * best.1
     });
     if let Some(i) = close_a {
@@ -134,7 +135,7 @@ fn precaution(ranked: &mut Vec<(String, f64)>) {
     }
 }
 
-fn empty(version: &str, ev: &Evidence) -> Classification {
+fn empty(version: &str, warnings: Vec<String>) -> Classification {
     Classification {
         y_codes: Vec::new(),
         a_codes: Vec::new(),
@@ -146,7 +147,7 @@ fn empty(version: &str, ev: &Evidence) -> Classification {
         overall_confidence: 0.1,
         disclaimer: DISCLAIMER.to_owned(),
         explanation: Vec::new(),
-        warnings: ev.warnings.clone(),
+        warnings,
         classifier_version: version.to_owned(),
         procedure: None,
         warning_codes: Vec::new(),
@@ -156,38 +157,42 @@ fn empty(version: &str, ev: &Evidence) -> Classification {
 
 fn codes(
     kb: &KnowledgeBase,
-    ev: &Evidence,
-    ranked: &[(String, f64)],
+    ev: &mut Evidence<'_>,
+    ranked: &[(&str, f64)],
     out: &mut Classification,
     cx: &Context<'_>,
 ) {
     let best_score = ranked.first().map_or(0.0, |r| r.1);
     let decides = out.list_type;
-    for (i, (code, score)) in ranked.iter().enumerate() {
+    for (i, &(code, score)) in ranked.iter().enumerate() {
         let same_list = list_of(code) == decides
             || (matches!(decides, ListType::AnnexI | ListType::AnnexII) && code.starts_with('Y'));
-        if !same_list && *score < ALTERNATIVE_SHARE * best_score {
+        if !same_list && score < ALTERNATIVE_SHARE * best_score {
             continue;
         }
         let m = CodeMatch {
-            code: code.clone(),
+            code: code.to_owned(),
             name: kb.annexes.name(code),
-            confidence: confidence(*score),
+            confidence: confidence(score),
         };
         match code.as_bytes().first() {
             Some(b'A') => out.a_codes.push(m),
             Some(b'B') => out.b_codes.push(m),
             _ => out.y_codes.push(m),
         }
-        let cand = ev.candidates.get(code);
-        let terms: Vec<String> = cand
-            .map(|c| c.terms.iter().map(|t| t.0.clone()).collect())
+        // Each ranked code once: its terms are moved into the explanation.
+        let terms: Vec<String> = ev
+            .candidates
+            .get_mut(code)
+            .map(|c| {
+                c.terms
+                    .iter_mut()
+                    .map(|t| std::mem::take(&mut t.0))
+                    .collect()
+            })
             .unwrap_or_default();
-        let quoted = terms
-            .iter()
-            .map(|t| format!("'{t}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let cand = ev.candidates.get(code);
+        let quoted = quoted(&terms);
         let mut reason = if i == 0 {
             format!("Decides the answer: the description names {quoted}, which this entry covers")
         } else if same_list {
@@ -195,29 +200,49 @@ fn codes(
         } else {
             format!("Alternative on another list: the description names {quoted}")
         };
-        let mut criteria: Vec<String> = Vec::new();
+        // The criteria joined with "; ": the candidate's, then (for the
+        // deciding code) the notes, else what was named.
+        let mut criterion = String::new();
+        let own: &[String] = cand.map_or(&[], |c| c.criteria.as_slice());
+        let notes: &[String] = if i == 0 { &ev.notes } else { &[] };
+        for (k, c) in own.iter().chain(notes).enumerate() {
+            if k > 0 {
+                criterion.push_str("; ");
+            }
+            criterion.push_str(c);
+        }
         if let Some(c) = cand {
             for r in &c.reasons {
                 reason.push_str("; ");
                 reason.push_str(r);
             }
-            criteria.extend(c.criteria.iter().cloned());
         }
-        if i == 0 {
-            criteria.extend(ev.notes.iter().cloned());
-            if criteria.is_empty() {
-                criteria.push(format!("named: {quoted} is a waste {code} covers"));
-            }
+        if i == 0 && own.is_empty() && notes.is_empty() {
+            criterion = format!("named: {quoted} is a waste {code} covers");
         }
         out.explanation.push(Explanation {
-            code: code.clone(),
+            code: code.to_owned(),
             matched_terms: terms,
             reason,
             supporting_text: supporting(cx.text, cand.map(|c| c.spans.as_slice())),
             quote: quote(kb, code),
-            criterion: criteria.join("; "),
+            criterion,
         });
     }
+}
+
+/// `'a', 'b'`: each term quoted, joined with ", ".
+fn quoted(terms: &[String]) -> String {
+    let mut out = String::with_capacity(terms.iter().map(|t| t.len() + 4).sum());
+    for (i, t) in terms.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('\'');
+        out.push_str(t);
+        out.push('\'');
+    }
+    out
 }
 
 /// The description's words at `spans`, as written, in order, each once.
@@ -292,7 +317,7 @@ fn supported(y: &str, entry_text: &str, description: &str, lower: &mut Option<St
 
 fn companions(
     kb: &KnowledgeBase,
-    ev: &Evidence,
+    ev: &Evidence<'_>,
     best: &str,
     out: &mut Classification,
     cx: &Context<'_>,
@@ -316,9 +341,9 @@ fn companions(
         );
         out.un_codes.extend(r.un.iter().cloned());
     }
-    let from_term = |e: &Extra| {
+    let from_term = |e: &Extra<'_>| {
         (
-            e.code.clone(),
+            e.code.to_owned(),
             confidence(e.weight) * 0.85,
             format!("The description names '{}'", e.term),
         )
@@ -330,7 +355,7 @@ fn companions(
     let from_wording = rel.is_some_and(|r| r.src.split('+').any(|s| s == "NL"));
     let mut lower = None;
     ys.retain(|(y, _, _)| from_wording || supported(y, entry_text, cx.text, &mut lower));
-    let kept = |e: &&Extra| {
+    let kept = |e: &&Extra<'_>| {
         ev.ruled_out.is_empty()
             || !e
                 .term
@@ -340,8 +365,8 @@ fn companions(
     ys.extend(ev.y.iter().filter(kept).map(from_term));
     hs.extend(ev.h.iter().filter(kept).map(from_term));
     for e in &ev.un {
-        if !out.un_codes.contains(&e.code) {
-            out.un_codes.push(e.code.clone());
+        if !out.un_codes.iter().any(|c| c == e.code) {
+            out.un_codes.push(e.code.to_owned());
         }
     }
     for (code, conf, why) in ys {
@@ -360,13 +385,19 @@ fn push_unique(
     conf: f64,
     why: String,
 ) {
-    if list.iter().any(|c| c.code == code)
-        || kb.annexes.get(&code).map(|c| c.status) != Some(CodeStatus::InForce)
-    {
+    if list.iter().any(|c| c.code == code) {
         return;
     }
+    let Some(info) = kb
+        .annexes
+        .get(&code)
+        .filter(|c| c.status == CodeStatus::InForce)
+    else {
+        return;
+    };
     list.push(CodeMatch {
-        name: kb.annexes.name(&code),
+        // In force: its name is the official title (see `Annexes::name`).
+        name: info.name.clone(),
         code: code.clone(),
         confidence: round(conf),
     });
@@ -380,7 +411,7 @@ fn push_unique(
     });
 }
 
-fn overall(ev: &Evidence, ranked: &[(String, f64)], list_type: ListType) -> f64 {
+fn overall(ev: &Evidence<'_>, ranked: &[(&str, f64)], list_type: ListType) -> f64 {
     let best = ranked.first().map_or(0.0, |r| r.1);
     let second = ranked.get(1).map_or(0.0, |r| r.1);
     let mut c = confidence(best) * (1.0 - 0.4 * (second / best).min(1.0));
@@ -393,7 +424,7 @@ fn overall(ev: &Evidence, ranked: &[(String, f64)], list_type: ListType) -> f64 
     round(c.clamp(0.2, 0.97))
 }
 
-fn warn(ev: &Evidence, list_type: ListType, out: &mut Classification) {
+fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
     if !ev.hazard.is_empty() && !ev.clean.is_empty() {
         out.warning_codes.push(WarningCode::ConflictingQualifiers);
         out.warnings.push(format!(

@@ -137,12 +137,12 @@ pub struct TermEntry {
     /// ("PCB" beside "boards" is a circuit board, not a biphenyl).
     #[serde(default)]
     pub not_ctx: Vec<String>,
-    /// `ctx` normalised (filled when the knowledge base is built).
+    /// `ctx` normalised, as vocabulary ids (filled when the knowledge base is built).
     #[serde(skip)]
-    pub ctx_tokens: Vec<Vec<String>>,
+    pub ctx_tokens: Vec<Vec<u32>>,
     /// `not_ctx` normalised.
     #[serde(skip)]
-    pub not_ctx_tokens: Vec<Vec<String>>,
+    pub not_ctx_tokens: Vec<Vec<u32>>,
     /// A hazardous constituent or property: its presence is a hazard
     /// qualifier, its negation a clean one.
     #[serde(default)]

@@ -5,6 +5,7 @@
 //! weights. A negated term scores nothing; a negated hazardous term (or an
 //! A-code term, e.g. "without batteries") counts as a clean signal instead.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::annexes::CodeStatus;
@@ -43,7 +44,20 @@ pub struct Candidate {
 impl Candidate {
     /// Best weight + 0.3 × the rest + bonus, times the rule factor.
     pub fn score(&self) -> f64 {
-        let mut w: Vec<f64> = self.terms.iter().map(|t| t.1).collect();
+        // The weights in descending order (on the stack for up to 16 terms),
+        // summed in that order.
+        let mut stack = [0.0f64; 16];
+        let mut heap = Vec::new();
+        let w: &mut [f64] = if self.terms.len() <= stack.len() {
+            let w = &mut stack[..self.terms.len()];
+            for (slot, t) in w.iter_mut().zip(&self.terms) {
+                *slot = t.1;
+            }
+            w
+        } else {
+            heap.extend(self.terms.iter().map(|t| t.1));
+            &mut heap
+        };
         w.sort_by(|a, b| b.total_cmp(a));
         let best = w.first().copied().unwrap_or(0.0);
         let rest: f64 = w.iter().skip(1).sum();
@@ -63,39 +77,40 @@ impl Candidate {
 
 /// Companion codes a matched term brings (Y, H or UN).
 #[derive(Debug, Clone)]
-pub struct Extra {
+pub struct Extra<'a> {
     /// The code, e.g. "Y31", "H3", "UN1090".
-    pub code: String,
+    pub code: &'a str,
     /// The term's weight.
     pub weight: f64,
     /// The term.
-    pub term: String,
+    pub term: Cow<'a, str>,
 }
 
-/// Everything read from one description.
+/// Everything read from one description; codes and curated words are
+/// borrowed from the knowledge base.
 #[derive(Debug, Clone, Default)]
-pub struct Evidence {
+pub struct Evidence<'a> {
     /// Candidates keyed by code (sorted, so results are deterministic).
-    pub candidates: BTreeMap<String, Candidate>,
+    pub candidates: BTreeMap<&'a str, Candidate>,
     /// Hazard signals (the words).
-    pub hazard: Vec<String>,
+    pub hazard: Vec<Cow<'a, str>>,
     /// Hazardous constituent terms (of entries outside any mirror group) with
     /// their weights: they support the A member of a mirror group they flip.
-    pub hazard_terms: Vec<(String, f64)>,
+    pub hazard_terms: Vec<(Cow<'a, str>, f64)>,
     /// Clean / non-hazardous signals.
-    pub clean: Vec<String>,
+    pub clean: Vec<Cow<'a, str>>,
     /// Mixed / unsorted signals.
-    pub mixed: Vec<String>,
+    pub mixed: Vec<Cow<'a, str>>,
     /// Sorted / single-material signals.
-    pub sorted: Vec<String>,
+    pub sorted: Vec<Cow<'a, str>>,
     /// Recovery signals.
-    pub recycling: Vec<String>,
+    pub recycling: Vec<Cow<'a, str>>,
     /// Y-codes brought by terms.
-    pub y: Vec<Extra>,
+    pub y: Vec<Extra<'a>>,
     /// H-codes brought by terms and hazard words.
-    pub h: Vec<Extra>,
+    pub h: Vec<Extra<'a>>,
     /// UN numbers brought by terms.
-    pub un: Vec<Extra>,
+    pub un: Vec<Extra<'a>>,
     /// Warnings (deleted codes named, ...).
     pub warnings: Vec<String>,
     /// Facts read from amounts that rule an entry out, in words.
@@ -115,7 +130,7 @@ pub enum HazardState {
     Neutral,
 }
 
-impl Evidence {
+impl Evidence<'_> {
     /// The net hazard reading.
     pub fn state(&self) -> HazardState {
         if !self.hazard.is_empty() && self.hazard.len() >= self.clean.len() {
@@ -141,12 +156,12 @@ impl Evidence {
 }
 
 /// Reads the hits (and any code named in the text) into evidence.
-pub fn gather(
-    kb: &KnowledgeBase,
+pub fn gather<'a>(
+    kb: &'a KnowledgeBase,
     tokens: &[Token],
     index: &TokenIndex<'_>,
     hits: &[Hit],
-) -> Evidence {
+) -> Evidence<'a> {
     let mut ev = Evidence::default();
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
@@ -167,26 +182,26 @@ pub fn gather(
             Kind::Introducer(hazard) => {
                 contaminants_from = Some(hit.end);
                 if hazard && !hit.negated {
-                    ev.hazard.push(text.to_owned());
+                    ev.hazard.push(Cow::Borrowed(text));
                 }
             }
-            Kind::Hazard if hit.negated => ev.clean.push(format!("not {text}")),
+            Kind::Hazard if hit.negated => ev.clean.push(Cow::Owned(format!("not {text}"))),
             Kind::Hazard => {
                 if let Some(h) = kb.curated.qualifiers.h_words.get(text) {
                     ev.h.push(Extra {
-                        code: h.clone(),
+                        code: h,
                         weight: 0.8,
-                        term: text.to_owned(),
+                        term: Cow::Borrowed(text),
                     });
                 }
-                ev.hazard.push(text.to_owned());
+                ev.hazard.push(Cow::Borrowed(text));
             }
-            Kind::Clean if hit.negated => ev.hazard.push(format!("not {text}")),
-            Kind::Clean => ev.clean.push(text.to_owned()),
-            Kind::Mixed if hit.negated => ev.sorted.push(format!("not {text}")),
-            Kind::Mixed => ev.mixed.push(text.to_owned()),
-            Kind::Sorted => ev.sorted.push(text.to_owned()),
-            Kind::Recycling => ev.recycling.push(text.to_owned()),
+            Kind::Clean if hit.negated => ev.hazard.push(Cow::Owned(format!("not {text}"))),
+            Kind::Clean => ev.clean.push(Cow::Borrowed(text)),
+            Kind::Mixed if hit.negated => ev.sorted.push(Cow::Owned(format!("not {text}"))),
+            Kind::Mixed => ev.mixed.push(Cow::Borrowed(text)),
+            Kind::Sorted => ev.sorted.push(Cow::Borrowed(text)),
+            Kind::Recycling => ev.recycling.push(Cow::Borrowed(text)),
             Kind::NegateBefore | Kind::NegateAfter => {}
         }
     }
@@ -195,14 +210,14 @@ pub fn gather(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn term(
-    kb: &KnowledgeBase,
-    ev: &mut Evidence,
+fn term<'a>(
+    kb: &'a KnowledgeBase,
+    ev: &mut Evidence<'a>,
     tokens: &[Token],
     index: &TokenIndex<'_>,
     hit: &Hit,
     i: usize,
-    text: &str,
+    text: &'a str,
     contaminant: bool,
 ) {
     let Some(entry) = kb.curated.terms.get(i) else {
@@ -216,7 +231,7 @@ fn term(
     }
     if hit.negated {
         if entry.hazard || entry.code.starts_with('A') {
-            ev.clean.push(format!("no {text}"));
+            ev.clean.push(Cow::Owned(format!("no {text}")));
         }
         return;
     }
@@ -226,9 +241,9 @@ fn term(
         entry.w
     };
     if entry.hazard {
-        ev.hazard.push(text.to_owned());
+        ev.hazard.push(Cow::Borrowed(text));
         if entry.constituent && kb.mirror(&entry.code).is_none() {
-            ev.hazard_terms.push((text.to_owned(), weight));
+            ev.hazard_terms.push((Cow::Borrowed(text), weight));
         }
     }
     for (list, codes) in [
@@ -237,21 +252,21 @@ fn term(
         (&mut ev.un, &entry.un),
     ] {
         list.extend(codes.iter().map(|c| Extra {
-            code: c.clone(),
+            code: c,
             weight: entry.w,
-            term: text.to_owned(),
+            term: Cow::Borrowed(text),
         }));
     }
-    let cand = ev.candidates.entry(entry.code.clone()).or_default();
+    let cand = ev.candidates.entry(entry.code.as_str()).or_default();
     cand.add(text, weight);
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
     }
 }
 
-fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {
+fn named_codes<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, tokens: &[Token]) {
     for t in tokens {
-        let s = t.text.as_str();
+        let s = t.word();
         let looks = s.len() >= 2
             && s.len() <= 5
             && matches!(s.as_bytes()[0], b'a' | b'b' | b'y')
@@ -263,14 +278,14 @@ fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {
             continue;
         };
         if info.status == CodeStatus::InForce {
-            let code = info.code.clone();
+            let code = info.code.as_str();
             ev.candidates
-                .entry(code.clone())
+                .entry(code)
                 .or_default()
                 .add(&format!("code {code} named"), CODE_NAMED);
             continue;
         }
-        let replaced = info.replaced_by.clone().unwrap_or_default();
+        let replaced: &[String] = info.replaced_by.as_deref().unwrap_or_default();
         ev.warnings.push(format!(
             "{} is not in force (deleted or never adopted){}; it is never returned.",
             info.code,
@@ -281,8 +296,8 @@ fn named_codes(kb: &KnowledgeBase, ev: &mut Evidence, tokens: &[Token]) {
             }
         ));
         for r in replaced {
-            if kb.annexes.in_force(&r).is_some() {
-                ev.candidates.entry(r).or_default().add(
+            if kb.annexes.in_force(r).is_some() {
+                ev.candidates.entry(r.as_str()).or_default().add(
                     &format!("replacement of {}", info.code),
                     REPLACEMENT_OF_DELETED,
                 );

@@ -85,7 +85,7 @@ const FILLER: [&str; 18] = [
 ];
 
 fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
-    let t = tokens.get(i)?.text.as_str();
+    let t = tokens.get(i)?.word();
     match t {
         "pcb" | "pct" | "pcn" | "pbb" => return Some((Subject::Pcb, i + 1)),
         "ph" => return Some((Subject::Ph, i + 1)),
@@ -123,7 +123,7 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
         }
         let Some((first, mut j)) = subject(tokens, i) else {
             if let Some((s, at)) = last {
-                let after_filler = i > 0 && FILLER.contains(&tokens[i - 1].text.as_str());
+                let after_filler = i > 0 && FILLER.contains(&tokens[i - 1].word());
                 if after_filler && i < at + 15 {
                     if let Some((m, next)) = amount(tokens, i, s) {
                         push(&mut out, tokens, i, next, m);
@@ -135,19 +135,22 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
             i += 1;
             continue;
         };
-        let mut subjects = vec![first];
+        // Up to four subjects ("Pb, Cd and Hg n.d."), on the stack.
+        let mut subjects = [first; 4];
+        let mut count = 1;
         loop {
             while j < tokens.len()
-                && FILLER.contains(&tokens[j].text.as_str())
+                && FILLER.contains(&tokens[j].word())
                 && tokens[j].break_before < CLAUSE
                 && j < i + 8
             {
                 j += 1;
             }
-            let joined = matches!(tokens.get(j).map(|t| t.text.as_str()), Some("and" | "or"));
+            let joined = matches!(tokens.get(j).map(|t| t.word()), Some("and" | "or"));
             match subject(tokens, j + usize::from(joined)) {
-                Some((s, next)) if subjects.len() < 4 => {
-                    subjects.push(s);
+                Some((s, next)) if count < 4 => {
+                    subjects[count] = s;
+                    count += 1;
                     j = next;
                 }
                 _ => break,
@@ -156,7 +159,7 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
         last = Some((first, i));
         match amount(tokens, j, first) {
             Some((m, next)) => {
-                for s in subjects {
+                for &s in &subjects[..count] {
                     push(
                         &mut out,
                         tokens,
@@ -188,7 +191,7 @@ fn push(out: &mut Vec<Measure>, tokens: &[Token], from: usize, to: usize, m: Mea
 /// An amount (or a "not detected") starting at token `j`; returns the
 /// measure and the index after it.
 fn amount(tokens: &[Token], mut j: usize, subject: Subject) -> Option<(Measure, usize)> {
-    let text = |k: usize| tokens.get(k).map_or("", |t| t.text.as_str());
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.word());
     let nd = |k: usize| -> usize {
         match (text(k), text(k + 1)) {
             ("n", "d") | ("not", "detected") | ("below", "detection") | ("below", "loq") => 2,
@@ -265,7 +268,11 @@ mod tests {
     use super::*;
 
     fn read(s: &str) -> Vec<Measure> {
-        measures(&super::super::normalize::tokenize(s, &FastMap::default()))
+        measures(&super::super::normalize::tokenize(
+            s,
+            &FastMap::default(),
+            &super::super::vocab::Vocab::default(),
+        ))
     }
 
     #[test]

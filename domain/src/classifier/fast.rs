@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::normalize::Token;
+use super::vocab::UNKNOWN;
 
 /// The Fx hash (rustc's): one multiply-rotate per word of input.
 #[derive(Default, Clone, Copy)]
@@ -63,24 +64,93 @@ pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// A `HashSet` with [`FxHasher`].
 pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<FxHasher>>;
 
+/// Longest string kept inline in a [`ShortKey`], in bytes.
+const SHORT: usize = 23;
+
+/// A string of up to [`SHORT`] bytes stored inline (zero-padded, its length
+/// in the last byte): a look-up hashes and compares three machine words and
+/// reads no memory outside the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ShortKey([u8; SHORT + 1]);
+
+impl ShortKey {
+    fn new(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() > SHORT {
+            return None;
+        }
+        let mut k = [0u8; SHORT + 1];
+        k[..b.len()].copy_from_slice(b);
+        k[SHORT] = u8::try_from(b.len()).unwrap_or(0);
+        Some(Self(k))
+    }
+}
+
+/// A map keyed by strings, with short keys (words, codes) stored inline:
+/// same answers as a `HashMap<String, V>`, without following a pointer to
+/// compare each key.
+#[derive(Debug, Clone)]
+pub struct StrMap<V> {
+    short: FastMap<ShortKey, V>,
+    long: FastMap<String, V>,
+}
+
+impl<V> Default for StrMap<V> {
+    fn default() -> Self {
+        Self {
+            short: FastMap::default(),
+            long: FastMap::default(),
+        }
+    }
+}
+
+impl<V> StrMap<V> {
+    /// Inserts `value` under `key` (replacing any value there).
+    pub fn insert(&mut self, key: &str, value: V) {
+        match ShortKey::new(key) {
+            Some(k) => self.short.insert(k, value),
+            None => self.long.insert(key.to_owned(), value),
+        };
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&V> {
+        match ShortKey::new(key) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(key),
+        }
+    }
+
+    /// Every value (unordered).
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.short.values().chain(self.long.values())
+    }
+}
+
 const NONE: u32 = u32::MAX;
 
-/// Where each token text occurs in a description.
+/// Where each token occurs in a description, by vocabulary id. Every
+/// phrase the classifier looks for is interned when the knowledge base is
+/// built, so ids answer every question; tokens of unknown words are not
+/// indexed (no curated phrase contains them).
 pub struct TokenIndex<'a> {
-    tokens: &'a [Token],
-    first: FastMap<&'a str, u32>,
+    tokens: &'a [Token<'a>],
+    first: FastMap<u32, u32>,
     next: Vec<u32>,
 }
 
 impl<'a> TokenIndex<'a> {
     /// Indexes `tokens`.
-    pub fn new(tokens: &'a [Token]) -> Self {
-        let mut first: FastMap<&str, u32> = FastMap::default();
+    pub fn new(tokens: &'a [Token<'a>]) -> Self {
+        let mut first: FastMap<u32, u32> = FastMap::default();
         first.reserve(tokens.len());
         let mut next = vec![NONE; tokens.len()];
         for (i, t) in tokens.iter().enumerate().rev() {
+            if t.id == UNKNOWN {
+                continue;
+            }
             let i = u32::try_from(i).unwrap_or(NONE);
-            if let Some(prev) = first.insert(t.text.as_str(), i) {
+            if let Some(prev) = first.insert(t.id, i) {
                 if let Some(slot) = next.get_mut(i as usize) {
                     *slot = prev;
                 }
@@ -93,9 +163,9 @@ impl<'a> TokenIndex<'a> {
         }
     }
 
-    /// Positions of `word`, in order.
-    pub fn positions(&self, word: &str) -> impl Iterator<Item = usize> + '_ {
-        let mut at = self.first.get(word).copied().unwrap_or(NONE);
+    /// Positions of the word with id `id`, in order.
+    fn positions_of(&self, id: u32) -> impl Iterator<Item = usize> + '_ {
+        let mut at = self.first.get(&id).copied().unwrap_or(NONE);
         std::iter::from_fn(move || {
             if at == NONE {
                 return None;
@@ -106,58 +176,56 @@ impl<'a> TokenIndex<'a> {
         })
     }
 
-    /// Whether `word` occurs.
-    pub fn has(&self, word: &str) -> bool {
-        self.first.contains_key(word)
-    }
-
-    /// Start positions where the token sequence `phrase` occurs.
-    pub fn phrase_at<'p>(&'p self, phrase: &'p [String]) -> impl Iterator<Item = usize> + 'p {
-        let head = phrase.first().map_or("", String::as_str);
-        self.positions(head).filter(move |&p| {
+    /// Start positions where the words with ids `phrase` occur in sequence.
+    pub fn phrase_at<'p>(&'p self, phrase: &'p [u32]) -> impl Iterator<Item = usize> + 'p {
+        let head = phrase.first().copied().unwrap_or(UNKNOWN);
+        self.positions_of(head).filter(move |&p| {
             phrase
                 .iter()
                 .enumerate()
                 .skip(1)
-                .all(|(k, w)| self.tokens.get(p + k).is_some_and(|t| t.text == *w))
-        })
-    }
-
-    /// Start positions where the words of `phrase` (separated by single
-    /// spaces) occur in sequence.
-    pub fn words_at<'p>(&'p self, phrase: &'p str) -> impl Iterator<Item = usize> + 'p {
-        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-        self.positions(head).filter(move |&p| {
-            rest.split(' ')
-                .filter(|w| !w.is_empty())
-                .enumerate()
-                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
+                .all(|(k, w)| self.tokens.get(p + k).is_some_and(|t| t.id == *w))
         })
     }
 
     /// The token at `i`, if any.
-    pub fn token(&self, i: usize) -> Option<&Token> {
+    pub fn token(&self, i: usize) -> Option<&Token<'a>> {
         self.tokens.get(i)
     }
 
-    /// Whether the words of `phrase` (separated by single spaces) occur in
-    /// sequence.
-    pub fn has_words(&self, phrase: &str) -> bool {
-        let (head, rest) = phrase.split_once(' ').unwrap_or((phrase, ""));
-        self.positions(head).any(|p| {
-            rest.split(' ')
-                .filter(|w| !w.is_empty())
-                .enumerate()
-                .all(|(k, w)| self.tokens.get(p + 1 + k).is_some_and(|t| t.text == w))
-        })
-    }
-
-    /// Whether the token sequence `phrase` occurs.
-    pub fn has_phrase(&self, phrase: &[String]) -> bool {
+    /// Whether the words with ids `phrase` occur in sequence.
+    pub fn has_phrase(&self, phrase: &[u32]) -> bool {
         match phrase.len() {
             0 => false,
-            1 => self.has(&phrase[0]),
+            1 => self.first.contains_key(&phrase[0]),
             _ => self.phrase_at(phrase).next().is_some(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn str_map_answers_like_a_string_map_for_short_and_long_keys() {
+        let mut m = StrMap::default();
+        let long = "x".repeat(SHORT + 1);
+        let at_limit = "y".repeat(SHORT);
+        for (i, k) in ["", "a", "a1160", at_limit.as_str(), long.as_str()]
+            .iter()
+            .enumerate()
+        {
+            m.insert(k, i);
+        }
+        assert_eq!(m.get(""), Some(&0));
+        assert_eq!(m.get("a1160"), Some(&2));
+        assert_eq!(m.get(&at_limit), Some(&3));
+        assert_eq!(m.get(&long), Some(&4));
+        assert_eq!(m.get(&long[..SHORT]), None);
+        assert_eq!(m.get("a\0"), None);
+        m.insert("a", 9);
+        assert_eq!(m.get("a"), Some(&9));
+        assert_eq!(m.values().count(), 5);
     }
 }

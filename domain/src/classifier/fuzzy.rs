@@ -21,6 +21,19 @@ pub struct Speller {
     /// entry), which a correction returns.
     base: Vec<String>,
     index: FastMap<u64, Vec<u32>>,
+    /// One bit per key of `index` (by the key's top bits): a clear bit
+    /// means the key is absent, so most look-ups of a query's deletion keys
+    /// end after one memory access.
+    present: Vec<u64>,
+}
+
+/// The filter has `1 << FILTER_BITS` bits.
+const FILTER_BITS: u32 = 20;
+
+/// The filter bit of a deletion key: (word, mask).
+fn filter_bit(key: u64) -> (usize, u64) {
+    let bit = key >> (64 - FILTER_BITS);
+    ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
 /// Hash of `w` without the letters at `skip` (positions, ascending).
@@ -35,19 +48,36 @@ fn hash_without(w: &[char], skip: &[usize]) -> u64 {
     h.finish()
 }
 
+/// The longest word the speller corrects, in letters.
+const MAX_LETTERS: usize = 30;
+
 /// The keys [`hash_without`] gives `w` with nothing, each one letter and
 /// (with `pairs`) each two letters deleted, in that order; computed from
 /// shared prefixes of the hash instead of rehashing every variant.
+#[cfg(test)]
 fn deletion_keys(w: &[char], pairs: bool) -> Vec<u64> {
+    let mut keys = Vec::new();
+    deletion_keys_into(w, pairs, |k| keys.push(k));
+    keys
+}
+
+/// [`deletion_keys`], handing each key to `emit` (no allocation for words
+/// of up to [`MAX_LETTERS`] letters).
+fn deletion_keys_into(w: &[char], pairs: bool, mut emit: impl FnMut(u64)) {
     let n = w.len();
-    let mut keys = Vec::with_capacity(1 + n + if pairs { n * n / 2 } else { 0 });
     // prefix[i]: the hasher after w[..i].
-    let mut prefix = Vec::with_capacity(n + 1);
+    let mut stack = [FxHasher::default(); MAX_LETTERS + 1];
+    let mut heap = Vec::new();
+    let prefix: &mut [FxHasher] = if n < stack.len() {
+        &mut stack[..=n]
+    } else {
+        heap.resize(n + 1, FxHasher::default());
+        &mut heap
+    };
     let mut h = FxHasher::default();
-    prefix.push(h);
-    for c in w {
+    for (i, c) in w.iter().enumerate() {
         h.write_u32(*c as u32);
-        prefix.push(h);
+        prefix[i + 1] = h;
     }
     let finish = |mut h: FxHasher, from: usize, len: usize| {
         for c in w.iter().skip(from) {
@@ -56,20 +86,19 @@ fn deletion_keys(w: &[char], pairs: bool) -> Vec<u64> {
         h.write_usize(len);
         h.finish()
     };
-    keys.push(finish(h, n, n));
+    emit(finish(h, n, n));
     for (i, before) in prefix.iter().take(n).enumerate() {
-        keys.push(finish(*before, i + 1, n - 1));
+        emit(finish(*before, i + 1, n - 1));
     }
     if pairs {
         for (i, before) in prefix.iter().take(n).enumerate() {
             let mut mid = *before;
             for (j, c) in w.iter().enumerate().skip(i + 1) {
-                keys.push(finish(mid, j + 1, n - 2));
+                emit(finish(mid, j + 1, n - 2));
                 mid.write_u32(*c as u32);
             }
         }
     }
-    keys
 }
 
 impl Speller {
@@ -109,12 +138,29 @@ impl Speller {
                 }
             }
         }
+        let mut present = vec![0u64; (1usize << FILTER_BITS) / 64];
+        for key in index.keys() {
+            let (at, mask) = filter_bit(*key);
+            if let Some(w) = present.get_mut(at) {
+                *w |= mask;
+            }
+        }
         Self {
             words,
             reads,
             base,
             index,
+            present,
         }
+    }
+
+    /// The vocabulary entries with deletion key `key`.
+    fn ids(&self, key: u64) -> &[u32] {
+        let (at, mask) = filter_bit(key);
+        if self.present.get(at).is_none_or(|w| w & mask == 0) {
+            return &[];
+        }
+        self.index.get(&key).map_or(&[], Vec::as_slice)
     }
 
     /// The unique vocabulary word close to `word`, if any.
@@ -133,7 +179,7 @@ impl Speller {
         keys.extend((0..w.len()).map(|i| hash_without(&w, &[i])));
         let mut out: Vec<String> = Vec::new();
         for k in &keys {
-            for &id in self.index.get(k).into_iter().flatten() {
+            for &id in self.ids(*k) {
                 let Some(cand) = self.words.get(id as usize) else {
                     continue;
                 };
@@ -152,30 +198,38 @@ impl Speller {
     /// Like [`Speller::correct`], for words of `min` letters or more; the
     /// caller guards shorter words (see `Lexicon::read`).
     pub fn correct_from(&self, word: &str, min: usize) -> Option<String> {
-        let w: Vec<char> = word.chars().collect();
-        let n = w.len();
-        if !(min..=30).contains(&n) || !w.iter().all(|c| c.is_alphabetic()) {
+        let mut letters = ['\0'; MAX_LETTERS];
+        let mut n = 0;
+        for c in word.chars() {
+            if n == MAX_LETTERS || !c.is_alphabetic() {
+                return None;
+            }
+            letters[n] = c;
+            n += 1;
+        }
+        if n < min {
             return None;
         }
+        let w = &letters[..n];
         let max = if n >= 8 { 2 } else { 1 };
-        let keys = deletion_keys(&w, max == 2);
         // Best: smallest distance, then longest common prefix, then longest.
         let mut best: Option<((usize, usize, usize), u32)> = None;
         let mut tie = false;
-        let mut seen: Vec<u32> = Vec::with_capacity(32);
-        for k in &keys {
-            for &id in self.index.get(k).into_iter().flatten() {
-                if seen.contains(&id) {
+        let mut seen = Seen::default();
+        // Each key is looked up as it is computed, in the order of
+        // [`deletion_keys`].
+        deletion_keys_into(w, max == 2, |k| {
+            for &id in self.ids(k) {
+                if !seen.insert(id) {
                     continue;
                 }
-                seen.push(id);
                 let Some(cand) = self.words.get(id as usize) else {
                     continue;
                 };
                 if cand.first() != w.first() || cand.len().abs_diff(n) > max {
                     continue;
                 }
-                let d = distance(&w, cand);
+                let d = distance(w, cand);
                 if d == 0 || d > max {
                     continue;
                 }
@@ -195,7 +249,7 @@ impl Speller {
                     }
                 }
             }
-        }
+        });
         match best {
             Some((_, id)) if !tie => self.base.get(id as usize).cloned(),
             _ => None,
@@ -203,8 +257,67 @@ impl Speller {
     }
 }
 
-/// Damerau–Levenshtein distance (optimal string alignment).
+/// The candidate ids looked at so far: on the stack up to 32, then on the
+/// heap (same answers as a `Vec` with `contains`).
+#[derive(Default)]
+struct Seen {
+    small: [u32; 32],
+    len: usize,
+    more: Vec<u32>,
+}
+
+impl Seen {
+    /// Adds `id`; false when it was there already.
+    fn insert(&mut self, id: u32) -> bool {
+        let small = &self.small[..self.len];
+        if small.contains(&id) || self.more.contains(&id) {
+            return false;
+        }
+        if self.len < self.small.len() {
+            self.small[self.len] = id;
+            self.len += 1;
+        } else {
+            self.more.push(id);
+        }
+        true
+    }
+}
+
+/// Longest word [`distance`] compares without allocating.
+const STACK_WORD: usize = 40;
+
+/// Damerau–Levenshtein distance (optimal string alignment). Keeps three
+/// rows of the table on the stack (words up to [`STACK_WORD`] letters).
 pub fn distance(a: &[char], b: &[char]) -> usize {
+    if b.len() >= STACK_WORD {
+        return distance_table(a, b);
+    }
+    let m = b.len();
+    // prev2: row i-2, prev: row i-1, cur: row i.
+    let mut prev2 = [0usize; STACK_WORD];
+    let mut prev = [0usize; STACK_WORD];
+    let mut cur = [0usize; STACK_WORD];
+    for (j, cell) in prev.iter_mut().enumerate().take(m + 1) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(prev2[j - 2] + 1);
+            }
+            cur[j] = v;
+        }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[m]
+}
+
+/// [`distance`] with the whole table on the heap, for long words.
+fn distance_table(a: &[char], b: &[char]) -> usize {
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
@@ -242,6 +355,34 @@ mod tests {
         assert_eq!(fix("exipred").as_deref(), Some("expired"));
         assert_eq!(fix("leed"), None);
         assert_eq!(fix("merkury").as_deref(), Some("mercury"));
+    }
+
+    #[test]
+    fn the_stack_distance_is_the_table_distance() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "lead",
+            "leed",
+            "batteris",
+            "battery",
+            "asbestoes",
+            "asbestos",
+            "ắc quy chì",
+            "acquy",
+            "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq",
+        ];
+        for x in words {
+            for y in words {
+                let (a, b): (Vec<char>, Vec<char>) = (x.chars().collect(), y.chars().collect());
+                assert_eq!(distance(&a, &b), distance_table(&a, &b), "{x} / {y}");
+            }
+        }
+        let a: Vec<char> = "batteris".chars().collect();
+        let b: Vec<char> = "battery".chars().collect();
+        assert_eq!(distance(&a, &b), 2);
     }
 
     #[test]

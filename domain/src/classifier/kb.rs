@@ -7,11 +7,12 @@
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
-use super::fast::FastMap;
+use super::fast::StrMap;
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
 use super::normalize::phrase_tokens;
 use super::scope::Scopes;
+use super::vocab::Vocab;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
@@ -25,8 +26,12 @@ pub struct KnowledgeBase {
     pub lexicon: Lexicon,
     /// Entry scopes: exclusions and exceptions as data.
     pub scopes: Scopes,
-    relations: FastMap<String, usize>,
-    mirror_of: FastMap<String, usize>,
+    /// Every curated word, interned.
+    pub vocab: Vocab,
+    /// The phrases the warnings look for.
+    pub warning_lists: super::signals::Lists,
+    relations: StrMap<usize>,
+    mirror_of: StrMap<usize>,
 }
 
 impl KnowledgeBase {
@@ -40,14 +45,21 @@ impl KnowledgeBase {
         let mut curated = Curated::bundled()?;
         validate(&annexes, &curated)?;
         let sp = curated.spellings.clone();
+        let mut vocab = Vocab::default();
         for t in &mut curated.terms {
-            t.ctx_tokens = t.ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
-            t.not_ctx_tokens = t.not_ctx.iter().map(|c| phrase_tokens(c, &sp)).collect();
+            let mut ids = |c: &String| vocab.intern_all(&phrase_tokens(c, &sp));
+            t.ctx_tokens = t.ctx.iter().map(&mut ids).collect();
+            t.not_ctx_tokens = t.not_ctx.iter().map(&mut ids).collect();
         }
-        let matcher = Matcher::new(&curated);
-        let lexicon =
-            Lexicon::bundled(matcher.vocabulary(), matcher.bigrams(), &curated.spellings)?;
-        let scopes = Scopes::bundled(&curated.spellings)?;
+        let matcher = Matcher::new(&curated, &mut vocab);
+        let lexicon = Lexicon::bundled(
+            matcher.vocabulary(),
+            matcher.bigrams(),
+            &curated.spellings,
+            &mut vocab,
+        )?;
+        let scopes = Scopes::bundled(&curated.spellings, &mut vocab)?;
+        let warning_lists = super::signals::Lists::new(&mut vocab);
         for code in scopes.codes() {
             if annexes.in_force(code).is_none_or(|c| c.code != code) {
                 return Err(KnowledgeBaseError::UnknownCode {
@@ -56,16 +68,14 @@ impl KnowledgeBase {
                 });
             }
         }
-        let relations = curated
-            .relations
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.code.clone(), i))
-            .collect();
-        let mut mirror_of = FastMap::default();
+        let mut relations = StrMap::default();
+        for (i, r) in curated.relations.iter().enumerate() {
+            relations.insert(&r.code, i);
+        }
+        let mut mirror_of = StrMap::default();
         for (i, m) in curated.mirrors.iter().enumerate() {
             for code in m.members() {
-                mirror_of.insert(code.to_owned(), i);
+                mirror_of.insert(code, i);
             }
         }
         Ok(Self {
@@ -74,6 +84,8 @@ impl KnowledgeBase {
             matcher,
             lexicon,
             scopes,
+            vocab,
+            warning_lists,
             relations,
             mirror_of,
         })

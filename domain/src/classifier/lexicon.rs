@@ -11,6 +11,7 @@
 //! are folded the same way (case, diacritics, light plural), so "Baterías"
 //! and "bateria" meet.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::fast::{FastMap, FastSet};
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use super::error::KnowledgeBaseError;
 use super::fuzzy::Speller;
 use super::normalize::{phrase_tokens, Origin, Token, NO_BREAK};
+use super::vocab::{Vocab, UNKNOWN};
 
 const LEXICON: &str = include_str!("../../data/classifier_lexicon.json");
 
@@ -43,8 +45,24 @@ struct LanguageFile {
 #[derive(Debug)]
 struct Entry {
     src: Vec<String>,
-    dst: Vec<String>,
+    /// `src` as vocabulary ids.
+    src_ids: Vec<u32>,
+    dst: Words,
     lang: usize,
+}
+
+/// English words with their vocabulary ids.
+#[derive(Debug, Clone, Default)]
+struct Words {
+    words: Vec<String>,
+    ids: Vec<u32>,
+}
+
+impl Words {
+    fn new(words: Vec<String>, vocab: &mut Vocab) -> Self {
+        let ids = vocab.intern_all(&words);
+        Self { words, ids }
+    }
 }
 
 /// The compiled lexicon.
@@ -52,17 +70,19 @@ pub struct Lexicon {
     names: Vec<(String, String)>,
     /// Per language, its marks sorted (empty: no marks needed).
     marks: Vec<Vec<char>>,
-    hs: FastMap<String, Vec<String>>,
-    by_first: FastMap<String, Vec<Entry>>,
-    english: FastSet<String>,
+    hs: FastMap<String, Words>,
+    /// Entries keyed by the id of their first word.
+    by_first: FastMap<u32, Vec<Entry>>,
+    /// Per vocabulary id: whether the word is English (in `english`).
+    english_ids: Vec<bool>,
     bigrams: FastSet<(String, String)>,
     speller: Speller,
 }
 
 /// A description read into English tokens, with the languages seen.
-pub struct Reading {
+pub struct Reading<'k> {
     /// The tokens, in English where the lexicon knew the word.
-    pub tokens: Vec<Token>,
+    pub tokens: Vec<Token<'k>>,
     /// Names of the other languages whose words were read (e.g. "Spanish").
     pub languages: Vec<String>,
     /// Words (original spelling) that were corrected, with the correction.
@@ -83,6 +103,7 @@ impl Lexicon {
         english_terms: FastSet<String>,
         bigrams: FastSet<(String, String)>,
         spellings: &FastMap<String, String>,
+        vocab: &mut Vocab,
     ) -> Result<Self, KnowledgeBaseError> {
         let file: LexiconFile =
             serde_json::from_str(LEXICON).map_err(|e| KnowledgeBaseError::Parse {
@@ -93,7 +114,7 @@ impl Lexicon {
         for w in &file.english_common {
             english.extend(phrase_tokens(w, spellings));
         }
-        let mut by_first: FastMap<String, Vec<Entry>> = FastMap::default();
+        let mut by_first: FastMap<u32, Vec<Entry>> = FastMap::default();
         let mut names = Vec::new();
         let mut marks = Vec::new();
         for (lang, l) in file.languages.iter().enumerate() {
@@ -103,25 +124,33 @@ impl Lexicon {
             marks.push(m);
             for (src, dst) in &l.words {
                 let src = phrase_tokens(src, spellings);
-                let Some(first) = src.first().cloned() else {
+                let src_ids = vocab.intern_all(&src);
+                let Some(&first) = src_ids.first() else {
                     continue;
                 };
-                let dst = phrase_tokens(dst, spellings);
-                by_first
-                    .entry(first)
-                    .or_default()
-                    .push(Entry { src, dst, lang });
+                let dst = Words::new(phrase_tokens(dst, spellings), vocab);
+                by_first.entry(first).or_default().push(Entry {
+                    src,
+                    src_ids,
+                    dst,
+                    lang,
+                });
             }
         }
         for v in by_first.values_mut() {
-            v.sort_by(|a, b| b.src.len().cmp(&a.src.len()).then(a.dst.cmp(&b.dst)));
+            v.sort_by(|a, b| {
+                b.src
+                    .len()
+                    .cmp(&a.src.len())
+                    .then(a.dst.words.cmp(&b.dst.words))
+            });
         }
         // Each word with what it reads as, so that two spellings of one
         // concept ("batterie", "batterij") are not a tie.
         let mut vocabulary: Vec<(&str, &str)> =
             english.iter().map(|w| (w.as_str(), w.as_str())).collect();
         for e in by_first.values().flatten() {
-            if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.first()) {
+            if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.words.first()) {
                 vocabulary.push((src.as_str(), dst.as_str()));
             }
         }
@@ -129,21 +158,35 @@ impl Lexicon {
         let hs = file
             .hs_headings
             .iter()
-            .map(|(k, v)| (k.clone(), phrase_tokens(v, spellings)))
+            .map(|(k, v)| (k.clone(), Words::new(phrase_tokens(v, spellings), vocab)))
             .collect();
+        for w in &english {
+            vocab.intern(w);
+        }
+        let mut english_ids = vec![false; vocab.len()];
+        for w in &english {
+            if let Some(slot) = english_ids.get_mut(vocab.id(w) as usize) {
+                *slot = true;
+            }
+        }
         Ok(Self {
             names,
             marks,
             hs,
             by_first,
-            english,
+            english_ids,
             bigrams,
             speller,
         })
     }
 
     /// Reads `tokens` into English (see the module doc).
-    pub fn read(&self, mut tokens: Vec<Token>, original: &str) -> Reading {
+    pub fn read<'k>(
+        &'k self,
+        mut tokens: Vec<Token<'k>>,
+        original: &str,
+        vocab: &'k Vocab,
+    ) -> Reading<'k> {
         let (heads, english) = self.look_up(&tokens);
         let counts = self.language_counts(&tokens, &heads, original);
         let english_count = english.iter().filter(|e| **e).count();
@@ -160,14 +203,14 @@ impl Lexicon {
             let alpha = tok.text.chars().any(char::is_alphabetic);
             words += usize::from(alpha);
             if let Some(dst) = self.hs_heading(&tokens, i) {
-                push_reading(&mut out, dst, tok.break_before, tok.span);
+                push_reading(&mut out, &dst.words, &dst.ids, tok.break_before, tok.span);
                 i += 1;
                 continue;
             }
             let head = heads.get(i).copied().flatten();
             if let Some(e) = self.best_at(&tokens, i, head, &counts, english_count) {
                 let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
-                push_reading(&mut out, &e.dst, tok.break_before, span);
+                push_reading(&mut out, &e.dst.words, &e.dst.ids, tok.break_before, span);
                 i += e.src.len();
                 continue;
             }
@@ -178,7 +221,7 @@ impl Lexicon {
             }
             let foreign = counts.iter().any(|c| *c > 0);
             let split = if foreign || tok.text.len() >= 9 {
-                self.split_compound_cached(&tok.text, &mut memo)
+                self.split_compound_cached(&tok.text, &mut memo, vocab)
             } else {
                 None
             };
@@ -186,17 +229,25 @@ impl Lexicon {
                 let mut first = true;
                 for dst in parts {
                     let brk = if first { tok.break_before } else { NO_BREAK };
-                    push_reading(&mut out, &dst, brk, tok.span);
+                    for (k, (w, id)) in dst.words.into_iter().zip(dst.ids).enumerate() {
+                        out.push(Token {
+                            id,
+                            text: Cow::Owned(w),
+                            break_before: if k == 0 { brk } else { NO_BREAK },
+                            span: tok.span,
+                            origin: Origin::Translated,
+                        });
+                    }
                     first = false;
                 }
                 i += 1;
                 continue;
             }
-            let prev = out.last().map(|t: &Token| t.text.as_str());
+            let prev = out.last().map(|t: &Token<'_>| t.word());
             if let Some(fixed) = self.correct_cached(&tokens, i, prev, &mut memo) {
                 let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
                 corrections.push((written.to_owned(), fixed.clone()));
-                self.push_corrected(&mut out, tok, fixed);
+                self.push_corrected(&mut out, tok, fixed, vocab);
                 i += 1;
                 continue;
             }
@@ -218,12 +269,9 @@ impl Lexicon {
     fn look_up<'a>(&'a self, tokens: &[Token]) -> (Vec<Option<&'a [Entry]>>, Vec<bool>) {
         let heads = tokens
             .iter()
-            .map(|t| self.by_first.get(&t.text).map(Vec::as_slice))
+            .map(|t| self.by_first.get(&t.id).map(Vec::as_slice))
             .collect();
-        let english = tokens
-            .iter()
-            .map(|t| self.english.contains(&t.text))
-            .collect();
+        let english = tokens.iter().map(|t| self.is_english(t.id)).collect();
         (heads, english)
     }
 
@@ -241,16 +289,24 @@ impl Lexicon {
 
     /// `tok` corrected to `fixed`, read through the lexicon when `fixed` is
     /// a foreign word.
-    fn push_corrected(&self, out: &mut Vec<Token>, tok: &Token, fixed: String) {
-        let entry = self.single(&fixed);
+    fn push_corrected<'k>(
+        &'k self,
+        out: &mut Vec<Token<'k>>,
+        tok: &Token<'k>,
+        fixed: String,
+        vocab: &Vocab,
+    ) {
+        let id = vocab.id(&fixed);
+        let entry = self.single(id);
         let t = Token {
-            text: fixed,
+            id,
+            text: Cow::Owned(fixed),
             break_before: tok.break_before,
             span: tok.span,
             origin: Origin::Corrected,
         };
         match entry {
-            Some(e) => push_reading(out, &e.dst, t.break_before, t.span),
+            Some(e) => push_reading(out, &e.dst.words, &e.dst.ids, t.break_before, t.span),
             None => out.push(t),
         }
     }
@@ -269,8 +325,8 @@ impl Lexicon {
         for (i, head) in heads.iter().enumerate() {
             if let Some(entries) = head {
                 seen.iter_mut().for_each(|s| *s = false);
-                for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
-                    let english_word = e.src.len() == 1 && self.english.contains(&e.src[0]);
+                for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
+                    let english_word = e.src_ids.len() == 1 && self.is_english(e.src_ids[0]);
                     if !seen[e.lang] && !english_word {
                         counts[e.lang] += 1;
                         seen[e.lang] = true;
@@ -301,15 +357,15 @@ impl Lexicon {
     /// A Harmonized System number right after "HS" (or "HS code"), read as
     /// the waste its heading names; the longest known prefix wins
     /// ("8549.11" before "8549").
-    fn hs_heading(&self, tokens: &[Token], i: usize) -> Option<&[String]> {
+    fn hs_heading(&self, tokens: &[Token], i: usize) -> Option<&Words> {
         let t = tokens.get(i)?;
         if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
             return None;
         }
         let marker = |k: usize| {
-            tokens.get(k).is_some_and(|p| {
-                matches!(p.text.as_str(), "hs" | "hts" | "cn" | "code" | "heading")
-            })
+            tokens
+                .get(k)
+                .is_some_and(|p| matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading"))
         };
         if !(marker(i - 1) || (i >= 2 && marker(i - 2))) {
             return None;
@@ -340,7 +396,7 @@ impl Lexicon {
         prev: Option<&str>,
         memo: &mut Memo,
     ) -> Option<String> {
-        let word = tokens.get(i)?.text.as_str();
+        let word = tokens.get(i)?.word();
         if !memo.enabled || word.chars().count() < 5 {
             return self.correct(tokens, i, prev);
         }
@@ -353,15 +409,20 @@ impl Lexicon {
     }
 
     /// [`Self::split_compound`], remembering the answer per word.
-    fn split_compound_cached(&self, word: &str, memo: &mut Memo) -> Option<Vec<Vec<String>>> {
+    fn split_compound_cached(
+        &self,
+        word: &str,
+        memo: &mut Memo,
+        vocab: &Vocab,
+    ) -> Option<Vec<Words>> {
         if !memo.enabled {
-            return self.split_compound(word);
+            return self.split_compound(word, vocab);
         }
         let splits = &mut memo.splits;
         if let Some(known) = splits.get(word) {
             return known.clone();
         }
-        let parts = self.split_compound(word);
+        let parts = self.split_compound(word, vocab);
         splits.insert(word.to_owned(), parts.clone());
         parts
     }
@@ -370,7 +431,7 @@ impl Lexicon {
     /// own; a four-letter word only where the correction forms a curated
     /// pair with a neighbour ("leed acid" → "lead acid").
     fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
-        let word = tokens.get(i)?.text.as_str();
+        let word = tokens.get(i)?.word();
         if word.chars().count() >= 5 {
             return self.speller.correct(word);
         }
@@ -404,12 +465,12 @@ impl Lexicon {
     ) -> Option<&'a Entry> {
         let entries = entries?;
         let mut best: Option<&Entry> = None;
-        for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src)) {
+        for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
             let count = counts.get(e.lang).copied().unwrap_or(0);
             if count == 0 {
                 continue;
             }
-            if e.src.len() == 1 && self.english.contains(&e.src[0]) && count <= english_count {
+            if e.src_ids.len() == 1 && self.is_english(e.src_ids[0]) && count <= english_count {
                 continue;
             }
             let better = match best {
@@ -427,24 +488,51 @@ impl Lexicon {
         best
     }
 
-    fn single(&self, word: &str) -> Option<&Entry> {
+    /// The one-word entry for the word with vocabulary id `id`, in a
+    /// language without marks.
+    fn single(&self, id: u32) -> Option<&Entry> {
         self.by_first
-            .get(word)?
+            .get(&id)?
             .iter()
             .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(Vec::is_empty))
     }
 
+    /// Whether the word with vocabulary id `id` is English.
+    fn is_english(&self, id: u32) -> bool {
+        id != UNKNOWN && self.english_ids.get(id as usize).copied().unwrap_or(false)
+    }
+
     /// Splits a compound into lexicon (or English) words, allowing the
     /// linking letters of German and Dutch compounds ("-s-", "-n-", "-en-").
-    fn split_compound(&self, word: &str) -> Option<Vec<Vec<String>>> {
+    fn split_compound(&self, word: &str, vocab: &Vocab) -> Option<Vec<Words>> {
         if word.len() < 7 || word.len() > 40 || !word.is_ascii() {
             return None;
         }
-        let mut parts = Vec::new();
-        self.split_from(word, &mut parts).then_some(parts)
+        let mut parts: Vec<Part<'_, '_>> = Vec::with_capacity(4);
+        if !self.split_from(word, &mut parts, vocab) {
+            return None;
+        }
+        let owned = parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Entry(w) => w.clone(),
+                Part::English(head, id) => Words {
+                    words: vec![head.to_owned()],
+                    ids: vec![id],
+                },
+            })
+            .collect();
+        Some(owned)
     }
 
-    fn split_from(&self, rest: &str, parts: &mut Vec<Vec<String>>) -> bool {
+    /// Splits `rest` into parts after `parts` (see [`Self::split_compound`]);
+    /// parts borrow the lexicon or the word until a split is found.
+    fn split_from<'s, 'w>(
+        &'s self,
+        rest: &'w str,
+        parts: &mut Vec<Part<'s, 'w>>,
+        vocab: &Vocab,
+    ) -> bool {
         if rest.is_empty() {
             return parts.len() >= 2;
         }
@@ -455,9 +543,10 @@ impl Lexicon {
             let Some(head) = rest.get(..cut) else {
                 continue;
             };
-            let reading = match self.single(head) {
-                Some(e) => e.dst.clone(),
-                None if cut >= 4 && self.english.contains(head) => vec![head.to_owned()],
+            let id = vocab.id(head);
+            let reading = match self.single(id) {
+                Some(e) => Part::Entry(&e.dst),
+                None if cut >= 4 && self.is_english(id) => Part::English(head, id),
                 None => continue,
             };
             let tail = &rest[cut..];
@@ -465,8 +554,8 @@ impl Lexicon {
                 let Some(t) = tail.strip_prefix(link) else {
                     continue;
                 };
-                parts.push(reading.clone());
-                if self.split_from(t, parts) {
+                parts.push(reading);
+                if self.split_from(t, parts, vocab) {
                     return true;
                 }
                 parts.pop();
@@ -474,6 +563,14 @@ impl Lexicon {
         }
         false
     }
+}
+
+/// One part of a compound being split: a lexicon entry's reading or an
+/// English word of the compound itself (with its vocabulary id).
+#[derive(Clone, Copy)]
+enum Part<'s, 'w> {
+    Entry(&'s Words),
+    English(&'w str, u32),
 }
 
 /// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
@@ -485,32 +582,42 @@ const MEMO_FROM: usize = 64;
 struct Memo {
     enabled: bool,
     corrections: FastMap<String, Option<String>>,
-    splits: FastMap<String, Option<Vec<Vec<String>>>>,
+    splits: FastMap<String, Option<Vec<Words>>>,
 }
 
 /// Moves token `i` out (its text; the rest is copied).
-fn take(tokens: &mut [Token], i: usize) -> Token {
+fn take<'k>(tokens: &mut [Token<'k>], i: usize) -> Token<'k> {
     let t = &mut tokens[i];
     Token {
         text: std::mem::take(&mut t.text),
+        id: t.id,
         break_before: t.break_before,
         span: t.span,
         origin: t.origin,
     }
 }
 
-fn matches_at(tokens: &[Token], i: usize, src: &[String]) -> bool {
+/// Whether the words with ids `src` start at token `i` (no break inside).
+fn matches_at(tokens: &[Token], i: usize, src: &[u32]) -> bool {
     i + src.len() <= tokens.len()
         && src.iter().enumerate().all(|(k, w)| {
             let t = &tokens[i + k];
-            t.text == *w && (k == 0 || t.break_before == NO_BREAK)
+            t.id == *w && (k == 0 || t.break_before == NO_BREAK)
         })
 }
 
-fn push_reading(out: &mut Vec<Token>, dst: &[String], brk: u8, span: (usize, usize)) {
+/// The English words `dst` (the knowledge base's copies) as tokens.
+fn push_reading<'k>(
+    out: &mut Vec<Token<'k>>,
+    dst: &'k [String],
+    ids: &[u32],
+    brk: u8,
+    span: (usize, usize),
+) {
     for (k, w) in dst.iter().enumerate() {
         out.push(Token {
-            text: w.clone(),
+            id: ids.get(k).copied().unwrap_or(UNKNOWN),
+            text: Cow::Borrowed(w.as_str()),
             break_before: if k == 0 { brk } else { NO_BREAK },
             span,
             origin: Origin::Translated,

@@ -15,6 +15,7 @@ use super::fast::{FastMap, FastSet};
 
 use super::curated::Curated;
 use super::normalize::{phrase_tokens, Token, CLAUSE, NO_BREAK};
+use super::vocab::Vocab;
 
 /// What a phrase means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +59,10 @@ pub struct Hit {
 
 struct Phrase {
     tokens: Vec<String>,
-    /// The tokens without glue words, for out-of-order matching.
-    content: Vec<String>,
+    /// `tokens` as vocabulary ids.
+    ids: Vec<u32>,
+    /// The ids of the tokens without glue words, for out-of-order matching.
+    content: Vec<u32>,
     kind: Kind,
     text: String,
 }
@@ -67,24 +70,87 @@ struct Phrase {
 /// A candidate hit: (start, end, phrase, in order).
 type Candidate = (usize, usize, usize, bool);
 
-/// The order candidates are taken in: longest first, in order first, leftmost.
-type SortKey = (std::cmp::Reverse<usize>, bool, usize);
+/// The order candidates are taken in: longest first (`len`), in order
+/// first, leftmost (`pos`), then as found (`i`), packed so that the integer
+/// order is that order. `pos` and `i` are below 2^31 (a description is at
+/// most 5,000 characters).
+fn pack(len: usize, ordered: bool, pos: usize, i: usize) -> u128 {
+    let longest_first = u128::from(u64::MAX - u64::try_from(len).unwrap_or(u64::MAX));
+    let out_of_order = u128::from(!ordered);
+    let pos = u128::from(u32::try_from(pos).unwrap_or(u32::MAX).min(0x7fff_ffff));
+    let i = u128::from(u32::try_from(i).unwrap_or(u32::MAX));
+    (longest_first << 64) | (out_of_order << 63) | (pos << 32) | i
+}
 
-/// What a word can begin: the phrases it starts (longest first) and the
-/// multi-word terms whose rarest content word it is, for matching them in
-/// another word order ("cable of copper insulated").
-#[derive(Default)]
+/// What a word can begin: the phrases it starts (its node in the [`Trie`])
+/// and the multi-word terms whose rarest content word it is, for matching
+/// them in another word order ("cable of copper insulated").
 struct Heads {
-    first: Vec<usize>,
+    node: u32,
     rare: Vec<usize>,
+}
+
+impl Default for Heads {
+    fn default() -> Self {
+        Self {
+            node: NO_NODE,
+            rare: Vec::new(),
+        }
+    }
+}
+
+/// No trie node / no phrase.
+const NO_NODE: u32 = u32::MAX;
+
+/// The phrases as a trie over word ids (node 0 is the root), so that the
+/// longest phrase at a position is found by walking the tokens once instead
+/// of trying every phrase that starts with the word.
+#[derive(Default)]
+struct Trie {
+    /// (node, word id) → child node.
+    edges: FastMap<(u32, u32), u32>,
+    /// Per node: the phrase that ends there ([`NO_NODE`]: none). Of phrases
+    /// with the same words, the first in curated order.
+    ends: Vec<u32>,
+}
+
+impl Trie {
+    fn new(phrases: &[Phrase]) -> Self {
+        let mut edges: FastMap<(u32, u32), u32> = FastMap::default();
+        let mut ends = vec![NO_NODE];
+        for (i, p) in phrases.iter().enumerate() {
+            let mut node = 0;
+            for &w in &p.ids {
+                node = *edges.entry((node, w)).or_insert_with(|| {
+                    ends.push(NO_NODE);
+                    u32::try_from(ends.len() - 1).unwrap_or(NO_NODE)
+                });
+            }
+            if let Some(end) = ends.get_mut(node as usize) {
+                if *end == NO_NODE {
+                    *end = u32::try_from(i).unwrap_or(NO_NODE);
+                }
+            }
+        }
+        Self { edges, ends }
+    }
+
+    fn end(&self, node: u32) -> Option<usize> {
+        self.ends
+            .get(node as usize)
+            .filter(|e| **e != NO_NODE)
+            .map(|e| *e as usize)
+    }
 }
 
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    /// Keyed by word: one look-up per token serves both kinds of match.
-    heads: FastMap<String, Heads>,
-    stops: Vec<String>,
+    /// Keyed by word id: one look-up per token serves both kinds of match.
+    heads: FastMap<u32, Heads>,
+    trie: Trie,
+    /// Ids of the words that stop a negation.
+    stops: Vec<u32>,
 }
 
 /// Words skipped when a term is matched out of order.
@@ -136,7 +202,7 @@ fn is_glue(w: &str) -> bool {
 
 impl Matcher {
     /// Compiles every curated phrase with the same normalisation as descriptions.
-    pub fn new(curated: &Curated) -> Self {
+    pub fn new(curated: &Curated, vocab: &mut Vocab) -> Self {
         let sp = &curated.spellings;
         let q = &curated.qualifiers;
         let mut raw: Vec<(&str, Kind)> = Vec::new();
@@ -161,9 +227,16 @@ impl Matcher {
             .into_iter()
             .map(|(text, kind)| {
                 let tokens = phrase_tokens(text, sp);
-                let content = tokens.iter().filter(|w| !is_glue(w)).cloned().collect();
+                let ids = vocab.intern_all(&tokens);
+                let content = tokens
+                    .iter()
+                    .zip(&ids)
+                    .filter(|(w, _)| !is_glue(w))
+                    .map(|(_, id)| *id)
+                    .collect();
                 Phrase {
                     tokens,
+                    ids,
                     content,
                     kind,
                     text: text.to_owned(),
@@ -171,28 +244,26 @@ impl Matcher {
             })
             .filter(|p| !p.tokens.is_empty())
             .collect();
-        let mut by_first: FastMap<String, Vec<usize>> = FastMap::default();
-        for (i, p) in phrases.iter().enumerate() {
-            by_first.entry(p.tokens[0].clone()).or_default().push(i);
-        }
-        for ids in by_first.values_mut() {
-            ids.sort_by_key(|&i| std::cmp::Reverse(phrases[i].tokens.len()));
-        }
-        let mut heads: FastMap<String, Heads> = FastMap::default();
-        for (word, ids) in by_first {
-            heads.entry(word).or_default().first = ids;
+        let trie = Trie::new(&phrases);
+        let mut heads: FastMap<u32, Heads> = FastMap::default();
+        for (&(node, word), &child) in &trie.edges {
+            if node == 0 {
+                heads.entry(word).or_default().node = child;
+            }
         }
         for (word, ids) in rare_index(&phrases) {
-            heads.entry(word).or_default().rare = ids;
+            heads.entry(vocab.intern(&word)).or_default().rare = ids;
         }
         let stops = q
             .negation_stops
             .iter()
             .flat_map(|s| phrase_tokens(s, sp))
+            .map(|w| vocab.intern(&w))
             .collect();
         Self {
             phrases,
             heads,
+            trie,
             stops,
         }
     }
@@ -225,7 +296,7 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.text)).collect();
+        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.id)).collect();
         // (start, end, phrase, in order)
         let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
@@ -234,18 +305,25 @@ impl Matcher {
             })
             .collect();
         self.unordered(tokens, &heads, &mut candidates);
-        // Keys computed once; a stable sort keeps the order of equal keys.
-        let mut keyed: Vec<(SortKey, Candidate)> = candidates
-            .into_iter()
-            .map(|c @ (pos, _, id, ordered)| {
+        // Keys computed once and packed into one integer, with the
+        // candidate's index last: equal keys keep their order (as a stable
+        // sort would) and the sort compares and moves single integers.
+        let mut keyed: Vec<u128> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, &(pos, _, id, ordered))| {
                 let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
-                ((std::cmp::Reverse(len), !ordered, pos), c)
+                pack(len, ordered, pos, i)
             })
             .collect();
-        keyed.sort_by_key(|&(key, _)| key);
+        keyed.sort_unstable();
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
-        for (_, (pos, end, id, ordered)) in keyed {
+        for &key in &keyed {
+            let i = (key & u128::from(u32::MAX)) as usize;
+            let Some(&(pos, end, id, ordered)) = candidates.get(i) else {
+                continue;
+            };
             let free = if ordered {
                 taken[pos..end].iter().all(|&t| !t)
             } else {
@@ -305,11 +383,11 @@ impl Matcher {
                     hi += 1;
                 }
                 let window = &tokens[lo..hi];
-                let all = content.iter().all(|w| window.iter().any(|t| t.text == *w));
+                let all = content.iter().all(|w| window.iter().any(|t| t.id == *w));
                 if !all {
                     continue;
                 }
-                let is_used = |k: &usize| content.iter().any(|w| tokens[*k].text == *w);
+                let is_used = |k: &usize| content.contains(&tokens[*k].id);
                 let (Some(s), Some(e)) = ((lo..hi).find(is_used), (lo..hi).rev().find(is_used))
                 else {
                     continue;
@@ -324,13 +402,13 @@ impl Matcher {
 
     fn used_positions<'s>(
         &'s self,
-        tokens: &'s [Token],
+        tokens: &'s [Token<'_>],
         start: usize,
         end: usize,
         id: usize,
     ) -> impl Iterator<Item = usize> + 's {
-        let p = &self.phrases[id].tokens;
-        (start..end).filter(move |&k| p.iter().any(|w| !is_glue(w) && tokens[k].text == *w))
+        let content = &self.phrases[id].content;
+        (start..end).filter(move |&k| content.contains(&tokens[k].id))
     }
 
     /// Which tokens a negation reaches: true for every token inside the
@@ -363,15 +441,27 @@ impl Matcher {
         out
     }
 
+    /// The longest phrase starting at `pos` (whose word is `head`) that
+    /// spans no break; of phrases with the same words, the first curated.
     fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
-        head.first.iter().copied().find(|&id| {
-            let p = &self.phrases[id].tokens;
-            pos + p.len() <= tokens.len()
-                && p.iter().enumerate().all(|(k, t)| {
-                    let tok = &tokens[pos + k];
-                    tok.text == *t && (k == 0 || tok.break_before == NO_BREAK)
-                })
-        })
+        let mut node = head.node;
+        if node == NO_NODE {
+            return None;
+        }
+        let mut best = self.trie.end(node);
+        for tok in tokens.iter().skip(pos + 1) {
+            if tok.break_before != NO_BREAK {
+                break;
+            }
+            match self.trie.edges.get(&(node, tok.id)) {
+                Some(&child) => node = child,
+                None => break,
+            }
+            if let Some(end) = self.trie.end(node) {
+                best = Some(end);
+            }
+        }
+        best
     }
 
     fn negate(&self, tokens: &[Token], hits: &mut [Hit]) {
@@ -413,7 +503,7 @@ impl Matcher {
                             continue;
                         }
                         let gap: Vec<&str> = (hits[k].end..edge)
-                            .filter_map(|j| tokens.get(j).map(|t| t.text.as_str()))
+                            .filter_map(|j| tokens.get(j).map(|t| t.word()))
                             .collect();
                         let conj = !gap.is_empty()
                             && gap.iter().all(|w| matches!(*w, "and" | "or" | "nor"));
@@ -442,8 +532,7 @@ impl Matcher {
         let limit = (from + 6).min(tokens.len());
         (from..limit)
             .find(|&j| {
-                (j > from && tokens[j].break_before >= CLAUSE)
-                    || self.stops.contains(&tokens[j].text)
+                (j > from && tokens[j].break_before >= CLAUSE) || self.stops.contains(&tokens[j].id)
             })
             .unwrap_or(limit)
     }
@@ -452,9 +541,7 @@ impl Matcher {
     fn after_applies(&self, tokens: &[Token], hit: &Hit) -> bool {
         match tokens.get(hit.end) {
             None => true,
-            Some(next) => {
-                next.break_before != NO_BREAK || !matches!(next.text.as_str(), "from" | "of")
-            }
+            Some(next) => next.break_before != NO_BREAK || !matches!(next.word(), "from" | "of"),
         }
     }
 }
@@ -489,4 +576,79 @@ fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
         }
     }
     by_rare
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kb::KnowledgeBase;
+    use super::super::normalize::tokenize;
+    use super::*;
+
+    /// The longest phrase at `pos` by trying every phrase (what the trie
+    /// replaced): longest first, then the first curated.
+    fn brute_force(m: &Matcher, tokens: &[Token], pos: usize) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (id, p) in m.phrases.iter().enumerate() {
+            let fits = pos + p.ids.len() <= tokens.len()
+                && p.ids.iter().enumerate().all(|(k, w)| {
+                    let t = &tokens[pos + k];
+                    t.id == *w && (k == 0 || t.break_before == NO_BREAK)
+                });
+            if fits && best.is_none_or(|b| p.ids.len() > m.phrases[b].ids.len()) {
+                best = Some(id);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn packed_keys_sort_like_the_tuples() {
+        let mut tuples = Vec::new();
+        for len in [0usize, 1, 2, 7, 40] {
+            for ordered in [true, false] {
+                for pos in [0usize, 1, 3, 4999] {
+                    for i in [0usize, 2, 9] {
+                        tuples.push((std::cmp::Reverse(len), !ordered, pos, i));
+                    }
+                }
+            }
+        }
+        let mut packed: Vec<u128> = tuples
+            .iter()
+            .map(|&(std::cmp::Reverse(len), out, pos, i)| pack(len, !out, pos, i))
+            .collect();
+        tuples.sort();
+        packed.sort_unstable();
+        let expect: Vec<u128> = tuples
+            .iter()
+            .map(|&(std::cmp::Reverse(len), out, pos, i)| pack(len, !out, pos, i))
+            .collect();
+        assert_eq!(packed, expect);
+    }
+
+    #[test]
+    fn the_trie_finds_the_phrase_trying_every_phrase_finds() {
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let m = &kb.matcher;
+        let texts = [
+            "Spent lead-acid car batteries, whole and undrained, mixed with nickel-cadmium packs",
+            "insulated copper cable offcuts, PVC sheathed; used lubricating oil, PCB below 5 mg/kg",
+            "waste oil and coolant drained, free of lead, cadmium or mercury; scrap lead acid battery",
+            "printed circuit boards removed from servers, mixed plastics, sorted PET flakes",
+            "fly ash from municipal waste incineration, asbestos cement sheets, spent pot liner",
+        ];
+        let mut checked = 0;
+        for text in texts {
+            let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
+            for pos in 0..tokens.len() {
+                let trie = m
+                    .heads
+                    .get(&tokens[pos].id)
+                    .and_then(|h| m.longest_at(&tokens, pos, h));
+                assert_eq!(trie, brute_force(m, &tokens, pos), "{text} at {pos}");
+                checked += usize::from(trie.is_some());
+            }
+        }
+        assert!(checked > 20, "only {checked} phrases found");
+    }
 }

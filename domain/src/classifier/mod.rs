@@ -64,6 +64,7 @@ mod rules;
 mod scope;
 mod signals;
 mod thresholds;
+mod vocab;
 
 pub use annexes::{CodeInfo, CodeStatus};
 pub use countries::Standing;
@@ -111,8 +112,9 @@ impl Classifier {
         origin: Option<&CountryCode>,
         destination: Option<&CountryCode>,
     ) -> Classification {
-        let tokens = normalize::tokenize(description, &self.kb.curated.spellings);
-        let reading = self.kb.lexicon.read(tokens, description);
+        let vocab = &self.kb.vocab;
+        let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
+        let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
         let index = fast::TokenIndex::new(&tokens);
         let hits = self.kb.matcher.find(&tokens);
@@ -125,13 +127,13 @@ impl Classifier {
             text: description,
             version: VERSION,
         };
-        let mut out = assemble::build(&self.kb, &ev, &cx);
+        let mut out = assemble::build(&self.kb, &mut ev, &cx);
         let unknown_share = if reading.words == 0 {
             0.0
         } else {
             reading.unknown_words as f64 / reading.words as f64
         };
-        let found = signals::read(&index, description, unknown_share);
+        let found = signals::read(&index, &self.kb.warning_lists, description, unknown_share);
         advice::add(&mut out, &found, &reading.corrections);
         out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {

@@ -6,14 +6,21 @@
 //! plural/singular folded by `fold_in_place`. Clause punctuation is kept as a
 //! flag on the next token, because negation stops at a clause boundary.
 
+use std::borrow::Cow;
+
 use super::fast::FastMap;
 use super::fold_table::FOLD;
+use super::vocab::{Vocab, UNKNOWN};
 
 /// One normalised word of a description.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
-    /// The folded word.
-    pub text: String,
+pub struct Token<'k> {
+    /// The folded word: the knowledge base's copy when it knows the word
+    /// (no allocation), else the description's own.
+    pub text: Cow<'k, str>,
+    /// The word's id in the knowledge base's vocabulary
+    /// ([`super::vocab::UNKNOWN`] when the curated data never uses it).
+    pub id: u32,
     /// What precedes it: [`NO_BREAK`], [`COMMA`] or [`CLAUSE`] (`. ; : ! ?`
     /// or a line break). Brackets do not break: "chromium(VI)" is one phrase.
     pub break_before: u8,
@@ -22,6 +29,13 @@ pub struct Token {
     /// The word was read through the multilingual lexicon or a spelling
     /// correction, not as written.
     pub origin: Origin,
+}
+
+impl Token<'_> {
+    /// The folded word.
+    pub fn word(&self) -> &str {
+        &self.text
+    }
 }
 
 /// How a token was read.
@@ -69,11 +83,17 @@ pub fn fold_char(ch: char, out: &mut String) {
 /// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
 /// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
 /// are tokens of their own, so amounts can be read.
-pub fn tokenize(text: &str, spellings: &FastMap<String, String>) -> Vec<Token> {
+/// Each token's `id` is its word's id in `vocab`.
+pub fn tokenize<'k>(
+    text: &str,
+    spellings: &FastMap<String, String>,
+    vocab: &'k Vocab,
+) -> Vec<Token<'k>> {
     let mut out = Words {
         tokens: Vec::with_capacity(text.len() / 5 + 1),
         pending_break: NO_BREAK,
         spellings,
+        vocab,
     };
     let mut word = String::with_capacity(24);
     let mut start = 0;
@@ -167,7 +187,11 @@ impl Cursor<'_> {
         if self.left == 0 {
             return None;
         }
-        self.text.get(self.pos..)?.chars().next()
+        match self.text.as_bytes().get(self.pos) {
+            // ASCII: the byte is the character.
+            Some(&b) if b.is_ascii() => Some(char::from(b)),
+            _ => self.text.get(self.pos..)?.chars().next(),
+        }
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
@@ -183,21 +207,27 @@ impl Cursor<'_> {
 }
 
 /// The tokens read so far and the break before the next one.
-struct Words<'s> {
-    tokens: Vec<Token>,
+struct Words<'s, 'k> {
+    tokens: Vec<Token<'k>>,
     pending_break: u8,
     spellings: &'s FastMap<String, String>,
+    vocab: &'k Vocab,
 }
 
-impl Words<'_> {
+impl Words<'_, '_> {
     /// Ends the word being read (if any) as a token spanning `start..end`.
     fn flush(&mut self, word: &mut String, start: usize, end: usize) {
         if word.is_empty() {
             return;
         }
-        let mut text = std::mem::replace(word, String::with_capacity(24));
-        fold_in_place(&mut text, self.spellings);
+        fold_in_place(word, self.spellings);
+        let (id, text) = match self.vocab.get(word) {
+            Some((id, known)) => (id, Cow::Borrowed(known)),
+            None => (UNKNOWN, Cow::Owned(word.clone())),
+        };
+        word.clear();
         self.tokens.push(Token {
+            id,
             text,
             break_before: std::mem::take(&mut self.pending_break),
             span: (start, end),
@@ -266,9 +296,9 @@ fn singular(word: &mut String) {
 
 /// Normalises a curated phrase into its token texts.
 pub fn phrase_tokens(phrase: &str, spellings: &FastMap<String, String>) -> Vec<String> {
-    tokenize(phrase, spellings)
+    tokenize(phrase, spellings, &Vocab::default())
         .into_iter()
-        .map(|t| t.text)
+        .map(|t| t.text.into_owned())
         .collect()
 }
 
@@ -290,24 +320,26 @@ mod tests {
     #[test]
     fn reading_stops_after_max_chars_even_inside_a_word_or_number() {
         let long = format!("ab{}", "C".repeat(MAX_CHARS + 10));
-        let t = tokenize(&long, &FastMap::default());
+        let v = Vocab::default();
+        let t = tokenize(&long, &FastMap::default(), &v);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].text, "ab".to_owned() + &"c".repeat(MAX_CHARS - 2));
         assert_eq!(t[0].span, (0, MAX_CHARS));
         // The decimal point is the last character read: no digit follows it.
         let number = format!("{}.5", "1".repeat(MAX_CHARS - 1));
-        let t = tokenize(&number, &FastMap::default());
+        let t = tokenize(&number, &FastMap::default(), &v);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].text, "1".repeat(MAX_CHARS - 1));
-        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default());
-        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        let t = tokenize("Été 0,3 % Blei-Säure", &FastMap::default(), &v);
+        let texts: Vec<&str> = t.iter().map(|t| t.word()).collect();
         assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
         assert_eq!(t[0].span, (0, "Été".len()));
     }
 
     #[test]
     fn clause_punctuation_marks_the_next_token() {
-        let t = tokenize("free of lead, mercury", &FastMap::default());
+        let v = Vocab::default();
+        let t = tokenize("free of lead, mercury", &FastMap::default(), &v);
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
     }

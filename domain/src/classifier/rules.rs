@@ -15,16 +15,19 @@ use super::kb::KnowledgeBase;
 const UNMIRRORED_GREEN_UNDER_HAZARD: f64 = 0.45;
 
 /// Applies the mirror groups and the hazard penalty.
-pub fn apply(kb: &KnowledgeBase, ev: &mut Evidence) {
-    let mut seen = Vec::new();
-    let codes: Vec<String> = ev.candidates.keys().cloned().collect();
-    for code in codes {
-        if let Some((i, _)) = kb.mirror(&code) {
-            if !seen.contains(&i) {
-                seen.push(i);
-                resolve_group(kb, ev, i);
+pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
+    // The groups in the order their first member comes in the candidates
+    // as they are now (resolving a group changes the candidates).
+    let mut groups: Vec<usize> = Vec::new();
+    for code in ev.candidates.keys() {
+        if let Some((i, _)) = kb.mirror(code) {
+            if !groups.contains(&i) {
+                groups.push(i);
             }
         }
+    }
+    for i in groups {
+        resolve_group(kb, ev, i);
     }
     if ev.state() == HazardState::Hazard {
         let words = ev.hazard.join(", ");
@@ -39,38 +42,64 @@ pub fn apply(kb: &KnowledgeBase, ev: &mut Evidence) {
     }
 }
 
-fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
+fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize) {
     let Some(m) = kb.curated.mirrors.get(group) else {
         return;
     };
-    let present: Vec<&str> = m
-        .members()
-        .filter(|c| ev.candidates.contains_key(*c))
-        .collect();
-    let (target, why) = choose(ev, m, &present);
+    // The members with a candidate (a group has at most three members).
+    let mut present = [""; 3];
+    let mut count = 0;
+    for c in m.members().filter(|c| ev.candidates.contains_key(*c)) {
+        if let Some(slot) = present.get_mut(count) {
+            *slot = c;
+            count += 1;
+        }
+    }
+    let present = &present[..count];
+    let (target, why) = choose(ev, m, present);
     let Some(target) = target else {
         return;
     };
-    let mut merged = Candidate {
-        factor: 1.0,
-        ..Candidate::default()
-    };
-    let mut moved_from = Vec::new();
+    // The members' candidates pooled: terms once each (in member order),
+    // reasons, spans and criteria in member order. The first member's
+    // candidate is the base, so that one member moves without copying.
+    let mut merged: Option<Candidate> = None;
+    let mut moved_from: Vec<&str> = Vec::new();
     for code in m.members() {
         if let Some(c) = ev.candidates.remove(code) {
             if code != target {
-                moved_from.push(code.to_owned());
+                moved_from.push(code);
             }
+            let Some(into) = merged.as_mut() else {
+                let mut base = c;
+                base.factor = 1.0;
+                base.bonus = 0.0;
+                // Terms once each, first occurrence kept (in place).
+                let mut k = 0;
+                while k < base.terms.len() {
+                    if base.terms[..k].iter().any(|(x, _)| *x == base.terms[k].0) {
+                        base.terms.remove(k);
+                    } else {
+                        k += 1;
+                    }
+                }
+                merged = Some(base);
+                continue;
+            };
             for (t, w) in c.terms {
-                if !merged.terms.iter().any(|(x, _)| *x == t) {
-                    merged.terms.push((t, w));
+                if !into.terms.iter().any(|(x, _)| *x == t) {
+                    into.terms.push((t, w));
                 }
             }
-            merged.reasons.extend(c.reasons);
-            merged.spans.extend(c.spans);
-            merged.criteria.extend(c.criteria);
+            into.reasons.extend(c.reasons);
+            into.spans.extend(c.spans);
+            into.criteria.extend(c.criteria);
         }
     }
+    let mut merged = merged.unwrap_or_else(|| Candidate {
+        factor: 1.0,
+        ..Candidate::default()
+    });
     if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard {
         for (t, w) in &ev.hazard_terms {
             if !merged.terms.iter().any(|(x, _)| x == t) {
@@ -99,15 +128,15 @@ fn resolve_group(kb: &KnowledgeBase, ev: &mut Evidence, group: usize) {
     {
         ev.warnings.push(assumption(m, target));
     }
-    ev.candidates.insert(target.to_owned(), merged);
+    ev.candidates.insert(target, merged);
 }
 
 fn choose<'a>(
-    ev: &Evidence,
+    ev: &Evidence<'_>,
     m: &'a super::curated::Mirror,
     present: &[&'a str],
 ) -> (Option<&'a str>, String) {
-    let quote = |v: &[String]| v.join(", ");
+    let quote = |v: &[std::borrow::Cow<'_, str>]| v.join(", ");
     let a = m.a.as_deref();
     let b = m.b.as_deref();
     let y = m.y.as_deref();

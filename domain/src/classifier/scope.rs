@@ -11,6 +11,7 @@ use super::error::KnowledgeBaseError;
 use super::evidence::Evidence;
 use super::fast::TokenIndex;
 use super::normalize::phrase_tokens;
+use super::vocab::Vocab;
 
 const SCOPE: &str = include_str!("../../data/classifier_scope.json");
 
@@ -51,11 +52,11 @@ pub struct ScopeRule {
     /// Why, quoting the entry.
     pub why: String,
     #[serde(skip)]
-    if_tokens: Vec<Vec<String>>,
+    if_tokens: Vec<Vec<u32>>,
     #[serde(skip)]
-    unless_tokens: Vec<Vec<String>>,
+    unless_tokens: Vec<Vec<u32>>,
     #[serde(skip)]
-    group_tokens: Vec<Vec<Vec<String>>>,
+    group_tokens: Vec<Vec<Vec<u32>>>,
 }
 
 impl ScopeRule {
@@ -83,6 +84,7 @@ impl Scopes {
     /// [`KnowledgeBaseError::Parse`] when it does not have the expected shape.
     pub fn bundled(
         spellings: &super::fast::FastMap<String, String>,
+        vocab: &mut Vocab,
     ) -> Result<Self, KnowledgeBaseError> {
         let mut file: ScopeFile =
             serde_json::from_str(SCOPE).map_err(|e| KnowledgeBaseError::Parse {
@@ -91,20 +93,13 @@ impl Scopes {
             })?;
         for e in &mut file.entries {
             for r in &mut e.rules {
-                r.if_tokens = r
-                    .if_any
-                    .iter()
-                    .map(|p| phrase_tokens(p, spellings))
-                    .collect();
-                r.unless_tokens = r
-                    .unless
-                    .iter()
-                    .map(|p| phrase_tokens(p, spellings))
-                    .collect();
+                let mut ids = |p: &String| vocab.intern_all(&phrase_tokens(p, spellings));
+                r.if_tokens = r.if_any.iter().map(&mut ids).collect();
+                r.unless_tokens = r.unless.iter().map(&mut ids).collect();
                 r.group_tokens = r
                     .groups
                     .iter()
-                    .map(|g| g.iter().map(|p| phrase_tokens(p, spellings)).collect())
+                    .map(|g| g.iter().map(&mut ids).collect())
                     .collect();
             }
         }
@@ -126,15 +121,15 @@ impl Scopes {
     }
 
     /// Applies the scopes to the candidates (see the module doc).
-    pub fn apply(&self, ev: &mut Evidence, index: &TokenIndex<'_>, negated: &[bool]) {
+    pub fn apply<'a>(&'a self, ev: &mut Evidence<'a>, index: &TokenIndex<'_>, negated: &[bool]) {
         for e in &self.entries {
-            if !ev.candidates.contains_key(&e.code) {
+            if !ev.candidates.contains_key(e.code.as_str()) {
                 continue;
             }
             let Some(rule) = e.rules.iter().find(|r| r.applies(index, negated)) else {
                 continue;
             };
-            let Some(mut cand) = ev.candidates.remove(&e.code) else {
+            let Some(mut cand) = ev.candidates.remove(e.code.as_str()) else {
                 continue;
             };
             if rule.then.is_empty() {
@@ -146,7 +141,7 @@ impl Scopes {
             }
             cand.criteria
                 .push(format!("{} → {}: {}", e.code, rule.then, rule.why));
-            let target = ev.candidates.entry(rule.then.clone()).or_default();
+            let target = ev.candidates.entry(rule.then.as_str()).or_default();
             if target.factor == 0.0 {
                 target.factor = 1.0;
             }
@@ -159,7 +154,7 @@ impl Scopes {
     }
 }
 
-fn found(phrases: &[Vec<String>], index: &TokenIndex<'_>, negated: &[bool]) -> bool {
+fn found(phrases: &[Vec<u32>], index: &TokenIndex<'_>, negated: &[bool]) -> bool {
     phrases.iter().any(|p| {
         index
             .phrase_at(p)

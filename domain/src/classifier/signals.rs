@@ -6,6 +6,7 @@
 use super::fast::TokenIndex;
 use super::normalize::is_ideograph;
 use super::result::WarningCode;
+use super::vocab::Vocab;
 
 /// The situations found, each with the words that show it.
 #[derive(Debug, Default)]
@@ -88,40 +89,74 @@ const UNRESOLVED: [&str; 9] = [
     "varies",
 ];
 
-fn present(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
+/// A list of phrases as vocabulary ids (interned when the knowledge base is
+/// built), for one warning.
+type List = (WarningCode, Vec<(&'static str, Vec<u32>)>);
+
+/// The warning lists, compiled once.
+pub struct Lists {
+    lists: Vec<List>,
+}
+
+impl Lists {
+    /// Interns every word of the lists.
+    pub fn new(vocab: &mut Vocab) -> Self {
+        let lists = [
+            (WarningCode::ReuseClaim, &REUSE[..]),
+            (WarningCode::PossiblyNotWaste, &NOT_WASTE[..]),
+            (WarningCode::ShipRecycling, &SHIP[..]),
+            (WarningCode::WholeObject, &WHOLE[..]),
+            (WarningCode::LabAnalysis, &UNRESOLVED[..]),
+        ]
+        .into_iter()
+        .map(|(code, list)| {
+            let phrases = list
+                .iter()
+                .map(|p| {
+                    let ids = p
+                        .split(' ')
+                        .filter(|w| !w.is_empty())
+                        .map(|w| vocab.intern(w))
+                        .collect();
+                    (*p, ids)
+                })
+                .collect();
+            (code, phrases)
+        })
+        .collect();
+        Self { lists }
+    }
+}
+
+fn present(index: &TokenIndex<'_>, list: &[(&'static str, Vec<u32>)]) -> Vec<String> {
     list.iter()
-        .filter(|p| index.has_words(p))
-        .map(|p| (*p).to_owned())
+        .filter(|(_, ids)| index.has_phrase(ids))
+        .map(|(p, _)| (*p).to_owned())
         .collect()
 }
 
 /// Like [`present`], but not where the words name the source ("from a car
 /// repair workshop" claims no repair and is no whole car).
-fn present_not_source(index: &TokenIndex<'_>, list: &[&str]) -> Vec<String> {
+fn present_not_source(index: &TokenIndex<'_>, list: &[(&'static str, Vec<u32>)]) -> Vec<String> {
     list.iter()
-        .filter(|p| {
-            index.words_at(p).any(|at| {
+        .filter(|(_, ids)| {
+            index.phrase_at(ids).any(|at| {
                 !(at.saturating_sub(4)..at).any(|k| {
                     index
                         .token(k)
-                        .is_some_and(|t| matches!(t.text.as_str(), "from" | "by" | "during"))
+                        .is_some_and(|t| matches!(t.word(), "from" | "by" | "during"))
                 })
             })
         })
-        .map(|p| (*p).to_owned())
+        .map(|(p, _)| (*p).to_owned())
         .collect()
 }
 
 /// Reads the situations from the tokens and the original text.
-pub fn read(index: &TokenIndex<'_>, original: &str, unknown_share: f64) -> Signals {
+pub fn read(index: &TokenIndex<'_>, lists: &Lists, original: &str, unknown_share: f64) -> Signals {
     let mut s = Signals::default();
-    for (code, list) in [
-        (WarningCode::ReuseClaim, &REUSE[..]),
-        (WarningCode::PossiblyNotWaste, &NOT_WASTE[..]),
-        (WarningCode::ShipRecycling, &SHIP[..]),
-        (WarningCode::WholeObject, &WHOLE[..]),
-        (WarningCode::LabAnalysis, &UNRESOLVED[..]),
-    ] {
+    for (code, list) in &lists.lists {
+        let code = *code;
         let words = match code {
             WarningCode::ReuseClaim | WarningCode::WholeObject => present_not_source(index, list),
             _ => present(index, list),

@@ -87,14 +87,14 @@ fn pcb(ev: &mut Evidence, m: &Measure) {
             let text = format!("PCB {amount} ≥ 50 mg/kg (A3180 threshold)");
             let term = format!("PCB {amount}");
             add(ev, "A3180", &term, 1.5, m, &text);
-            ev.hazard.push(term);
+            ev.hazard.push(term.into());
         }
         v => {
             let said = v.map_or("not detected".to_owned(), |v| {
                 format!("{}{}", if m.below { "< " } else { "" }, fmt_mgkg(v))
             });
             rule_out(ev, &words, &["A3180"]);
-            ev.clean.push(format!("PCB {said}"));
+            ev.clean.push(format!("PCB {said}").into());
             ev.notes.push(format!(
                 "PCB {said} is below the 50 mg/kg of A3180, so A3180 does not apply"
             ));
@@ -114,22 +114,22 @@ fn ph(ev: &mut Evidence, m: &Measure) {
         let text =
             format!("{term} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5");
         add(ev, "A4090", &term, 0.8, m, &text);
-        ev.hazard.push(term.clone());
+        ev.hazard.push(term.clone().into());
         ev.h.push(Extra {
-            code: "H8".to_owned(),
+            code: "H8",
             weight: 0.9,
-            term,
+            term: std::borrow::Cow::Owned(term),
         });
         return;
     }
     if let Some(acid) = ev.candidates.remove("A4090") {
         let text = format!("pH {} is above 2 and below 11.5 (B2120)", trim(v));
         let words: Vec<String> = acid.terms.iter().map(|t| t.0.clone()).collect();
-        ev.hazard.retain(|h| !words.contains(h));
-        let cand = ev.candidates.entry("B2120".to_owned()).or_default();
+        ev.hazard.retain(|h| !words.iter().any(|w| *w == **h));
+        let cand = ev.candidates.entry("B2120").or_default();
         merge(cand, acid);
         cand.criteria.push(text);
-        ev.clean.push(format!("pH {}", trim(v)));
+        ev.clean.push(format!("pH {}", trim(v)).into());
     }
 }
 
@@ -146,7 +146,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
             );
             let term = format!("{sym} {amount}");
             add(ev, code, &term, 0.5, m, &text);
-            ev.hazard.push(term);
+            ev.hazard.push(term.into());
         }
         Some(v) if !m.below => {
             ev.notes.push(format!(
@@ -157,7 +157,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
         v => {
             let said = v.map_or("not detected".to_owned(), |v| format!("< {}", fmt_mgkg(v)));
             rule_out(ev, words, &["A1010", "A1020", "A1030", "A1040"]);
-            ev.clean.push(format!("{sym} {said}"));
+            ev.clean.push(format!("{sym} {said}").into());
         }
     }
 }
@@ -183,8 +183,15 @@ fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
     }
 }
 
-fn add(ev: &mut Evidence, code: &str, term: &str, weight: f64, m: &Measure, criterion: &str) {
-    let c = ev.candidates.entry(code.to_owned()).or_default();
+fn add(
+    ev: &mut Evidence<'_>,
+    code: &'static str,
+    term: &str,
+    weight: f64,
+    m: &Measure,
+    criterion: &str,
+) {
+    let c = ev.candidates.entry(code).or_default();
     c.add(term, weight);
     c.spans.push(m.span);
     c.criteria.push(criterion.to_owned());
