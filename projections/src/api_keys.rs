@@ -78,7 +78,9 @@ pub fn fold(
                 }
             }
         }
-        ApiKeyEvent::RegistrationRepeated { .. } => {}
+        ApiKeyEvent::RegistrationRepeated { .. }
+        | ApiKeyEvent::KeyMailRequested { .. }
+        | ApiKeyEvent::NoticesUnsubscribed => {}
     }
     Ok(true)
 }
