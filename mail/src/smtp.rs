@@ -14,8 +14,8 @@
 
 use std::time::Duration;
 
-use lettre::message::Mailbox;
-use lettre::{AsyncSmtpTransport, Tokio1Executor};
+pub use lettre::message::Mailbox;
+use lettre::{Address, AsyncSmtpTransport, Tokio1Executor};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::MailError;
@@ -129,6 +129,15 @@ pub fn parse_from(text: &str) -> Result<Mailbox, MailError> {
             "BASEL_MAIL_FROM is not an address lettre can use ({e}); e.g. 'basel <noreply@example.org>'"
         ))
     })
+}
+
+/// The sender of a process that only queues mail (no `BASEL_MAIL_FROM`):
+/// never used to send.
+pub fn unset_sender() -> Mailbox {
+    Mailbox::new(
+        None,
+        Address::new("noreply", "localhost").unwrap_or_else(|_| unreachable!("a valid address")),
+    )
 }
 
 #[cfg(test)]

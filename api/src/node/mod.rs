@@ -8,6 +8,7 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod mail;
 pub mod runtime;
 pub mod settings;
 
@@ -57,6 +58,7 @@ struct Readers {
 /// When start-up fails (store unreachable, port taken, …) or a server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
+    let mail = settings.mail.check()?;
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -70,6 +72,9 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     if settings.runs(Role::Projector) {
         start_projector(&runtime, &stopped, &mut tasks).await;
     }
+    if settings.runs(Role::Mail) {
+        mail::start_mail(&runtime, settings, &mail, &stopped, &mut tasks)?;
+    }
     let readers = Readers {
         classifier: Arc::new(
             Classifier::bundled().context("the bundled classifier data does not load")?,
@@ -78,7 +83,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
     };
     if settings.runs(Role::Rest) {
-        start_rest(&runtime, settings, &readers, &stopped, &mut tasks).await?;
+        start_rest(&runtime, settings, &readers, mail.key_delivery, &stopped, &mut tasks).await?;
     }
     if settings.runs(Role::Mcp) {
         start_mcp(&runtime, settings, &readers, &stopped, &mut tasks).await?;
@@ -161,17 +166,19 @@ async fn start_rest(
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
+    key_delivery: rest::mail_delivery::KeyDelivery,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<()> {
     let listener = bind(settings.listen).await?;
     tracing::info!(addr = %listener.local_addr()?, backend = runtime.backend.name(), roles = %roles(settings), "REST API listening");
-    let state = rest::AppState::new(
+    let mut state = rest::AppState::new(
         runtime.wiring(),
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
     );
+    state.key_delivery = key_delivery;
     let shutdown = wait(stopped.clone());
     tasks.spawn(async move {
         rest::run(listener, state, shutdown)

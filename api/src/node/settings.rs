@@ -92,6 +92,9 @@ pub struct ServeSettings {
     /// second (e.g. `20/100`: 20 a second, bursts of 100).
     #[arg(long, env = "BASEL_MCP_RATE", default_value = "20/100", value_parser = mcp::RateLimit::parse)]
     pub mcp_rate: mcp::RateLimit,
+    /// E-mail: SMTP server, sender, key delivery.
+    #[command(flatten)]
+    pub mail: crate::node::mail::MailSettings,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -118,6 +121,7 @@ impl Default for ServeSettings {
             mcp_allowed_origins: Vec::new(),
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_rate: mcp::RateLimit::default(),
+            mail: crate::node::mail::MailSettings::default(),
         }
     }
 }
@@ -142,4 +146,6 @@ pub enum Role {
     Relay,
     /// The projections only.
     Projector,
+    /// The mail outbox only (feeds it from the log and sends).
+    Mail,
 }

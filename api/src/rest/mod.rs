@@ -22,6 +22,7 @@ pub mod classify;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod mail_delivery;
 pub mod metrics;
 pub mod openapi;
 pub mod ops;
@@ -30,6 +31,7 @@ pub mod params;
 pub mod register;
 pub mod shipments;
 pub mod state;
+pub mod unsubscribe;
 pub mod write;
 
 pub use state::{AppState, Shared, Wiring};
@@ -105,6 +107,18 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/register",
             Auth::None,
             post(register::register),
+        ),
+        spec(
+            Method::GET,
+            "/unsubscribe",
+            Auth::None,
+            get(unsubscribe::confirm),
+        ),
+        spec(
+            Method::POST,
+            "/unsubscribe",
+            Auth::None,
+            post(unsubscribe::one_click),
         ),
         spec(Method::GET, "/api/v1/health", Auth::None, get(ops::health)),
         spec(

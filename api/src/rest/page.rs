@@ -31,7 +31,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-fn document(title: &str, body: &str) -> String {
+pub(crate) fn document(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -41,7 +41,7 @@ fn document(title: &str, body: &str) -> String {
     )
 }
 
-fn respond(status: StatusCode, html: String, no_store: bool) -> Response {
+pub(crate) fn respond(status: StatusCode, html: String, no_store: bool) -> Response {
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
     headers.insert(

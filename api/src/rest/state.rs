@@ -50,6 +50,8 @@ pub struct AppState {
     pub cache: Arc<ReadCache>,
     /// Request counts and latencies for `/metrics`.
     pub requests: RequestMetrics,
+    /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
+    pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
 }
 
 impl AppState {
@@ -68,6 +70,7 @@ impl AppState {
             stale_after_days,
             cache,
             requests: RequestMetrics::default(),
+            key_delivery: Default::default(),
         }
     }
 

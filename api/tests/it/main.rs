@@ -7,6 +7,7 @@ mod broken_store;
 mod cli;
 mod faults;
 mod inproc;
+mod mail;
 mod mcp;
 mod process;
 mod replay;
