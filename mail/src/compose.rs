@@ -40,7 +40,11 @@ pub enum Built {
 ///
 /// # Errors
 /// Database or decode errors; [`MailError::Build`] when lettre refuses.
-pub async fn build(db: &projections::ReadDb, sender: &Sender, due: &Due) -> Result<Built, MailError> {
+pub async fn build(
+    db: &projections::ReadDb,
+    sender: &Sender,
+    due: &Due,
+) -> Result<Built, MailError> {
     let message = &due.message;
     let state = registrants::load(db, &message.recipient).await?;
     let Some(address) = registrants::address(&state) else {
@@ -56,7 +60,11 @@ pub async fn build(db: &projections::ReadDb, sender: &Sender, due: &Due) -> Resu
     let builder = Message::builder()
         .from(sender.from.clone())
         .to(to)
-        .message_id(Some(format!("<{}@{}>", message.message_id, sender.from.email.domain())));
+        .message_id(Some(format!(
+            "<{}@{}>",
+            message.message_id,
+            sender.from.email.domain()
+        )));
     let built = match message.kind {
         Kind::Key => {
             let generation: u32 = message.reference.parse().unwrap_or_default();
@@ -71,7 +79,9 @@ pub async fn build(db: &projections::ReadDb, sender: &Sender, due: &Due) -> Resu
         }
         Kind::Notice => {
             if !state.receives_notices() {
-                return Ok(Built::Skip("the registrant unsubscribed or has no active key"));
+                return Ok(Built::Skip(
+                    "the registrant unsubscribed or has no active key",
+                ));
             }
             let Some((subject, body)) = notices::content(db, &message.reference).await? else {
                 return Ok(Built::Skip("the notice does not exist"));

@@ -70,7 +70,8 @@ async fn messages(
         }]);
     }
     if event.aggregate_type == Notice::TYPE {
-        let NoticeEvent::NoticePublished { .. } = event.decode().map_err(|e| undecodable(event, e))?;
+        let NoticeEvent::NoticePublished { .. } =
+            event.decode().map_err(|e| undecodable(event, e))?;
         let recipients = registrants::receiving_notices_before(&mut **tx, event.position).await?;
         return Ok(recipients
             .into_iter()

@@ -74,7 +74,12 @@ impl Mailer {
     /// Runs until `shutdown`: becomes the active mailer, then feeds and sends
     /// whenever `wake` rings and every `poll`. Failures are logged and
     /// retried; it never gives up.
-    pub async fn run(self, poll: Duration, wake: Arc<Notify>, shutdown: impl std::future::Future<Output = ()>) {
+    pub async fn run(
+        self,
+        poll: Duration,
+        wake: Arc<Notify>,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) {
         tokio::pin!(shutdown);
         loop {
             tokio::select! {
@@ -194,8 +199,12 @@ async fn lock(
 
 /// When attempt number `attempts + 1` is due: 5 s, 10 s, 20 s, … at most an hour.
 pub fn retry_at(now: DateTime<Utc>, attempts: i64) -> DateTime<Utc> {
-    let exponent = u32::try_from(attempts.saturating_sub(1)).unwrap_or(u32::MAX).min(16);
-    let wait = FIRST_RETRY.saturating_mul(2u32.saturating_pow(exponent)).min(LONGEST_RETRY);
+    let exponent = u32::try_from(attempts.saturating_sub(1))
+        .unwrap_or(u32::MAX)
+        .min(16);
+    let wait = FIRST_RETRY
+        .saturating_mul(2u32.saturating_pow(exponent))
+        .min(LONGEST_RETRY);
     now + chrono::Duration::from_std(wait).unwrap_or_else(|_| chrono::Duration::hours(1))
 }
 

@@ -28,7 +28,10 @@ pub struct NoticeSummary {
 ///
 /// # Errors
 /// Database or decode errors; `Ok(None)` when no such notice was published.
-pub async fn content(db: &projections::ReadDb, id: &str) -> Result<Option<(String, String)>, MailError> {
+pub async fn content(
+    db: &projections::ReadDb,
+    id: &str,
+) -> Result<Option<(String, String)>, MailError> {
     let row = sqlx::query(
         "SELECT position, CAST(payload AS TEXT) AS payload FROM events \
          WHERE aggregate_type = $1 AND aggregate_id = $2 ORDER BY sequence LIMIT 1",
@@ -74,11 +77,18 @@ pub async fn list(db: &projections::ReadDb) -> Result<Vec<NoticeSummary>, MailEr
         let id: String = row.try_get("aggregate_id")?;
         let payload: String = row.try_get("payload")?;
         let metadata: String = row.try_get("metadata")?;
-        let NoticeEvent::NoticePublished { subject, .. } = serde_json::from_str(&payload)
-            .map_err(|e| MailError::Decode { position, reason: e.to_string() })?;
+        let NoticeEvent::NoticePublished { subject, .. } =
+            serde_json::from_str(&payload).map_err(|e| MailError::Decode {
+                position,
+                reason: e.to_string(),
+            })?;
         let recorded_at = serde_json::from_str::<serde_json::Value>(&metadata)
             .ok()
-            .and_then(|m| m.get("recorded_at").and_then(|v| v.as_str()).map(str::to_owned))
+            .and_then(|m| {
+                m.get("recorded_at")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned)
+            })
             .unwrap_or_default();
         let mut counts = [("queued", 0), ("sent", 0), ("failed", 0), ("skipped", 0)];
         for count in &counted {

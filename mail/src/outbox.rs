@@ -34,7 +34,9 @@ impl Kind {
     }
 
     fn parse(text: &str) -> Option<Self> {
-        [Self::Key, Self::Notice].into_iter().find(|k| k.as_str() == text)
+        [Self::Key, Self::Notice]
+            .into_iter()
+            .find(|k| k.as_str() == text)
     }
 }
 
@@ -72,16 +74,21 @@ pub fn stamp(at: DateTime<Utc>) -> String {
 /// # Errors
 /// Database errors.
 pub async fn feed_position(tx: &mut Transaction<'_, Any>) -> Result<i64, MailError> {
-    Ok(sqlx::query_scalar("SELECT position FROM mail_feed WHERE name = 'outbox'")
-        .fetch_one(&mut **tx)
-        .await?)
+    Ok(
+        sqlx::query_scalar("SELECT position FROM mail_feed WHERE name = 'outbox'")
+            .fetch_one(&mut **tx)
+            .await?,
+    )
 }
 
 /// Moves the feed's position.
 ///
 /// # Errors
 /// Database errors.
-pub async fn set_feed_position(tx: &mut Transaction<'_, Any>, position: i64) -> Result<(), MailError> {
+pub async fn set_feed_position(
+    tx: &mut Transaction<'_, Any>,
+    position: i64,
+) -> Result<(), MailError> {
     sqlx::query("UPDATE mail_feed SET position = $1 WHERE name = 'outbox'")
         .bind(position)
         .execute(&mut **tx)
@@ -117,7 +124,11 @@ pub async fn enqueue(
 ///
 /// # Errors
 /// Database errors.
-pub async fn due(db: &projections::ReadDb, now: DateTime<Utc>, limit: i64) -> Result<Vec<Due>, MailError> {
+pub async fn due(
+    db: &projections::ReadDb,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Due>, MailError> {
     let rows = sqlx::query(
         "SELECT message_id, kind, recipient, reference, position, attempts FROM mail_outbox \
          WHERE status = 'queued' AND next_attempt_at <= $1 ORDER BY position, message_id LIMIT $2",
@@ -195,9 +206,11 @@ pub async fn record(
 /// # Errors
 /// Database errors.
 pub async fn counts(db: &projections::ReadDb) -> Result<[(&'static str, i64); 4], MailError> {
-    let rows = sqlx::query("SELECT status, CAST(COUNT(*) AS BIGINT) AS n FROM mail_outbox GROUP BY status")
-        .fetch_all(db)
-        .await?;
+    let rows = sqlx::query(
+        "SELECT status, CAST(COUNT(*) AS BIGINT) AS n FROM mail_outbox GROUP BY status",
+    )
+    .fetch_all(db)
+    .await?;
     let mut counts = [("queued", 0), ("sent", 0), ("failed", 0), ("skipped", 0)];
     for row in rows {
         let status: String = row.try_get("status")?;

@@ -19,7 +19,12 @@ pub fn address(state: &ApiKey) -> Option<String> {
     state.email.as_ref().map(|email| email.as_str().to_owned())
 }
 
-fn fold(states: &mut BTreeMap<String, ApiKey>, id: String, position: i64, payload: &str) -> Result<(), MailError> {
+fn fold(
+    states: &mut BTreeMap<String, ApiKey>,
+    id: String,
+    position: i64,
+    payload: &str,
+) -> Result<(), MailError> {
     let event: ApiKeyEvent = serde_json::from_str(payload).map_err(|e| MailError::Decode {
         position,
         reason: e.to_string(),
@@ -46,7 +51,12 @@ where
     .await?;
     let mut states = BTreeMap::new();
     for row in rows {
-        fold(&mut states, key_id.to_owned(), row.try_get("position")?, &row.try_get::<String, _>("payload")?)?;
+        fold(
+            &mut states,
+            key_id.to_owned(),
+            row.try_get("position")?,
+            &row.try_get::<String, _>("payload")?,
+        )?;
     }
     Ok(states.remove(key_id).unwrap_or_default())
 }

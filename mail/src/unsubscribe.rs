@@ -35,9 +35,15 @@ mod tests {
         let key_id = secret("a".repeat(40).as_str()).api_key_id("ana@example.org");
         let made = token(&secret(&"a".repeat(40)), &key_id);
         assert!(!made.contains('@'));
-        assert_eq!(verify(&secret(&"a".repeat(40)), &made), Some(key_id.clone()));
+        assert_eq!(
+            verify(&secret(&"a".repeat(40)), &made),
+            Some(key_id.clone())
+        );
         assert_eq!(verify(&secret(&"b".repeat(40)), &made), None);
-        assert_eq!(verify(&secret(&"a".repeat(40)), &format!("{key_id}.00")), None);
+        assert_eq!(
+            verify(&secret(&"a".repeat(40)), &format!("{key_id}.00")),
+            None
+        );
         assert_eq!(verify(&secret(&"a".repeat(40)), "ana@example.org"), None);
     }
 }

@@ -24,8 +24,12 @@ pub async fn send(
     body_file: &Path,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let body = std::fs::read_to_string(body_file)
-        .with_context(|| format!("--body-file: cannot read {} as UTF-8 text", body_file.display()))?;
+    let body = std::fs::read_to_string(body_file).with_context(|| {
+        format!(
+            "--body-file: cannot read {} as UTF-8 text",
+            body_file.display()
+        )
+    })?;
     let id = uuid::Uuid::new_v4().to_string();
     MailingCommands::new(&runtime.backend, runtime.secret.clone())
         .publish_notice(&id, subject, &body, &cli_metadata(Actor::Admin))
@@ -47,7 +51,10 @@ pub async fn list(runtime: &Runtime, out: &mut impl Write) -> anyhow::Result<()>
         .await
         .context("cannot read the notices")?;
     if notices.is_empty() {
-        writeln!(out, "No notices yet (send one with `basel notice send --subject S --body-file F`).")?;
+        writeln!(
+            out,
+            "No notices yet (send one with `basel notice send --subject S --body-file F`)."
+        )?;
     }
     for notice in notices {
         let counts = if notice.fanned_out {

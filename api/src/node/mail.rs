@@ -66,7 +66,11 @@ impl MailSettings {
             bail!("BASEL_KEY_DELIVERY=email needs BASEL_SMTP_URL (e.g. smtps://user:password@mail.example.org:465): keys are then mailed and never shown");
         }
         let smtp = self.smtp_url.as_deref().map(SmtpUrl::parse).transpose()?;
-        let from = self.mail_from.as_deref().map(smtp::parse_from).transpose()?;
+        let from = self
+            .mail_from
+            .as_deref()
+            .map(smtp::parse_from)
+            .transpose()?;
         if smtp.is_some() && from.is_none() {
             bail!("BASEL_SMTP_URL needs BASEL_MAIL_FROM, the sender of every mail (e.g. 'basel <noreply@example.org>')");
         }
@@ -105,16 +109,18 @@ pub fn start_mail(
         Some(url) => tracing::info!(smtp = url.describe(), "mail leaves through the SMTP server"),
         None => tracing::info!("BASEL_SMTP_URL is not set: notices wait in the outbox until it is"),
     }
-    let from = setup
-        .from
-        .clone()
-        .unwrap_or_else(smtp::unset_sender);
+    let from = setup.from.clone().unwrap_or_else(smtp::unset_sender);
     let sender = Sender {
         from,
         public_url: public_url(settings),
         secret: runtime.secret.clone(),
     };
-    let mailer = Mailer::new(runtime.read_db.clone(), runtime.backend.clone(), sender, transport);
+    let mailer = Mailer::new(
+        runtime.read_db.clone(),
+        runtime.backend.clone(),
+        sender,
+        transport,
+    );
     let shutdown = super::wait(stopped.clone());
     super::background(tasks, mailer.run(MAIL_POLL, runtime.wake.clone(), shutdown));
     Ok(())

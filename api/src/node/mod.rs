@@ -83,7 +83,15 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
     };
     if settings.runs(Role::Rest) {
-        start_rest(&runtime, settings, &readers, mail.key_delivery, &stopped, &mut tasks).await?;
+        start_rest(
+            &runtime,
+            settings,
+            &readers,
+            mail.key_delivery,
+            &stopped,
+            &mut tasks,
+        )
+        .await?;
     }
     if settings.runs(Role::Mcp) {
         start_mcp(&runtime, settings, &readers, &stopped, &mut tasks).await?;

@@ -88,15 +88,13 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
         register_form(state, request).await
     } else {
         match JsonBody::from_request(request, &state).await {
-            Ok(body) if state.key_delivery == KeyDelivery::Email => {
-                match parse(&body.0) {
-                    Ok(email) => match mail_delivery::mail_key(&state, &email).await {
-                        Ok(()) => mail_delivery::json_answer(&email),
-                        Err(error) => error.into_response(),
-                    },
+            Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(&body.0) {
+                Ok(email) => match mail_delivery::mail_key(&state, &email).await {
+                    Ok(()) => mail_delivery::json_answer(&email),
                     Err(error) => error.into_response(),
-                }
-            }
+                },
+                Err(error) => error.into_response(),
+            },
             Ok(body) => register_json(State(state), body).await.into_response(),
             Err(error) => error.into_response(),
         }

@@ -25,9 +25,11 @@ use crate::rest::Shared;
 fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), ApiError> {
     let token = params.take("token")?;
     params.finish()?;
-    let invalid = || ApiError::BadRequest {
+    let invalid = || {
+        ApiError::BadRequest {
         code: "invalid_token",
         message: "this unsubscribe link is damaged or was not made by this server; copy the whole link from the mail".into(),
+    }
     };
     let token = token.ok_or_else(invalid)?;
     let key_id = mail::unsubscribe::verify(&state.wiring.secret, &token).ok_or_else(invalid)?;

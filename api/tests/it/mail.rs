@@ -49,7 +49,11 @@ impl Sink {
         let mut line = String::new();
         let stdout = child.stdout.take().expect("stdout");
         let _ = BufReader::new(stdout).read_line(&mut line);
-        let Some(port) = line.trim().strip_prefix("port=").and_then(|p| p.parse().ok()) else {
+        let Some(port) = line
+            .trim()
+            .strip_prefix("port=")
+            .and_then(|p| p.parse().ok())
+        else {
             let _ = child.kill();
             let output = child.wait_with_output().expect("sink output");
             panic!(
@@ -107,7 +111,11 @@ impl Sink {
     /// Waits (≤ 60 s) for at least `n` messages.
     fn wait_for(&self, n: usize) -> Vec<Value> {
         let arrived = eventually_blocking(Duration::from_secs(60), || self.messages().len() >= n);
-        assert!(arrived.is_some(), "{n} mails did not arrive within 60 s: {:?}", self.messages());
+        assert!(
+            arrived.is_some(),
+            "{n} mails did not arrive within 60 s: {:?}",
+            self.messages()
+        );
         self.messages()
     }
 }
@@ -134,7 +142,10 @@ fn header<'a>(message: &'a Value, name: &str) -> &'a str {
 }
 
 fn recipient(message: &Value) -> String {
-    message["rcpt_tos"][0].as_str().unwrap_or_default().to_owned()
+    message["rcpt_tos"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The `bsl_…` key in a mail's body.
@@ -165,7 +176,10 @@ async fn post_form(node: &Node, path: &str, body: &str) -> (u16, String) {
         .send()
         .await
         .expect("post");
-    (response.status().as_u16(), response.text().await.unwrap_or_default())
+    (
+        response.status().as_u16(),
+        response.text().await.unwrap_or_default(),
+    )
 }
 
 /// `basel_mail_messages{status=…}` from `/metrics`.
@@ -201,7 +215,9 @@ async fn wait_until_sent(node: &Node, sent: i64) {
 
 /// `basel notice send` with `body` in a file.
 fn send_notice(basel: &Basel, subject: &str, body: &str) {
-    let file = basel.dir().join(format!("notice-{}.txt", uuid::Uuid::new_v4()));
+    let file = basel
+        .dir()
+        .join(format!("notice-{}.txt", uuid::Uuid::new_v4()));
     std::fs::write(&file, body).expect("body file");
     let output = basel.run(&[
         "notice",
@@ -232,14 +248,20 @@ async fn a_mailed_key_arrives_is_absent_from_the_answer_and_works(mode: Mode) {
     assert_eq!(body["delivery"], "email");
     let shown = body["email"].as_str().unwrap_or_default().to_lowercase();
     assert_eq!(shown, "ana@example.org", "{body}");
-    assert!(body.get("api_key").is_none() && !body.to_string().contains("bsl_"), "{body}");
+    assert!(
+        body.get("api_key").is_none() && !body.to_string().contains("bsl_"),
+        "{body}"
+    );
 
     let first = &sink.wait_for(1)[0];
     assert_eq!(recipient(first).to_lowercase(), "ana@example.org");
     assert_eq!(header(first, "from"), FROM);
     assert_eq!(header(first, "subject"), "Your basel API key");
     let key = key_in(first);
-    let (status, record) = node.get_with_key("/api/v1/ca/DE", &key).await.expect("answer");
+    let (status, record) = node
+        .get_with_key("/api/v1/ca/DE", &key)
+        .await
+        .expect("answer");
     assert_eq!(status, 200, "the mailed key does not work: {record}");
 
     // Registering again re-sends the same key, as a new message.
@@ -248,7 +270,10 @@ async fn a_mailed_key_arrives_is_absent_from_the_answer_and_works(mode: Mode) {
     assert!(!again.to_string().contains(&key));
     let (status, page) = post_form(&node, "/register", "email=ana%40example.org").await;
     assert_eq!(status, 202);
-    assert!(page.contains("Check your mail") && !page.contains(&key), "{page}");
+    assert!(
+        page.contains("Check your mail") && !page.contains(&key),
+        "{page}"
+    );
     let mails = sink.wait_for(3);
     assert_eq!(mails.len(), 3);
     assert!(mails.iter().all(|m| key_in(m) == key));
@@ -260,7 +285,10 @@ async fn a_mailed_key_arrives_is_absent_from_the_answer_and_works(mode: Mode) {
 
     // The key is in the mail only: not in a log line, a table or an event.
     assert!(!node.log().contains(&key), "the key is in the log");
-    assert!(!node.log().to_lowercase().contains("ana@example.org"), "the address is in the log");
+    assert!(
+        !node.log().to_lowercase().contains("ana@example.org"),
+        "the address is in the log"
+    );
     let stored = match &basel.store.database_url {
         Some(url) => crate::cli::postgres_dump(url).await.into_bytes(),
         None => all_bytes(&basel.store.data_dir()),
@@ -279,7 +307,13 @@ both_modes!(a_mailed_key_arrives_is_absent_from_the_answer_and_works);
 async fn email_delivery_without_an_smtp_url_is_refused_at_start() {
     let basel = Basel::embedded().with_env("BASEL_KEY_DELIVERY", "email");
     let mut child = basel
-        .basel(&["serve", "--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0"])
+        .basel(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--mcp-listen",
+            "127.0.0.1:0",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -291,7 +325,10 @@ async fn email_delivery_without_an_smtp_url_is_refused_at_start() {
         let _ = child.kill();
     }
     let output = child.wait_with_output().expect("output");
-    assert!(exited.is_some(), "basel served in email mode without BASEL_SMTP_URL");
+    assert!(
+        exited.is_some(),
+        "basel served in email mode without BASEL_SMTP_URL"
+    );
     assert!(!output.status.success());
     let message = stderr(&output);
     assert!(
@@ -305,15 +342,28 @@ async fn a_notice_reaches_every_registrant_once_across_a_kill(mode: Mode) {
     let sink = Sink::start(1.0, None);
     let basel = mailing(mode, &sink, "page").await;
     let node = basel.serve().await;
-    let addresses = ["a@example.org", "b@example.org", "c@example.org", "d@example.org"];
+    let addresses = [
+        "a@example.org",
+        "b@example.org",
+        "c@example.org",
+        "d@example.org",
+    ];
     for address in addresses {
         node.register(address).await;
     }
-    send_notice(&basel, "API v2 in June", "Version 2 of the API starts on 1 June.\n");
+    send_notice(
+        &basel,
+        "API v2 in June",
+        "Version 2 of the API starts on 1 June.\n",
+    );
 
     // The third conversation has begun: two mails were sent and recorded.
     let third = eventually_blocking(Duration::from_secs(60), || sink.rcpts() >= 3);
-    assert!(third.is_some(), "the notice was not being sent: {}", node.log());
+    assert!(
+        third.is_some(),
+        "the notice was not being sent: {}",
+        node.log()
+    );
     node.kill9();
     let before = sink.messages().len();
     assert!((2..4).contains(&before), "{before} mails before the kill");
@@ -325,14 +375,20 @@ async fn a_notice_reaches_every_registrant_once_across_a_kill(mode: Mode) {
     let mut recipients: Vec<String> = mails.iter().map(recipient).collect();
     recipients.sort();
     assert_eq!(recipients, addresses, "every registrant exactly once");
-    assert!(mails.iter().all(|m| header(m, "subject") == "API v2 in June"));
     assert!(mails
         .iter()
-        .all(|m| m["body"].as_str().unwrap_or_default().contains("Version 2 of the API")));
+        .all(|m| header(m, "subject") == "API v2 in June"));
+    assert!(mails.iter().all(|m| m["body"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Version 2 of the API")));
 
     let listed = basel.run(&["notice", "list"]);
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
-    assert!(listed.contains("API v2 in June") && listed.contains("sent 4"), "{listed}");
+    assert!(
+        listed.contains("API v2 in June") && listed.contains("sent 4"),
+        "{listed}"
+    );
     assert_eq!(events_of_type(&basel, "NoticePublished").await, 1);
 }
 
@@ -351,15 +407,29 @@ async fn one_click_unsubscribe_is_recorded_and_the_next_notice_skips_it() {
         .iter()
         .find(|m| recipient(m) == "bob@example.org")
         .expect("bob's notice");
-    assert_eq!(header(bob, "list-unsubscribe-post"), "List-Unsubscribe=One-Click");
+    assert_eq!(
+        header(bob, "list-unsubscribe-post"),
+        "List-Unsubscribe=One-Click"
+    );
     let link = header(bob, "list-unsubscribe");
     let link = link.trim_start_matches('<').trim_end_matches('>');
-    assert!(link.contains("/unsubscribe?token=") && !link.contains('@') && !link.contains("bob"), "{link}");
-    assert!(bob["body"].as_str().unwrap_or_default().contains(link), "the footer has the link");
+    assert!(
+        link.contains("/unsubscribe?token=") && !link.contains('@') && !link.contains("bob"),
+        "{link}"
+    );
+    assert!(
+        bob["body"].as_str().unwrap_or_default().contains(link),
+        "the footer has the link"
+    );
     let path = &link[link.find("/unsubscribe").expect("path")..];
 
     // Opening the link changes nothing; the one click (RFC 8058) records it.
-    let page = node.http.get(format!("{}{path}", node.base)).send().await.expect("get");
+    let page = node
+        .http
+        .get(format!("{}{path}", node.base))
+        .send()
+        .await
+        .expect("get");
     assert_eq!(page.status().as_u16(), 200);
     assert_eq!(events_of_type(&basel, "NoticesUnsubscribed").await, 0);
     let (status, _) = post_form(&node, path, "List-Unsubscribe=One-Click").await;
