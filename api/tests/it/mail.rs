@@ -12,7 +12,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::process::{Basel, Node};
-use crate::support::{all_bytes, both_modes, eventually, eventually_blocking, stderr, Mode};
+use crate::support::{
+    all_bytes, both_modes, eventually, eventually_blocking, free_port, stderr, Mode,
+};
 
 /// The sender every test configures.
 const FROM: &str = "basel <noreply@basel.test>";
@@ -29,6 +31,11 @@ impl Sink {
     /// Starts it; each RCPT TO is answered after `rcpt_delay` seconds; with
     /// `auth`, the server requires AUTH with that user and password.
     fn start(rcpt_delay: f64, auth: Option<(&'static str, &'static str)>) -> Self {
+        Self::start_on(0, rcpt_delay, auth)
+    }
+
+    /// [`Sink::start`] on `port` (0: the OS picks one).
+    fn start_on(port: u16, rcpt_delay: f64, auth: Option<(&'static str, &'static str)>) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/smtp_sink.py");
         let mut command = Command::new("python3");
@@ -37,7 +44,9 @@ impl Sink {
             .arg("--dir")
             .arg(dir.path())
             .arg("--rcpt-delay")
-            .arg(rcpt_delay.to_string());
+            .arg(rcpt_delay.to_string())
+            .arg("--port")
+            .arg(port.to_string());
         if let Some((user, password)) = auth {
             command.args(["--user", user, "--password", password]);
         }
@@ -455,4 +464,37 @@ async fn one_click_unsubscribe_is_recorded_and_the_next_notice_skips_it() {
     let mails = sink.messages();
     let to = |who: &str| mails.iter().filter(|m| recipient(m) == who).count();
     assert_eq!((to("ana@example.org"), to("bob@example.org")), (2, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mail_the_server_did_not_take_is_retried_until_it_does() {
+    let port = free_port();
+    let basel = Basel::embedded()
+        .with_secret()
+        .with_env("BASEL_SMTP_URL", &format!("smtp://127.0.0.1:{port}"))
+        .with_env("BASEL_MAIL_FROM", FROM)
+        .with_env("BASEL_KEY_DELIVERY", "email");
+    let node = basel.serve().await;
+    let (status, _) = post(&node, "/register", json!({"email": "ana@example.org"})).await;
+    assert_eq!(status, 202);
+
+    // Nothing listens yet: the attempt fails and the mail stays queued.
+    let failed = eventually(Duration::from_secs(30), || async {
+        node.log().contains("mail not sent")
+    })
+    .await;
+    assert!(
+        failed.is_some(),
+        "no failed attempt was logged: {}",
+        node.log()
+    );
+    assert_eq!(outbox(&node, "queued").await, Some(1));
+    assert_eq!(outbox(&node, "sent").await, Some(0));
+
+    // The server comes up: the retry (5 s after the first attempt) delivers it.
+    let sink = Sink::start_on(port, 0.0, None);
+    let mail = &sink.wait_for(1)[0];
+    assert_eq!(recipient(mail), "ana@example.org");
+    wait_until_sent(&node, 1).await;
+    assert_eq!(sink.messages().len(), 1);
 }
