@@ -11,6 +11,7 @@ conversation is under way; --rcpt-delay holds each RCPT reply that long
 
   python3 scripts/smtp_sink.py --dir DIR [--port N] [--rcpt-delay S]
                                [--user U --password P]   # then AUTH is required
+                               [--tls implicit|starttls --cert PEM --key PEM]
 
 Needs aiosmtpd (scripts/requirements-mail.txt).
 """
@@ -22,6 +23,7 @@ import email.policy
 import itertools
 import json
 import os
+import ssl
 
 from aiosmtpd.smtp import SMTP, AuthResult
 
@@ -75,6 +77,9 @@ async def main():
     parser.add_argument("--rcpt-delay", type=float, default=0.0)
     parser.add_argument("--user")
     parser.add_argument("--password")
+    parser.add_argument("--tls", choices=["implicit", "starttls"])
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     handler = Sink(args.dir, args.rcpt_delay)
@@ -85,9 +90,18 @@ async def main():
             auth_required=True,
             auth_require_tls=False,
         )
+    context = None
+    if args.tls:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.cert, args.key)
+    if args.tls == "starttls":
+        options.update(tls_context=context, require_starttls=True)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
-        lambda: SMTP(handler, hostname="sink.test", **options), host="127.0.0.1", port=args.port
+        lambda: SMTP(handler, hostname="sink.test", **options),
+        host="127.0.0.1",
+        port=args.port,
+        ssl=context if args.tls == "implicit" else None,
     )
     port = server.sockets[0].getsockname()[1]
     print("port=%d" % port, flush=True)

@@ -10,11 +10,13 @@
 //! `user:password@` (percent-encoded) authenticates with PLAIN or LOGIN. A
 //! password is refused on a plaintext connection to anything but loopback:
 //! it would cross the network in clear. TLS certificates are checked against
-//! the Mozilla roots (webpki-roots).
+//! the Mozilla roots (webpki-roots), plus the CA of `BASEL_SMTP_CA_FILE`
+//! when one is given (a private CA or a self-signed server).
 
 use std::time::Duration;
 
 pub use lettre::message::Mailbox;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{Address, AsyncSmtpTransport, Tokio1Executor};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -32,6 +34,18 @@ pub type Transport = AsyncSmtpTransport<Tokio1Executor>;
 pub struct SmtpUrl {
     url: SecretString,
     described: String,
+    host: String,
+    tls: TlsMode,
+    ca: Option<Vec<u8>>,
+}
+
+/// How the connection is secured, as the URL says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TlsMode {
+    Plain,
+    Opportunistic,
+    Required,
+    Implicit,
 }
 
 impl std::fmt::Debug for SmtpUrl {
@@ -97,9 +111,32 @@ impl SmtpUrl {
         let url = Self {
             url: SecretString::from(text.to_owned()),
             described: format!("{scheme}://{hostport}"),
+            host: host.to_owned(),
+            tls: match (scheme.as_str(), tls) {
+                ("smtps", _) => TlsMode::Implicit,
+                (_, Some("required")) => TlsMode::Required,
+                (_, Some(_)) => TlsMode::Opportunistic,
+                _ => TlsMode::Plain,
+            },
+            ca: None,
         };
         url.transport()?;
         Ok(url)
+    }
+
+    /// Also trusts the CA certificate(s) in `pem` (`BASEL_SMTP_CA_FILE`).
+    ///
+    /// # Errors
+    /// [`MailError::Settings`] when the PEM holds no usable certificate.
+    pub fn with_ca(mut self, pem: Vec<u8>) -> Result<Self, MailError> {
+        Certificate::from_pem(&pem).map_err(|e| {
+            MailError::Settings(format!(
+                "BASEL_SMTP_CA_FILE does not hold a PEM certificate: {e}"
+            ))
+        })?;
+        self.ca = Some(pem);
+        self.transport()?;
+        Ok(self)
     }
 
     /// Scheme, host and port, never the user or password.
@@ -112,10 +149,26 @@ impl SmtpUrl {
     /// # Errors
     /// [`MailError::Settings`] when lettre refuses the URL.
     pub fn transport(&self) -> Result<Transport, MailError> {
-        Ok(Transport::from_url(self.url.expose_secret())
-            .map_err(|e| MailError::Settings(format!("BASEL_SMTP_URL is not usable: {e}")))?
-            .timeout(Some(SMTP_TIMEOUT))
-            .build())
+        let unusable = |e: lettre::transport::smtp::Error| {
+            MailError::Settings(format!("BASEL_SMTP_URL is not usable: {e}"))
+        };
+        let mut builder = Transport::from_url(self.url.expose_secret())
+            .map_err(unusable)?
+            .timeout(Some(SMTP_TIMEOUT));
+        if let Some(pem) = &self.ca {
+            let certificate = Certificate::from_pem(pem).map_err(unusable)?;
+            let parameters = TlsParameters::builder(self.host.clone())
+                .add_root_certificate(certificate)
+                .build_rustls()
+                .map_err(unusable)?;
+            builder = match self.tls {
+                TlsMode::Plain => builder,
+                TlsMode::Opportunistic => builder.tls(Tls::Opportunistic(parameters)),
+                TlsMode::Required => builder.tls(Tls::Required(parameters)),
+                TlsMode::Implicit => builder.tls(Tls::Wrapper(parameters)),
+            };
+        }
+        Ok(builder.build())
     }
 }
 

@@ -41,6 +41,10 @@ pub struct MailSettings {
     /// The sender of every mail, e.g. `basel <noreply@example.org>`.
     #[arg(long, env = "BASEL_MAIL_FROM")]
     pub mail_from: Option<String>,
+    /// A PEM file with the CA certificate of the SMTP server, trusted besides
+    /// the Mozilla roots (a private CA or a self-signed server).
+    #[arg(long, env = "BASEL_SMTP_CA_FILE")]
+    pub smtp_ca_file: Option<std::path::PathBuf>,
     /// How `/register` hands out keys: `page` (shown at once) or `email`
     /// (mailed, never shown; needs `BASEL_SMTP_URL`).
     #[arg(long, env = "BASEL_KEY_DELIVERY", value_enum, default_value = "page")]
@@ -65,7 +69,13 @@ impl MailSettings {
         if self.key_delivery == Delivery::Email && self.smtp_url.is_none() {
             bail!("BASEL_KEY_DELIVERY=email needs BASEL_SMTP_URL (e.g. smtps://user:password@mail.example.org:465): keys are then mailed and never shown");
         }
-        let smtp = self.smtp_url.as_deref().map(SmtpUrl::parse).transpose()?;
+        let mut smtp = self.smtp_url.as_deref().map(SmtpUrl::parse).transpose()?;
+        if let (Some(url), Some(path)) = (&smtp, &self.smtp_ca_file) {
+            let pem = std::fs::read(path).map_err(|e| {
+                anyhow::anyhow!("BASEL_SMTP_CA_FILE: cannot read {}: {e}", path.display())
+            })?;
+            smtp = Some(url.clone().with_ca(pem)?);
+        }
         let from = self
             .mail_from
             .as_deref()

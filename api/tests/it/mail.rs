@@ -36,6 +36,16 @@ impl Sink {
 
     /// [`Sink::start`] on `port` (0: the OS picks one).
     fn start_on(port: u16, rcpt_delay: f64, auth: Option<(&'static str, &'static str)>) -> Self {
+        Self::spawn(port, rcpt_delay, auth, &[])
+    }
+
+    /// The server with more arguments of `smtp_sink.py` (e.g. TLS).
+    fn spawn(
+        port: u16,
+        rcpt_delay: f64,
+        auth: Option<(&'static str, &'static str)>,
+        extra: &[&str],
+    ) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/smtp_sink.py");
         let mut command = Command::new("python3");
@@ -46,7 +56,8 @@ impl Sink {
             .arg("--rcpt-delay")
             .arg(rcpt_delay.to_string())
             .arg("--port")
-            .arg(port.to_string());
+            .arg(port.to_string())
+            .args(extra);
         if let Some((user, password)) = auth {
             command.args(["--user", user, "--password", password]);
         }
@@ -497,4 +508,143 @@ async fn a_mail_the_server_did_not_take_is_retried_until_it_does() {
     assert_eq!(recipient(mail), "ana@example.org");
     wait_until_sent(&node, 1).await;
     assert_eq!(sink.messages().len(), 1);
+}
+
+/// A CA and a certificate it signed for 127.0.0.1 (openssl), in `dir`:
+/// returns the paths of the CA certificate, the server certificate and its key.
+fn certificates(dir: &Path) -> (String, String, String) {
+    let path = |name: &str| dir.join(name).to_str().expect("path").to_owned();
+    let run = |args: &[&str]| {
+        let output = Command::new("openssl")
+            .args(args)
+            .output()
+            .expect("openssl runs");
+        assert!(
+            output.status.success(),
+            "openssl {args:?}: {}",
+            stderr(&output)
+        );
+    };
+    let (ca_key, ca, key, csr, cert, ext) = (
+        path("ca.key"),
+        path("ca.pem"),
+        path("server.key"),
+        path("server.csr"),
+        path("server.pem"),
+        path("server.ext"),
+    );
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        &ca_key,
+        "-out",
+        &ca,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=basel test CA",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        &key,
+        "-out",
+        &csr,
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    std::fs::write(
+        &ext,
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("ext");
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        &csr,
+        "-CA",
+        &ca,
+        "-CAkey",
+        &ca_key,
+        "-CAcreateserial",
+        "-out",
+        &cert,
+        "-days",
+        "2",
+        "-extfile",
+        &ext,
+    ]);
+    (ca, cert, key)
+}
+
+/// A key mailed over TLS with AUTH (`tls`: `implicit` for `smtps://`,
+/// `starttls` for `smtp://…?tls=required`); without the CA file the
+/// server's certificate is refused and nothing is sent.
+async fn a_key_is_mailed_over_tls(tls: &str) {
+    let certs = tempfile::tempdir().expect("temp dir");
+    let (ca, cert, key) = certificates(certs.path());
+    let sink = Sink::spawn(
+        0,
+        0.0,
+        Some(("basel", "pw")),
+        &["--tls", tls, "--cert", &cert, "--key", &key],
+    );
+    let url = match tls {
+        "implicit" => format!("smtps://basel:pw@127.0.0.1:{}", sink.port),
+        _ => format!("smtp://basel:pw@127.0.0.1:{}?tls=required", sink.port),
+    };
+    let deployment = || {
+        Basel::embedded()
+            .with_secret()
+            .with_env("BASEL_SMTP_URL", &url)
+            .with_env("BASEL_MAIL_FROM", FROM)
+            .with_env("BASEL_KEY_DELIVERY", "email")
+    };
+
+    // Without the CA the certificate is not trusted: the attempt fails.
+    let untrusting = deployment();
+    let node = untrusting.serve().await;
+    let (status, _) = post(&node, "/register", json!({"email": "ana@example.org"})).await;
+    assert_eq!(status, 202);
+    let failed = eventually(Duration::from_secs(30), || async {
+        node.log().contains("mail not sent")
+    })
+    .await;
+    assert!(
+        failed.is_some(),
+        "an untrusted certificate was accepted: {}",
+        node.log()
+    );
+    assert!(sink.messages().is_empty());
+    node.stop();
+
+    let trusting = deployment().with_env("BASEL_SMTP_CA_FILE", &ca);
+    let node = trusting.serve().await;
+    let (status, _) = post(&node, "/register", json!({"email": "ana@example.org"})).await;
+    assert_eq!(status, 202);
+    let mail = &sink.wait_for(1)[0];
+    let key = key_in(mail);
+    let (status, _) = node
+        .get_with_key("/api/v1/ca/DE", &key)
+        .await
+        .expect("answer");
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_is_mailed_over_implicit_tls_with_auth() {
+    a_key_is_mailed_over_tls("implicit").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_is_mailed_over_starttls_with_auth() {
+    a_key_is_mailed_over_tls("starttls").await;
 }
