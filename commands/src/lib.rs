@@ -11,6 +11,7 @@
 //! - [`adapter`]: `domain` aggregates seen by cqrs-es;
 //! - [`executor`]: load, decide, append, report the committed position;
 //! - [`authority`], [`steward`], [`api_key`]: one command service per aggregate;
+//! - [`mailing`]: key mails, unsubscribing and notices (events the mail outbox reads);
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
 //! - [`seed`]: the bundled dataset on first start;
 //! - [`secrets`]: tokens, keys and their hashes;
@@ -22,6 +23,7 @@ pub mod api_key;
 pub mod authority;
 pub mod executor;
 pub mod identity;
+pub mod mailing;
 pub mod relay;
 pub mod secrets;
 pub mod seed;

@@ -62,6 +62,13 @@ impl ServerSecret {
         );
         SecretString::from(format!("bsl_{}", &mac[..48]))
     }
+
+    /// The tag that proves an unsubscribe link was made by this server for
+    /// the key aggregate `key_id` (so the link carries no address, and no one
+    /// can unsubscribe someone else by guessing).
+    pub fn unsubscribe_tag(&self, key_id: &str) -> String {
+        self.mac("basel unsubscribe v1", key_id)[..32].to_owned()
+    }
 }
 
 pub use domain::credentials::hash_secret;

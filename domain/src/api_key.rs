@@ -12,6 +12,7 @@
 //! with every repeat would get slower to load with each one. (Events written
 //! before this rule may hold `RegistrationRepeated`; they still decode.)
 
+use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::aggregate::{Aggregate, DomainEvent};
@@ -30,7 +31,19 @@ pub enum ApiKeyCommand {
     /// Erase the registrant: revoke the active key, and record that the
     /// address is forgotten (its subject key is destroyed outside the log).
     Forget,
+    /// Mail the active key to its address (`BASEL_KEY_DELIVERY=email`): at
+    /// most [`KEY_MAILS_PER_DAY`] times in any 24 hours.
+    RequestKeyMail {
+        /// When the registrant asked (the caller's clock).
+        at: DateTime<Utc>,
+    },
+    /// Stop sending notices to this address (the one-click unsubscribe link).
+    Unsubscribe,
 }
+
+/// How many key mails one address can ask for in any 24 hours: registering
+/// again re-sends the key, but nobody can flood an address with them.
+pub const KEY_MAILS_PER_DAY: usize = 5;
 
 /// A registration. The edge derives the key for `generation` (see
 /// [`ApiKey::generation_for_registration`]) and sends only its hash.
@@ -82,6 +95,16 @@ pub enum ApiKeyEvent {
     /// The registrant was forgotten: the key that sealed their address is
     /// destroyed, so no event of this aggregate reveals it any more.
     RegistrantForgotten {},
+    /// The key of `generation` is to be mailed to the registrant's address
+    /// (the outbox derives the key again at send time; it is never stored).
+    KeyMailRequested {
+        /// The generation to mail.
+        generation: u32,
+        /// When it was asked for.
+        requested_at: DateTime<Utc>,
+    },
+    /// The registrant asked for no more notices.
+    NoticesUnsubscribed,
 }
 
 impl DomainEvent for ApiKeyEvent {
@@ -91,6 +114,8 @@ impl DomainEvent for ApiKeyEvent {
             Self::ApiKeyRevoked { .. } => "ApiKeyRevoked",
             Self::RegistrationRepeated { .. } => "RegistrationRepeated",
             Self::RegistrantForgotten { .. } => "RegistrantForgotten",
+            Self::KeyMailRequested { .. } => "KeyMailRequested",
+            Self::NoticesUnsubscribed => "NoticesUnsubscribed",
         }
     }
 
@@ -101,7 +126,9 @@ impl DomainEvent for ApiKeyEvent {
             Self::ApiKeyIssued { .. } => "2",
             Self::ApiKeyRevoked { .. }
             | Self::RegistrationRepeated { .. }
-            | Self::RegistrantForgotten { .. } => "1",
+            | Self::RegistrantForgotten { .. }
+            | Self::KeyMailRequested { .. }
+            | Self::NoticesUnsubscribed => "1",
         }
     }
 }
@@ -125,6 +152,12 @@ pub enum ApiKeyError {
     /// and has not registered since.
     #[error("this address holds no registration to forget")]
     NothingToForget,
+    /// The key was mailed [`KEY_MAILS_PER_DAY`] times in the last 24 hours.
+    #[error("the key was mailed {KEY_MAILS_PER_DAY} times in the last 24 hours")]
+    TooManyKeyMails,
+    /// The address unsubscribed already (or never registered).
+    #[error("this address receives no notices")]
+    NotSubscribed,
 }
 
 /// The state of one address's key.
@@ -136,6 +169,13 @@ pub struct ApiKey {
     pub generation: u32,
     /// Whether that generation is active.
     pub active: bool,
+    /// When the key was last asked for by mail (the latest
+    /// [`KEY_MAILS_PER_DAY`], oldest first).
+    #[serde(default)]
+    pub key_mails: Vec<DateTime<Utc>>,
+    /// Whether the registrant declined notices.
+    #[serde(default)]
+    pub unsubscribed: bool,
 }
 
 impl ApiKey {
@@ -201,6 +241,11 @@ impl Aggregate for ApiKey {
             }
             ApiKeyCommand::Revoke { .. } => Err(ApiKeyError::NotActive),
             ApiKeyCommand::Forget => self.forget(),
+            ApiKeyCommand::RequestKeyMail { at } => self.decide_key_mail(*at),
+            ApiKeyCommand::Unsubscribe if self.registered && !self.unsubscribed => {
+                Ok(vec![ApiKeyEvent::NoticesUnsubscribed])
+            }
+            ApiKeyCommand::Unsubscribe => Err(ApiKeyError::NotSubscribed),
         }
     }
 
@@ -217,7 +262,36 @@ impl Aggregate for ApiKey {
                 self.registered = false;
                 self.active = false;
             }
+            ApiKeyEvent::KeyMailRequested { requested_at, .. } => {
+                self.key_mails.push(requested_at);
+                let excess = self.key_mails.len().saturating_sub(KEY_MAILS_PER_DAY);
+                self.key_mails.drain(..excess);
+            }
+            ApiKeyEvent::NoticesUnsubscribed => self.unsubscribed = true,
         }
+    }
+}
+
+impl ApiKey {
+    fn decide_key_mail(&self, at: DateTime<Utc>) -> Result<Vec<ApiKeyEvent>, ApiKeyError> {
+        if !self.active {
+            return Err(ApiKeyError::NotActive);
+        }
+        let day_ago = at - Duration::hours(24);
+        let recent = self.key_mails.iter().filter(|t| **t > day_ago).count();
+        if recent >= KEY_MAILS_PER_DAY {
+            return Err(ApiKeyError::TooManyKeyMails);
+        }
+        Ok(vec![ApiKeyEvent::KeyMailRequested {
+            generation: self.generation,
+            requested_at: at,
+        }])
+    }
+
+    /// Whether notices go to this registrant: a key is active and they did
+    /// not unsubscribe.
+    pub fn receives_notices(&self) -> bool {
+        self.active && !self.unsubscribed
     }
 }
 
@@ -294,6 +368,63 @@ mod tests {
         given::<ApiKey>(vec![issued(1)])
             .when(ApiKeyCommand::Revoke { reason: "x".into() })
             .then_expect(vec![revoked(1, "x")]);
+    }
+
+    fn at(hour: u32) -> DateTime<Utc> {
+        chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 3, 1, hour, 0, 0).unwrap()
+    }
+
+    fn mailed(hour: u32) -> ApiKeyEvent {
+        ApiKeyEvent::KeyMailRequested {
+            generation: 1,
+            requested_at: at(hour),
+        }
+    }
+
+    #[test]
+    fn an_active_key_can_be_mailed() {
+        given::<ApiKey>(vec![issued(1)])
+            .when(ApiKeyCommand::RequestKeyMail { at: at(9) })
+            .then_expect(vec![mailed(9)]);
+    }
+
+    #[test]
+    fn no_key_is_mailed_without_an_active_key() {
+        given::<ApiKey>(vec![])
+            .when(ApiKeyCommand::RequestKeyMail { at: at(9) })
+            .then_refused(ApiKeyError::NotActive);
+    }
+
+    #[test]
+    fn a_sixth_key_mail_within_a_day_is_refused_and_allowed_a_day_later() {
+        let history = || {
+            let mut events = vec![issued(1)];
+            events.extend((1..=5).map(mailed));
+            events
+        };
+        given::<ApiKey>(history())
+            .when(ApiKeyCommand::RequestKeyMail { at: at(6) })
+            .then_refused(ApiKeyError::TooManyKeyMails);
+        let next_day = at(1) + Duration::hours(24) + Duration::seconds(1);
+        given::<ApiKey>(history())
+            .when(ApiKeyCommand::RequestKeyMail { at: next_day })
+            .then_expect(vec![ApiKeyEvent::KeyMailRequested {
+                generation: 1,
+                requested_at: next_day,
+            }]);
+    }
+
+    #[test]
+    fn unsubscribing_is_recorded_once() {
+        given::<ApiKey>(vec![issued(1)])
+            .when(ApiKeyCommand::Unsubscribe)
+            .then_expect(vec![ApiKeyEvent::NoticesUnsubscribed]);
+        given::<ApiKey>(vec![issued(1), ApiKeyEvent::NoticesUnsubscribed])
+            .when(ApiKeyCommand::Unsubscribe)
+            .then_refused(ApiKeyError::NotSubscribed);
+        given::<ApiKey>(vec![])
+            .when(ApiKeyCommand::Unsubscribe)
+            .then_refused(ApiKeyError::NotSubscribed);
     }
 
     #[test]

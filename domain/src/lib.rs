@@ -9,6 +9,7 @@
 //! Layout:
 //! - [`aggregate`]: the decide/apply shape every aggregate has;
 //! - [`authority`], [`api_key`], [`steward`]: the three aggregates;
+//! - [`notice`]: announcements mailed to every registrant;
 //! - [`credentials`]: how API keys and steward tokens are read and hashed;
 //! - [`metadata`]: who, when and which request, stored with every event;
 //! - [`envelope`]: the log's wire format (an event as published to JetStream);
@@ -25,6 +26,7 @@ pub mod classifier;
 pub mod credentials;
 pub mod envelope;
 pub mod metadata;
+pub mod notice;
 pub mod seed;
 pub mod shipment;
 pub mod steward;

@@ -78,7 +78,10 @@ pub fn fold(
                 }
             }
         }
-        ApiKeyEvent::RegistrationRepeated { .. } | ApiKeyEvent::RegistrantForgotten {} => {}
+        ApiKeyEvent::RegistrationRepeated { .. }
+        | ApiKeyEvent::RegistrantForgotten {}
+        | ApiKeyEvent::KeyMailRequested { .. }
+        | ApiKeyEvent::NoticesUnsubscribed => {}
     }
     Ok(true)
 }

@@ -23,6 +23,7 @@ use sqlx::{Any, Transaction};
 
 use domain::api_key::ApiKey;
 use domain::authority::Authority;
+use domain::notice::Notice;
 use domain::steward::Steward;
 use domain::Aggregate;
 
@@ -40,11 +41,14 @@ pub enum AggregateKind {
     ApiKey,
     /// [`domain::steward::Steward`]: one per data steward.
     Steward,
+    /// [`domain::notice::Notice`]: one per announcement. No projection reads
+    /// it: the mail outbox (crate `mail`) does; projections pass it by.
+    Notice,
 }
 
 impl AggregateKind {
     /// Every aggregate the read side knows.
-    pub const ALL: [Self; 3] = [Self::Authority, Self::ApiKey, Self::Steward];
+    pub const ALL: [Self; 4] = [Self::Authority, Self::ApiKey, Self::Steward, Self::Notice];
 
     /// The type string stored with its events (and used in NATS subjects),
     /// as the aggregate itself declares it.
@@ -53,6 +57,7 @@ impl AggregateKind {
             Self::Authority => <Authority as Aggregate>::TYPE,
             Self::ApiKey => <ApiKey as Aggregate>::TYPE,
             Self::Steward => <Steward as Aggregate>::TYPE,
+            Self::Notice => <Notice as Aggregate>::TYPE,
         }
     }
 
@@ -244,8 +249,9 @@ mod tests {
     #[test]
     fn every_aggregate_is_read_by_some_projection() {
         for kind in AggregateKind::ALL {
+            // Notices are read by the mail outbox, not by a projection.
             assert!(
-                Projection::ALL.iter().any(|p| p.reads() == kind),
+                Projection::ALL.iter().any(|p| p.reads() == kind) || kind == AggregateKind::Notice,
                 "{kind:?}"
             );
         }

@@ -92,6 +92,9 @@ pub enum Command {
         #[arg(long)]
         verify: bool,
     },
+    /// Notices mailed to every registrant.
+    #[command(subcommand)]
+    Notice(NoticeCommand),
     /// Print a country's audit trail (from the history projection).
     History {
         /// ISO 3166-1 alpha-2 code.
@@ -139,6 +142,23 @@ pub enum KeyCommand {
         #[arg(long, default_value = "revoked by an operator")]
         reason: String,
     },
+}
+
+/// `basel notice …`.
+#[derive(Debug, Subcommand)]
+pub enum NoticeCommand {
+    /// Record a notice; the serving process mails it once to every registrant
+    /// with an active key who did not unsubscribe.
+    Send {
+        /// The subject (one line).
+        #[arg(long)]
+        subject: String,
+        /// A UTF-8 text file holding the body.
+        #[arg(long)]
+        body_file: PathBuf,
+    },
+    /// List the notices with how many mails were queued, sent, failed and skipped.
+    List,
 }
 
 /// `basel import`.

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod identity;
 pub mod log;
+pub mod notice;
 pub mod report;
 pub mod steward;
 pub mod transfer;
@@ -13,7 +14,7 @@ use domain::metadata::{Actor, Metadata};
 
 use crate::node::runtime::Runtime;
 use crate::node::settings::{Role, ServeSettings};
-use args::{Cli, Command, KeyCommand, StewardCommand};
+use args::{Cli, Command, KeyCommand, NoticeCommand, StewardCommand};
 
 /// Metadata for a command issued from the command line.
 pub fn cli_metadata(actor: Actor) -> Metadata {
@@ -80,6 +81,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 ..ServeSettings::from_env()
             };
             crate::node::serve(&cli.store, &settings).await
+        }
+        Command::Notice(NoticeCommand::Send { subject, body_file }) => {
+            notice::send(
+                &Runtime::open(&cli.store).await?,
+                &subject,
+                &body_file,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Notice(NoticeCommand::List) => {
+            notice::list(&Runtime::open(&cli.store).await?, &mut stdout).await
         }
         Command::Replay { verify } => {
             log::replay(&Runtime::open(&cli.store).await?, verify, &mut stdout).await

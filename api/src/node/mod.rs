@@ -8,6 +8,7 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod mail;
 pub mod ops;
 pub mod preflight;
 pub mod public;
@@ -60,6 +61,7 @@ struct Readers {
 /// When start-up fails (store unreachable, port taken, …) or a server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
+    let mail = settings.mail.check()?;
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -73,6 +75,9 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     if settings.runs(Role::Projector) {
         start_projector(&runtime, &stopped, &mut tasks).await;
     }
+    if settings.runs(Role::Mail) {
+        mail::start_mail(&runtime, settings, &mail, &stopped, &mut tasks)?;
+    }
     let readers = Readers {
         classifier: Arc::new(
             Classifier::bundled().context("the bundled classifier data does not load")?,
@@ -83,7 +88,15 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
     if settings.runs(Role::Rest) {
-        let rest = start_rest(mcp_url, &runtime, settings, &readers, &stopped, &mut tasks);
+        let rest = start_rest(
+            mcp_url,
+            &runtime,
+            settings,
+            &readers,
+            mail.key_delivery,
+            &stopped,
+            &mut tasks,
+        );
         bound.rest = Some(rest.await?);
     } else {
         bound.ops = Some(start_ops(&runtime, settings, &readers, &stopped, &mut tasks).await?);
@@ -189,6 +202,7 @@ async fn start_rest(
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
+    key_delivery: rest::mail_delivery::KeyDelivery,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<std::net::SocketAddr> {
@@ -209,6 +223,7 @@ async fn start_rest(
             .clone()
             .unwrap_or_else(|| public::url_of(addr)),
     );
+    state.key_delivery = key_delivery;
     let shutdown = wait(stopped.clone());
     tasks.spawn(async move {
         rest::run(listener, state, shutdown)

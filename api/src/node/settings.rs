@@ -110,6 +110,9 @@ pub struct ServeSettings {
     /// address that holds a key are not counted.
     #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
     pub register_rate: crate::rest::register_limit::RegisterRate,
+    /// E-mail: SMTP server, sender, key delivery.
+    #[command(flatten)]
+    pub mail: crate::node::mail::MailSettings,
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -140,6 +143,7 @@ impl Default for ServeSettings {
             public_url: None,
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
+            mail: crate::node::mail::MailSettings::default(),
         }
     }
 }
@@ -164,4 +168,6 @@ pub enum Role {
     Relay,
     /// The projections only.
     Projector,
+    /// The mail outbox only (feeds it from the log and sends).
+    Mail,
 }

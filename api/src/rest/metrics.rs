@@ -261,6 +261,7 @@ async fn render_log(state: &AppState, out: &mut String) {
     if let Some(backlog) = relay_backlog(state).await {
         let _ = writeln!(out, "# HELP basel_relay_backlog Committed events the relay has not published yet.\n# TYPE basel_relay_backlog gauge\nbasel_relay_backlog {backlog}");
     }
+    crate::rest::mail_delivery::render_metrics(state.read_db(), out).await;
     let _ = writeln!(out, "# HELP basel_read_store_up 1 when the read store answered this scrape.\n# TYPE basel_read_store_up gauge\nbasel_read_store_up {}", u8::from(up));
 }
 

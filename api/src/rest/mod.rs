@@ -24,6 +24,7 @@ pub mod error;
 pub mod extract;
 pub mod fields;
 pub mod home;
+pub mod mail_delivery;
 pub mod metrics;
 pub mod openapi;
 pub mod ops;
@@ -33,6 +34,7 @@ pub mod register;
 pub mod register_limit;
 pub mod shipments;
 pub mod state;
+pub mod unsubscribe;
 pub mod write;
 
 pub use state::{AppState, Shared, Wiring};
@@ -110,6 +112,18 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/register",
             Auth::None,
             post(register::register),
+        ),
+        spec(
+            Method::GET,
+            "/unsubscribe",
+            Auth::None,
+            get(unsubscribe::confirm),
+        ),
+        spec(
+            Method::POST,
+            "/unsubscribe",
+            Auth::None,
+            post(unsubscribe::one_click),
         ),
         spec(Method::GET, "/api/v1/health", Auth::None, get(ops::health)),
         spec(

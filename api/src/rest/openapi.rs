@@ -37,6 +37,8 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::metrics::metrics,
         crate::rest::register::form,
         crate::rest::register::register,
+        crate::rest::unsubscribe::confirm,
+        crate::rest::unsubscribe::one_click,
         openapi_json,
         crate::rest::classify::classify,
         crate::rest::ca::list::list,
@@ -128,6 +130,7 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<b::CreateBody>("CreateBody")
         .add::<b::RegisterBody>("RegisterBody")
         .add::<b::RegisterAnswer>("RegisterAnswer")
+        .add::<crate::rest::mail_delivery::KeyMailed>("KeyMailed")
         .add::<b::ClassifyBody>("ClassifyBody")
         .add::<domain::classifier::Classification>("Classification")
         .add::<b::ShipmentBody>("ShipmentBody")
@@ -171,6 +174,7 @@ named!(
     CreateBody,
     RegisterBody,
     RegisterAnswer,
+    KeyMailed,
     ClassifyBody,
     Classification,
     ShipmentBody,

@@ -39,6 +39,7 @@ use crate::rest::bodies::RegisterAnswer;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
+use crate::rest::mail_delivery::{self, KeyDelivery};
 use crate::rest::page;
 use crate::rest::params::Params;
 use crate::rest::{AppState, Shared};
@@ -74,6 +75,8 @@ pub async fn form() -> Response {
     responses(
         (status = 200, description = "The key (JSON), or a page showing it (form)", content(
             (crate::rest::openapi::RegisterAnswer = "application/json"), ("text/html"))),
+        (status = 202, description = "`BASEL_KEY_DELIVERY=email`: the key was mailed to the address and is not in the answer", content(
+            (crate::rest::openapi::KeyMailed = "application/json"), ("text/html"))),
         (status = 422, description = "Invalid e-mail: 422 JSON naming `email`, or the form again with the error", content(
             (crate::rest::openapi::ValidationError = "application/json"), ("text/html"))),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
@@ -99,6 +102,13 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
         register_form(state, request, peer).await
     } else {
         match JsonBody::from_request(request, &state).await {
+            Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(&body.0) {
+                Ok(email) => match mail_delivery::mail_key(&state, &email, peer).await {
+                    Ok(()) => mail_delivery::json_answer(&email),
+                    Err(error) => error.into_response(),
+                },
+                Err(error) => error.into_response(),
+            },
             Ok(body) => register_json(&state, body, peer).await.into_response(),
             Err(error) => error.into_response(),
         }
@@ -124,6 +134,12 @@ async fn register_form(state: Shared, request: Request, peer: Option<IpAddr>) ->
             return page::register_form(Some(&raw), Some(&message));
         }
     };
+    if state.key_delivery == KeyDelivery::Email {
+        return match mail_delivery::mail_key(&state, &email, peer).await {
+            Ok(()) => mail_delivery::page_answer(&email),
+            Err(error) => error.into_response(),
+        };
+    }
     match issue(&state, email, peer).await {
         Ok(issued) => page::key_page(&issued, &base),
         Err(error) => error.into_response(),

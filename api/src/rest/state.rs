@@ -59,6 +59,8 @@ pub struct AppState {
     pub mcp_url: Option<String>,
     /// New registrations per client (`BASEL_REGISTER_RATE`).
     pub registrations: RegistrationLimit,
+    /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
+    pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
 }
 
 impl AppState {
@@ -80,6 +82,7 @@ impl AppState {
             public_url: None,
             mcp_url: None,
             registrations: RegistrationLimit::new(RegisterRate::default()),
+            key_delivery: Default::default(),
         }
     }
 

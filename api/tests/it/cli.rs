@@ -8,7 +8,7 @@ fn enrol(basel: &Basel, name: &str) -> String {
     basel.enrol(name, "steward@example.org")
 }
 
-async fn postgres_dump(url: &str) -> String {
+pub(crate) async fn postgres_dump(url: &str) -> String {
     let pool = sqlx::PgPool::connect(url).await.expect("postgres");
     let tables: Vec<String> = sqlx::query_scalar(
         "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",

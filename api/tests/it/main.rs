@@ -11,6 +11,7 @@ mod faults;
 mod first_hour;
 mod identity;
 mod inproc;
+mod mail;
 mod mcp;
 mod process;
 mod replay;

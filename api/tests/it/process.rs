@@ -70,6 +70,12 @@ impl Basel {
         self
     }
 
+    /// With one more environment variable.
+    pub fn with_env(mut self, name: &'static str, value: &str) -> Self {
+        self.env.insert(name, value.to_owned());
+        self
+    }
+
     /// Server mode: NATS at `nats_url`, a stream and subject prefix of this
     /// deployment's own.
     pub fn with_nats(mut self, nats_url: &str) -> Self {

@@ -1,0 +1,138 @@
+//! The mail settings of a serving process (`BASEL_SMTP_URL`,
+//! `BASEL_MAIL_FROM`, `BASEL_KEY_DELIVERY`), checked at start, and the mail
+//! role: the outbox task of crate `mail`.
+
+use std::time::Duration;
+
+use anyhow::bail;
+use clap::{Args, ValueEnum};
+use tokio::sync::watch;
+
+use mail::compose::Sender;
+use mail::mailer::Mailer;
+use mail::smtp::{self, SmtpUrl};
+
+use crate::node::runtime::Runtime;
+use crate::node::settings::ServeSettings;
+use crate::rest::mail_delivery::KeyDelivery;
+
+/// How often the mail task looks for new events and due retries besides
+/// the local commits that ring it.
+const MAIL_POLL: Duration = Duration::from_millis(500);
+
+/// `BASEL_KEY_DELIVERY`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Delivery {
+    /// Show the key at once on the page and in the JSON answer.
+    #[default]
+    Page,
+    /// Mail the key to the address; never show it.
+    Email,
+}
+
+/// E-mail settings of `basel serve`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct MailSettings {
+    /// SMTP server mail leaves through: `smtp://host:587?tls=required`
+    /// (STARTTLS), `smtps://host:465` (implicit TLS) or `smtp://host:25`
+    /// (plaintext, a local relay), with optional `user:password@`.
+    #[arg(long, env = "BASEL_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// The sender of every mail, e.g. `basel <noreply@example.org>`.
+    #[arg(long, env = "BASEL_MAIL_FROM")]
+    pub mail_from: Option<String>,
+    /// A PEM file with the CA certificate of the SMTP server, trusted besides
+    /// the Mozilla roots (a private CA or a self-signed server).
+    #[arg(long, env = "BASEL_SMTP_CA_FILE")]
+    pub smtp_ca_file: Option<std::path::PathBuf>,
+    /// How `/register` hands out keys: `page` (shown at once) or `email`
+    /// (mailed, never shown; needs `BASEL_SMTP_URL`).
+    #[arg(long, env = "BASEL_KEY_DELIVERY", value_enum, default_value = "page")]
+    pub key_delivery: Delivery,
+}
+
+/// The checked settings.
+pub struct MailSetup {
+    smtp: Option<SmtpUrl>,
+    from: Option<smtp::Mailbox>,
+    /// How `/register` hands out keys.
+    pub key_delivery: KeyDelivery,
+}
+
+impl MailSettings {
+    /// Checks the settings before anything starts.
+    ///
+    /// # Errors
+    /// `email` delivery without `BASEL_SMTP_URL`; an unusable URL; an SMTP
+    /// URL without `BASEL_MAIL_FROM`.
+    pub fn check(&self) -> anyhow::Result<MailSetup> {
+        if self.key_delivery == Delivery::Email && self.smtp_url.is_none() {
+            bail!("BASEL_KEY_DELIVERY=email needs BASEL_SMTP_URL (e.g. smtps://user:password@mail.example.org:465): keys are then mailed and never shown");
+        }
+        let mut smtp = self.smtp_url.as_deref().map(SmtpUrl::parse).transpose()?;
+        if let (Some(url), Some(path)) = (&smtp, &self.smtp_ca_file) {
+            let pem = std::fs::read(path).map_err(|e| {
+                anyhow::anyhow!("BASEL_SMTP_CA_FILE: cannot read {}: {e}", path.display())
+            })?;
+            smtp = Some(url.clone().with_ca(pem)?);
+        }
+        let from = self
+            .mail_from
+            .as_deref()
+            .map(smtp::parse_from)
+            .transpose()?;
+        if smtp.is_some() && from.is_none() {
+            bail!("BASEL_SMTP_URL needs BASEL_MAIL_FROM, the sender of every mail (e.g. 'basel <noreply@example.org>')");
+        }
+        Ok(MailSetup {
+            smtp,
+            from,
+            key_delivery: match self.key_delivery {
+                Delivery::Page => KeyDelivery::Page,
+                Delivery::Email => KeyDelivery::Email,
+            },
+        })
+    }
+}
+
+/// The service's public base URL, for links in mail. **The one place it is
+/// read**: the REST listener's configured address until `BASEL_PUBLIC_URL`
+/// exists (issue #15, item 9), which should replace it here.
+pub fn public_url(settings: &ServeSettings) -> String {
+    format!("http://{}", settings.listen)
+}
+
+/// Starts the mail role: feeds the outbox from the log and, with
+/// `BASEL_SMTP_URL`, sends.
+///
+/// # Errors
+/// When the SMTP transport cannot be built.
+pub fn start_mail(
+    runtime: &Runtime,
+    settings: &ServeSettings,
+    setup: &MailSetup,
+    stopped: &watch::Receiver<bool>,
+    tasks: &mut super::Tasks,
+) -> anyhow::Result<()> {
+    let transport = setup.smtp.as_ref().map(SmtpUrl::transport).transpose()?;
+    match &setup.smtp {
+        Some(url) => tracing::info!(smtp = url.describe(), "mail leaves through the SMTP server"),
+        None => tracing::info!("BASEL_SMTP_URL is not set: notices wait in the outbox until it is"),
+    }
+    let from = setup.from.clone().unwrap_or_else(smtp::unset_sender);
+    let sender = Sender {
+        from,
+        public_url: public_url(settings),
+        secret: runtime.secret.clone(),
+        addresses: commands::identity::AddressBook::new(&runtime.backend, &runtime.secret),
+    };
+    let mailer = Mailer::new(
+        runtime.read_db.clone(),
+        runtime.backend.clone(),
+        sender,
+        transport,
+    );
+    let shutdown = super::wait(stopped.clone());
+    super::background(tasks, mailer.run(MAIL_POLL, runtime.wake.clone(), shutdown));
+    Ok(())
+}

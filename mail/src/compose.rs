@@ -1,0 +1,131 @@
+//! The mails: the API key, and a notice with its one-click unsubscribe link
+//! (RFC 8058: `List-Unsubscribe` with an HTTPS link and
+//! `List-Unsubscribe-Post: List-Unsubscribe=One-Click`). Each carries the
+//! Message-ID its outbox row was queued under, so a retry is recognisably
+//! the same message.
+//!
+//! The key is derived here, from the server secret, the address and the
+//! generation in the event, and lives only in the message body.
+
+use commands::secrets::ServerSecret;
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::Mailbox;
+use lettre::Message;
+use secrecy::ExposeSecret;
+
+use crate::outbox::{Due, Kind};
+use crate::{notices, registrants, unsubscribe, MailError};
+
+/// Who mail comes from and where its links point.
+#[derive(Clone)]
+pub struct Sender {
+    /// `BASEL_MAIL_FROM`.
+    pub from: Mailbox,
+    /// The service's public base URL, without a trailing slash.
+    pub public_url: String,
+    /// The server secret (keys, unsubscribe tokens).
+    pub secret: ServerSecret,
+    /// Where registrants' sealed addresses are opened.
+    pub addresses: commands::identity::AddressBook,
+}
+
+/// A message ready to send, or why there is nothing to send any more.
+pub enum Built {
+    /// Send this.
+    Message(Box<Message>),
+    /// Nothing to send (the reason is stored with the row).
+    Skip(&'static str),
+}
+
+/// Builds the message for a due outbox row.
+///
+/// # Errors
+/// Database or decode errors; [`MailError::Build`] when lettre refuses.
+pub async fn build(
+    db: &projections::ReadDb,
+    sender: &Sender,
+    due: &Due,
+) -> Result<Built, MailError> {
+    let message = &due.message;
+    let state = registrants::load(db, &message.recipient).await?;
+    let Some(email) = registrants::address(&sender.addresses, &message.recipient).await? else {
+        return Ok(Built::Skip(
+            "the registrant has no address (or was forgotten)",
+        ));
+    };
+    let to: Mailbox = match email.as_str().parse() {
+        Ok(to) => to,
+        Err(_) => return Ok(Built::Skip("the registrant's address is not usable")),
+    };
+    let builder = Message::builder()
+        .from(sender.from.clone())
+        .to(to)
+        .message_id(Some(format!(
+            "<{}@{}>",
+            message.message_id,
+            sender.from.email.domain()
+        )));
+    let built = match message.kind {
+        Kind::Key => {
+            let generation: u32 = message.reference.parse().unwrap_or_default();
+            if !state.active || state.generation != generation {
+                return Ok(Built::Skip("the key was revoked or replaced"));
+            }
+            let key = sender.secret.api_key(&email.normalized(), generation);
+            builder
+                .subject("Your basel API key")
+                .header(ContentType::TEXT_PLAIN)
+                .body(key_text(&sender.public_url, key.expose_secret()))
+        }
+        Kind::Notice => {
+            if !state.receives_notices() {
+                return Ok(Built::Skip(
+                    "the registrant unsubscribed or has no active key",
+                ));
+            }
+            let Some((subject, body)) = notices::content(db, &message.reference).await? else {
+                return Ok(Built::Skip("the notice does not exist"));
+            };
+            let link = format!(
+                "{}/unsubscribe?token={}",
+                sender.public_url,
+                unsubscribe::token(&sender.secret, &message.recipient)
+            );
+            builder
+                .subject(subject)
+                .header(ContentType::TEXT_PLAIN)
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe"),
+                    format!("<{link}>"),
+                ))
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                    "List-Unsubscribe=One-Click".to_owned(),
+                ))
+                .body(notice_text(&body, &link))
+        }
+    };
+    built
+        .map(|m| Built::Message(Box::new(m)))
+        .map_err(|e| MailError::Build(e.to_string()))
+}
+
+fn key_text(public_url: &str, key: &str) -> String {
+    format!(
+        "Your API key for basel ({public_url}):\n\n    {key}\n\n\
+Send it in the X-API-Key header, for example:\n\n    \
+curl -H 'X-API-Key: {key}' {public_url}/api/v1/ca/DE\n\n\
+Keep it secret: anyone with it can use the API as you. Registering the same\n\
+address again at {public_url}/register mails this key again.\n\n\
+You get this mail because this address was registered at {public_url}/register.\n\
+If that was not you, ignore it: the key was sent only to you.\n"
+    )
+}
+
+fn notice_text(body: &str, link: &str) -> String {
+    let body = body.trim_end();
+    format!(
+        "{body}\n\n-- \nYou receive notices about the basel service because this address has an\n\
+API key. To receive no more, open: {link}\n"
+    )
+}
