@@ -8,6 +8,7 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod files;
 pub mod runtime;
 pub mod settings;
 
@@ -16,7 +17,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::serve::ListenerExt;
 use chrono::Utc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -57,6 +57,7 @@ struct Readers {
 /// When start-up fails (store unreachable, port taken, …) or a server fails.
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
+    crate::edge::raise_open_file_limit();
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -173,8 +174,9 @@ async fn start_rest(
         readers.cache.clone(),
     );
     let shutdown = wait(stopped.clone());
+    let limits = settings.conn.clone();
     tasks.spawn(async move {
-        rest::run(listener, state, shutdown)
+        rest::run_with(listener, state, limits, shutdown)
             .await
             .context("REST server failed")
     });
@@ -212,19 +214,21 @@ async fn start_mcp(
     background(tasks, feed);
     let config = mcp::McpConfig {
         rate: settings.mcp_rate,
+        sessions: settings.mcp_sessions.limits(),
         changes: Some(changes),
         added: Some(added),
     };
     let router = mcp::router_with(state, config, wait(stopped.clone()));
-    // Nagle's algorithm held each SSE event until the client's delayed ACK
-    // (about 40 ms per tool call from some clients).
-    let listener = listener.tap_io(|socket| {
-        let _ = socket.set_nodelay(true);
-    });
-    let shutdown = wait(stopped.clone());
+    let body = crate::edge::BodyLimit {
+        max_bytes: mcp::MAX_BODY_BYTES,
+        deadline: settings.conn.body_timeout,
+    };
+    let router = crate::edge::guard::layer(router, body);
+    let (shutdown, limits) = (wait(stopped.clone()), settings.conn.clone());
+    // The edge sets TCP_NODELAY: Nagle's algorithm held each SSE event until
+    // the client's delayed ACK (about 40 ms per tool call from some clients).
     tasks.spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
+        crate::edge::serve(listener, router, limits, shutdown)
             .await
             .context("MCP server failed")
     });

@@ -96,6 +96,7 @@ pub async fn openapi_json() -> Json<Value> {
 pub fn document() -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     doc["components"]["schemas"] = Value::Object(components());
+    crate::rest::bounds::apply(&mut doc);
     doc
 }
 

@@ -50,6 +50,8 @@ pub struct AppState {
     pub cache: Arc<ReadCache>,
     /// Request counts and latencies for `/metrics`.
     pub requests: RequestMetrics,
+    /// Whether projections that are behind are moving (`/readyz`).
+    pub readiness: crate::rest::readiness::Progress,
 }
 
 impl AppState {
@@ -68,6 +70,7 @@ impl AppState {
             stale_after_days,
             cache,
             requests: RequestMetrics::default(),
+            readiness: crate::rest::readiness::Progress::default(),
         }
     }
 

@@ -5,7 +5,10 @@
 
 mod broken_store;
 mod cli;
+mod edge;
 mod faults;
+mod fuzz;
+mod hardening;
 mod inproc;
 mod mcp;
 mod process;
