@@ -272,7 +272,10 @@ pub(crate) async fn streamable(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     if let Some(id) = &session {
-        if !matches!(*request.method(), Method::DELETE | Method::POST | Method::GET) {
+        if !matches!(
+            *request.method(),
+            Method::DELETE | Method::POST | Method::GET
+        ) {
             return not_allowed("GET, POST, DELETE");
         }
         if !registry.touch(id, caller.id()) {
@@ -348,9 +351,16 @@ fn log_refusal(what: &'static str) {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let last = LAST.load(Ordering::Relaxed);
-    if now > last && LAST.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+    if now > last
+        && LAST
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
         let held = HELD.swap(0, Ordering::Relaxed);
-        tracing::warn!(refused.held_back = held, "MCP request refused: {what} not allowed");
+        tracing::warn!(
+            refused.held_back = held,
+            "MCP request refused: {what} not allowed"
+        );
     } else {
         HELD.fetch_add(1, Ordering::Relaxed);
     }

@@ -201,9 +201,5 @@ fn streamable_service(
         .enforce_origin_validation()
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown);
-    StreamableHttpService::new(
-        move || Ok(handler.session()),
-        manager,
-        config,
-    )
+    StreamableHttpService::new(move || Ok(handler.session()), manager, config)
 }

@@ -238,7 +238,8 @@ impl Registry {
     /// `shutdown`.
     pub(crate) fn sweep_until(self: &Arc<Self>, shutdown: CancellationToken) {
         let registry = Arc::downgrade(self);
-        let every = (self.limits.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        let every =
+            (self.limits.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             loop {
@@ -338,7 +339,9 @@ mod tests {
     async fn idle_sessions_expire_and_the_total_cap_refuses_until_they_do() {
         let sessions = registry(10, 2);
         let token = CancellationToken::new();
-        sessions.insert("a1", "A", Closer::Sse(token.clone())).unwrap();
+        sessions
+            .insert("a1", "A", Closer::Sse(token.clone()))
+            .unwrap();
         sessions.insert("b1", "B", Closer::Streamable).unwrap();
         assert_eq!(sessions.admit(), Err(Refused::Full));
         tokio::time::sleep(Duration::from_millis(40)).await;

@@ -65,7 +65,11 @@ pub(crate) struct Sessions {
 impl Sessions {
     /// No sessions yet; all of them end when `shutdown` is cancelled.
     /// Each session gets [`Basel::for_caller`] of `handler`.
-    pub(crate) fn new(handler: Basel, registry: Arc<Registry>, shutdown: CancellationToken) -> Self {
+    pub(crate) fn new(
+        handler: Basel,
+        registry: Arc<Registry>,
+        shutdown: CancellationToken,
+    ) -> Self {
         Self {
             handler,
             registry,
@@ -105,10 +109,9 @@ pub(crate) async fn open(
     let caller = caller.map(|Extension(c)| c).unwrap_or_default();
     let id = uuid::Uuid::new_v4().simple().to_string();
     let stop = sessions.shutdown.child_token();
-    if let Err(refused) =
-        sessions
-            .registry
-            .insert(&id, caller.id(), Closer::Sse(stop.clone()))
+    if let Err(refused) = sessions
+        .registry
+        .insert(&id, caller.id(), Closer::Sse(stop.clone()))
     {
         return refused.response();
     }

@@ -346,7 +346,10 @@ async fn forget_durable(stream: &jetstream::stream::Stream, projection: Projecti
     let durable = LogSource::durable(projection);
     if stream.consumer_info(&durable).await.is_ok() {
         match stream.delete_consumer(&durable).await {
-            Ok(_) => tracing::info!(projection.name = projection.name(), "removed the durable consumer of an earlier version"),
+            Ok(_) => tracing::info!(
+                projection.name = projection.name(),
+                "removed the durable consumer of an earlier version"
+            ),
             Err(error) => tracing::debug!(error = %error, "cannot remove an old durable consumer"),
         }
     }

@@ -264,8 +264,9 @@ pub fn refusal_bytes(refusal: Refusal) -> Vec<u8> {
         ),
     };
     let title = &status[4..];
-    let body = serde_json::json!({ "error": title.to_lowercase(), "message": message, "code": code })
-        .to_string();
+    let body =
+        serde_json::json!({ "error": title.to_lowercase(), "message": message, "code": code })
+            .to_string();
     format!(
         "HTTP/1.1 {status}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()

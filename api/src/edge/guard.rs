@@ -181,10 +181,9 @@ async fn as_json(response: Response) -> Response {
     let code = code_of(parts.status);
     let fresh = error(parts.status, code, &message);
     parts.headers.remove(CONTENT_LENGTH);
-    parts.headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    parts
+        .headers
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Response::from_parts(parts, fresh.into_body())
 }
 
@@ -220,10 +219,7 @@ fn code_of(status: StatusCode) -> &'static str {
 
 /// A JSON error answer: `{error, message, code}`.
 pub fn error(status: StatusCode, code: &str, message: &str) -> Response {
-    let title = status
-        .canonical_reason()
-        .unwrap_or("error")
-        .to_lowercase();
+    let title = status.canonical_reason().unwrap_or("error").to_lowercase();
     let body = serde_json::json!({ "error": title, "message": message, "code": code });
     (status, Json(body)).into_response()
 }
@@ -256,7 +252,10 @@ impl LogBudget {
     /// logged now.
     pub fn take(&mut self) -> Option<u64> {
         let now = Instant::now();
-        if self.last.is_some_and(|last| now.duration_since(last) < self.every) {
+        if self
+            .last
+            .is_some_and(|last| now.duration_since(last) < self.every)
+        {
             self.held += 1;
             return None;
         }

@@ -148,7 +148,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Wire<T> {
 /// `content-length: 0` and no content type (hyper's own error answers).
 pub fn with_json_body(head: &[u8]) -> Option<Vec<u8>> {
     const EMPTY: &[u8] = b"\r\ncontent-length: 0\r\n";
-    let is_error = head.len() > 12 && (head.starts_with(b"HTTP/1.1 4") || head.starts_with(b"HTTP/1.0 4"));
+    let is_error =
+        head.len() > 12 && (head.starts_with(b"HTTP/1.1 4") || head.starts_with(b"HTTP/1.0 4"));
     if !is_error || !head.ends_with(b"\r\n\r\n") {
         return None;
     }
@@ -161,10 +162,7 @@ pub fn with_json_body(head: &[u8]) -> Option<Vec<u8>> {
     let status: u16 = text.get(9..12)?.parse().ok()?;
     let (code, message) = match status {
         414 => ("uri_too_long", "The request URI is too long."),
-        431 => (
-            "headers_too_large",
-            "The request headers are too large.",
-        ),
+        431 => ("headers_too_large", "The request headers are too large."),
         _ => (
             "bad_request",
             "The request is not valid HTTP/1.1 (request line or a header could not be parsed).",
@@ -210,6 +208,8 @@ mod tests {
             b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
         )
         .is_none());
-        assert!(with_json_body(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 10\r\n\r\n").is_none());
+        assert!(
+            with_json_body(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 10\r\n\r\n").is_none()
+        );
     }
 }

@@ -41,7 +41,10 @@ pub fn prepare(data_dir: &Path) -> anyhow::Result<()> {
 
 /// The database, its journal files and the server secret.
 fn kept_by_basel(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     name == "server.secret" || name.starts_with(commands::store::sqlite::DATABASE_FILE)
 }
 

@@ -42,19 +42,30 @@ pub fn apply(doc: &mut Value) {
 }
 
 fn bound_parameters(operation: &mut Map<String, Value>) {
-    let Some(parameters) = operation.get_mut("parameters").and_then(Value::as_array_mut) else {
+    let Some(parameters) = operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+    else {
         return;
     };
     for parameter in parameters {
         let name = parameter["name"].as_str().unwrap_or_default().to_owned();
         let bound = match name.as_str() {
-            "page" => json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PAGE, "default": 1}),
-            "perPage" => json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PER_PAGE, "default": list::DEFAULT_PER_PAGE}),
-            "limit" => json!({"type": "integer", "minimum": 1, "maximum": changes::MAX_LIMIT, "default": changes::DEFAULT_LIMIT}),
+            "page" => {
+                json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PAGE, "default": 1})
+            }
+            "perPage" => {
+                json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PER_PAGE, "default": list::DEFAULT_PER_PAGE})
+            }
+            "limit" => {
+                json!({"type": "integer", "minimum": 1, "maximum": changes::MAX_LIMIT, "default": changes::DEFAULT_LIMIT})
+            }
             "after" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
             "q" => json!({"type": "string", "maxLength": projections::search::MAX_QUERY_CHARS}),
             "country_code" => json!({"type": "string", "pattern": COUNTRY_PATTERN}),
-            "as_of" => json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]}),
+            "as_of" => {
+                json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
+            }
             _ => continue,
         };
         parameter["schema"] = bound;
@@ -81,15 +92,27 @@ fn add_edge_answers(operation: &mut Map<String, Value>) {
             })
         });
     };
-    add("400", "The request could not be parsed (request line, a header, or a parameter)");
+    add(
+        "400",
+        "The request could not be parsed (request line, a header, or a parameter)",
+    );
     add("414", "The request URI is over 8 KiB (`uri_too_long`)");
-    add("431", "Over 100 headers or 32 KiB of headers (`headers_too_large`)");
+    add(
+        "431",
+        "Over 100 headers or 32 KiB of headers (`headers_too_large`)",
+    );
     add("429", "Too many requests or open connections from this address (`too_many_connections_from_peer`; `Retry-After`)");
     add("503", "The service is unavailable: the store did not answer within 4 s, or the server holds its maximum of connections (`Retry-After`)");
     if has_body {
-        add("408", "The request body did not arrive within the body deadline (`body_timeout`)");
+        add(
+            "408",
+            "The request body did not arrive within the body deadline (`body_timeout`)",
+        );
         add("413", &format!("The body is over {BODY_LIMIT} bytes (`payload_too_large`), refused before it is read"));
-        add("415", "The body is not `application/json` (or, for `/register`, a form)");
+        add(
+            "415",
+            "The body is not `application/json` (or, for `/register`, a form)",
+        );
     }
 }
 
@@ -126,7 +149,8 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
             }
         }
     };
-    let description = json!({"minLength": 1, "maxLength": classify::MAX_DESCRIPTION_CHARS, "pattern": NOT_BLANK});
+    let description =
+        json!({"minLength": 1, "maxLength": classify::MAX_DESCRIPTION_CHARS, "pattern": NOT_BLANK});
     let country = json!({"pattern": COUNTRY_PATTERN});
     set("ClassifyBody", "description", description.clone());
     set("ClassifyBody", "origin", country.clone());
@@ -134,16 +158,32 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
     set("ShipmentBody", "description", description);
     set("ShipmentBody", "origin", country.clone());
     set("ShipmentBody", "destination", country.clone());
-    set("ShipmentBody", "transit", json!({"maxItems": 10, "items": {"type": "string", "pattern": COUNTRY_PATTERN}}));
+    set(
+        "ShipmentBody",
+        "transit",
+        json!({"maxItems": 10, "items": {"type": "string", "pattern": COUNTRY_PATTERN}}),
+    );
     set("CreateBody", "country_code", country);
     set("CreateBody", "country_name", text(200, true, false));
     set("VerificationBody", "source", text(1000, true, true));
     set("VerificationBody", "note", text(4000, false, true));
     set("CreateBody", "source", text(1000, false, true));
-    set("RegisterBody", "email", json!({"format": "email", "maxLength": 254}));
+    set(
+        "RegisterBody",
+        "email",
+        json!({"format": "email", "maxLength": 254}),
+    );
     for schema in ["CreateBody", "ContactChanges"] {
-        set(schema, "phone", json!({"maxLength": 40, "pattern": PHONE_PATTERN}));
-        set(schema, "email", json!({"format": "email", "maxLength": 254}));
+        set(
+            schema,
+            "phone",
+            json!({"maxLength": 40, "pattern": PHONE_PATTERN}),
+        );
+        set(
+            schema,
+            "email",
+            json!({"format": "email", "maxLength": 254}),
+        );
         set(schema, "ca_name", text(300, false, false));
         set(schema, "address", text(1000, false, true));
         set(schema, "notes", text(4000, false, true));

@@ -226,7 +226,13 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    run_with(listener, state, crate::edge::ConnSettings::default(), shutdown).await
+    run_with(
+        listener,
+        state,
+        crate::edge::ConnSettings::default(),
+        shutdown,
+    )
+    .await
 }
 
 /// Serves the REST router behind the connection edge (`crate::edge`:

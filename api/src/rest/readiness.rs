@@ -30,7 +30,9 @@ impl Progress {
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         let entry = seen.get(name).copied();
         match entry {
-            Some((last, since)) if last == position => lag == 0 || now.duration_since(since) < STALL,
+            Some((last, since)) if last == position => {
+                lag == 0 || now.duration_since(since) < STALL
+            }
             Some(_) => {
                 seen.insert(name.to_owned(), (position, now));
                 true
@@ -51,12 +53,24 @@ mod tests {
     fn behind_and_still_is_not_ready_behind_and_moving_is() {
         let progress = Progress::default();
         let start = Instant::now();
-        assert!(!progress.moving_at("directory", 10, 5, start), "first sight, behind");
+        assert!(
+            !progress.moving_at("directory", 10, 5, start),
+            "first sight, behind"
+        );
         assert!(progress.moving_at("directory", 12, 3, start + Duration::from_millis(100)));
         assert!(progress.moving_at("directory", 12, 3, start + Duration::from_secs(1)));
-        assert!(!progress.moving_at("directory", 12, 3, start + Duration::from_secs(3)), "stalled");
+        assert!(
+            !progress.moving_at("directory", 12, 3, start + Duration::from_secs(3)),
+            "stalled"
+        );
         assert!(progress.moving_at("directory", 15, 0, start + Duration::from_secs(4)));
-        assert!(progress.moving_at("directory", 15, 0, start + Duration::from_secs(60)), "caught up");
-        assert!(progress.moving_at("keys", 7, 0, start), "caught up at first sight");
+        assert!(
+            progress.moving_at("directory", 15, 0, start + Duration::from_secs(60)),
+            "caught up"
+        );
+        assert!(
+            progress.moving_at("keys", 7, 0, start),
+            "caught up at first sight"
+        );
     }
 }

@@ -33,7 +33,11 @@ async fn connect_from(app: &App, from: [u8; 4]) -> TcpStream {
 
 /// Sends `request` and reads the answer until the server closes or
 /// `within` passes: (status, head, JSON body).
-async fn exchange(stream: &mut TcpStream, request: &[u8], within: Duration) -> (u16, String, Value) {
+async fn exchange(
+    stream: &mut TcpStream,
+    request: &[u8],
+    within: Duration,
+) -> (u16, String, Value) {
     stream.write_all(request).await.expect("write");
     read_answer(stream, within).await
 }
@@ -59,7 +63,11 @@ async fn read_answer(stream: &mut TcpStream, within: Duration) -> (u16, String, 
         .get(9..12)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no answer within {within:?}: {text:?}"));
-    (status, head.to_owned(), serde_json::from_str(body).unwrap_or(Value::Null))
+    (
+        status,
+        head.to_owned(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
 }
 
 /// Whether `bytes` hold a whole answer with a `content-length` body.
@@ -177,7 +185,9 @@ async fn an_oversized_content_length_gets_413_at_once() {
     assert_eq!(status, 413, "{head}");
     assert_eq!(body["code"], "payload_too_large");
     assert!(asked.elapsed() < Duration::from_secs(5));
-    assert!(head.to_ascii_lowercase().contains("x-content-type-options: nosniff"));
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("x-content-type-options: nosniff"));
 }
 
 #[tokio::test]
@@ -205,11 +215,19 @@ async fn a_trickled_body_gets_408() {
 #[tokio::test]
 async fn errors_before_any_route_have_json_bodies() {
     let app = App::start_limited(Mode::Embedded, limits()).await;
-    let long_uri = format!("GET /healthz?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(9_000));
-    let huge_uri = format!("GET /healthz?{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let long_uri = format!(
+        "GET /healthz?{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(9_000)
+    );
+    let huge_uri = format!(
+        "GET /healthz?{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "a".repeat(70_000)
+    );
     let many_headers = format!(
         "GET /healthz HTTP/1.1\r\nHost: x\r\n{}\r\n",
-        (0..120).map(|n| format!("x-h{n}: v\r\n")).collect::<String>()
+        (0..120)
+            .map(|n| format!("x-h{n}: v\r\n"))
+            .collect::<String>()
     );
     let huge_headers = format!(
         "GET /healthz HTTP/1.1\r\nHost: x\r\nx-big: {}\r\n\r\n",
@@ -217,7 +235,11 @@ async fn errors_before_any_route_have_json_bodies() {
     );
     let cases = [
         ("garbage", b"NOT HTTP AT ALL\r\n\r\n".to_vec(), 400),
-        ("bad header", b"GET /healthz HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n".to_vec(), 400),
+        (
+            "bad header",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n".to_vec(),
+            400,
+        ),
         ("uri over the guard's limit", long_uri.into_bytes(), 414),
         ("uri over hyper's limit", huge_uri.into_bytes(), 414),
         ("too many headers", many_headers.into_bytes(), 431),
@@ -228,7 +250,8 @@ async fn errors_before_any_route_have_json_bodies() {
         let (status, head, body) = exchange(&mut stream, &request, Duration::from_secs(5)).await;
         assert_eq!(status, expected, "{case}: {head}");
         assert!(
-            head.to_ascii_lowercase().contains("content-type: application/json"),
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
             "{case}: {head}"
         );
         assert!(body["code"].is_string(), "{case}: {body}");
@@ -246,7 +269,10 @@ async fn every_answer_is_nosniff_and_key_answers_are_not_stored() {
         .await
         .expect("healthz");
     assert_eq!(
-        health.headers().get("x-content-type-options").map(|v| v.to_str().unwrap_or_default()),
+        health
+            .headers()
+            .get("x-content-type-options")
+            .map(|v| v.to_str().unwrap_or_default()),
         Some("nosniff")
     );
     let registered = client
@@ -257,7 +283,10 @@ async fn every_answer_is_nosniff_and_key_answers_are_not_stored() {
         .expect("register");
     assert_eq!(registered.status(), 200);
     assert_eq!(
-        registered.headers().get("cache-control").map(|v| v.to_str().unwrap_or_default()),
+        registered
+            .headers()
+            .get("cache-control")
+            .map(|v| v.to_str().unwrap_or_default()),
         Some("no-store")
     );
     let page = client
@@ -267,7 +296,9 @@ async fn every_answer_is_nosniff_and_key_answers_are_not_stored() {
         .await
         .expect("register page");
     assert_eq!(
-        page.headers().get("cache-control").map(|v| v.to_str().unwrap_or_default()),
+        page.headers()
+            .get("cache-control")
+            .map(|v| v.to_str().unwrap_or_default()),
         Some("no-store")
     );
 }

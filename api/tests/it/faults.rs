@@ -268,14 +268,22 @@ async fn assert_caught_up_within(node: &Node, limit: Duration) {
         .or_else(|| first["projections"].as_array())
         .expect("projections in /readyz")
         .iter()
-        .map(|p| (p["name"].as_str().unwrap_or_default().to_owned(), p["head"].as_i64().unwrap_or(0)))
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                p["head"].as_i64().unwrap_or(0),
+            )
+        })
         .collect();
     let behind = first["details"]["projections"]
         .as_array()
         .or_else(|| first["projections"].as_array())
         .is_some_and(|all| all.iter().any(|p| p["lag"].as_i64().unwrap_or(0) > 0));
     if behind {
-        assert_eq!(status, 503, "/readyz was ready while a projection was behind: {first}");
+        assert_eq!(
+            status, 503,
+            "/readyz was ready while a projection was behind: {first}"
+        );
     }
     let caught_up = eventually(limit, || async {
         let Some((_, now)) = node.get("/readyz").await else {

@@ -33,7 +33,15 @@ fn config() -> ProptestConfig {
 
 /// Field names the reader is asked for, and a few it is not.
 const NAMES: &[&str] = &[
-    "description", "verified", "checked_on", "changes", "phone", "email", "aliases", "x", "",
+    "description",
+    "verified",
+    "checked_on",
+    "changes",
+    "phone",
+    "email",
+    "aliases",
+    "x",
+    "",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -41,7 +49,8 @@ fn json_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         ".{0,40}".prop_map(Value::from),
         prop::collection::vec(any::<u8>(), 0..40)
             .prop_map(|bytes| Value::from(String::from_utf8_lossy(&bytes).to_string())),

@@ -9,7 +9,11 @@ use serde_json::json;
 use crate::process::Basel;
 
 fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).expect("metadata").permissions().mode() & 0o777
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o777
 }
 
 #[tokio::test]
@@ -17,16 +21,28 @@ async fn server_mode_without_a_secret_exits_naming_it_and_writes_nothing() {
     let deployment = Basel::postgres().await.without_secret();
     let workdir = tempfile::tempdir().expect("temp dir");
     let output = deployment
-        .basel(&["serve", "--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0"])
+        .basel(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--mcp-listen",
+            "127.0.0.1:0",
+        ])
         .env_remove("BASEL_DATA_DIR")
         .current_dir(workdir.path())
         .output()
         .expect("basel runs");
-    assert!(!output.status.success(), "basel serve started without a secret");
+    assert!(
+        !output.status.success(),
+        "basel serve started without a secret"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("BASEL_SECRET"), "{stderr}");
     let left: Vec<_> = std::fs::read_dir(workdir.path()).expect("dir").collect();
-    assert!(left.is_empty(), "server mode wrote into its working directory");
+    assert!(
+        left.is_empty(),
+        "server mode wrote into its working directory"
+    );
 }
 
 #[tokio::test]
@@ -51,7 +67,11 @@ async fn embedded_data_is_owner_only_and_loose_modes_are_corrected() {
             assert_eq!(mode(&file.path()), 0o600, "{name}");
         }
     }
-    assert!(node.log().contains("its mode is corrected"), "{}", node.log());
+    assert!(
+        node.log().contains("its mode is corrected"),
+        "{}",
+        node.log()
+    );
 }
 
 /// 5,000 `initialize` calls from one key: the key's oldest idle sessions

@@ -61,7 +61,6 @@ impl Basel {
         self
     }
 
-
     /// On a fresh embedded store.
     pub fn embedded() -> Self {
         Self::on(Store::embedded())

@@ -100,12 +100,20 @@ async fn a_key_past_its_cap_loses_its_least_recently_used_session() {
     let second = open(&app, &app.key).await;
     assert_eq!(list_tools(&app, &app.key, &first).await.0, 200);
     let third = open(&app, &app.key).await;
-    assert_eq!(list_tools(&app, &app.key, &second).await.0, 404, "least recently used");
+    assert_eq!(
+        list_tools(&app, &app.key, &second).await.0,
+        404,
+        "least recently used"
+    );
     assert_eq!(list_tools(&app, &app.key, &first).await.0, 200);
     assert_eq!(list_tools(&app, &app.key, &third).await.0, 200);
     let other = another_key(&app, "other@example.org").await;
     let theirs = open(&app, &other).await;
-    assert_eq!(list_tools(&app, &app.key, &first).await.0, 200, "their session is theirs");
+    assert_eq!(
+        list_tools(&app, &app.key, &first).await.0,
+        200,
+        "their session is theirs"
+    );
     assert_eq!(list_tools(&app, &other, &theirs).await.0, 200);
 }
 
@@ -122,7 +130,10 @@ async fn past_the_total_cap_a_new_session_is_refused_with_503() {
     let refused = post(&app, &app.key, None, initialize).await;
     assert_eq!(refused.status(), 503);
     assert!(refused.headers().contains_key("retry-after"));
-    assert_eq!(code(&refused.text().await.expect("body")), "sessions_exhausted");
+    assert_eq!(
+        code(&refused.text().await.expect("body")),
+        "sessions_exhausted"
+    );
 }
 
 #[tokio::test]
@@ -149,7 +160,11 @@ async fn a_legacy_sse_session_is_refused_to_another_key() {
         .await
         .expect("stream");
     assert_eq!(stream.status(), 200);
-    let first = stream.chunk().await.expect("chunk").expect("endpoint event");
+    let first = stream
+        .chunk()
+        .await
+        .expect("chunk")
+        .expect("endpoint event");
     let text = String::from_utf8_lossy(&first).to_string();
     let endpoint = text
         .lines()

@@ -209,7 +209,10 @@ pub async fn spawn_configured(origins: &[&str], hosts: Option<&[&str]>, config: 
 pub async fn another_key(app: &App, email: &str) -> String {
     let secret = ServerSecret::new(SecretString::from("t".repeat(40)));
     let registration = ApiKeyCommands::new(&app.backend, secret)
-        .register(&Email::parse(email).expect("email"), &metadata(Actor::Registrant))
+        .register(
+            &Email::parse(email).expect("email"),
+            &metadata(Actor::Registrant),
+        )
         .await
         .expect("api key");
     app.projector.catch_up().await.expect("catch up");
