@@ -12,7 +12,7 @@ summary: peak, rate, requests, errors by kind, p50/p99 per kind and overall,
 RSS after warm-up and at the end, and growth.
 
 Usage: soak.py BASE MCP_BASE PID KEY STEWARD_TOKEN (see scripts/soak).
-Needs httpx (installed with scripts/requirements-mcp.txt).
+Needs httpx (scripts/requirements-soak.txt).
 """
 
 import asyncio
@@ -31,7 +31,8 @@ PEAK_SECONDS = float(os.environ.get("PEAK_SECONDS", "20"))
 CONCURRENCY = int(os.environ.get("CONCURRENCY", "32"))
 RATE_SHARE = float(os.environ.get("RATE_SHARE", "0.5"))
 
-COUNTRIES = ["DE", "FR", "NG", "KR", "BR", "IN", "US", "JP", "ZA", "MX", "GB", "IT", "ES", "CN", "AU"]
+# Basel Parties only (every one has a record in the seeded directory).
+COUNTRIES = ["DE", "FR", "NG", "KR", "BR", "IN", "JP", "ZA", "MX", "GB", "IT", "ES", "CN", "AU", "CH"]
 DESCRIPTIONS = [
     "Used lead-acid starter batteries from scrapped cars, drained, on pallets",
     "Shredded printed circuit boards from computers, no batteries",
