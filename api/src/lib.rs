@@ -9,6 +9,9 @@
 //! - [`node`]: the wiring of one process: connect the stores
 //!   ([`node::runtime::Runtime`]), then one small function per role (relay,
 //!   projector, REST listener, MCP listener) and a shared shutdown.
+//! - [`edge`]: the connection edge of both listeners: connection caps,
+//!   header, idle and body deadlines, a JSON body on every error, the
+//!   open-file limit.
 //! - [`cli`]: the `basel` subcommands (`serve` by default, `steward`,
 //!   `import`, `export`, `relay`, `replay`, `history`).
 //!
@@ -19,6 +22,7 @@
 //! [`cli::run`].
 
 pub mod cli;
+pub mod edge;
 pub mod node;
 pub mod rest;
 pub mod telemetry;

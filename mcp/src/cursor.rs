@@ -43,9 +43,13 @@ pub(crate) fn decode(cursor: &str, kind: &str, filter: &str) -> Result<String, E
     let invalid = || ErrorData::invalid_params(INVALID, Some(json!({ "reason": REASON })));
     let bytes = hex::decode(cursor.trim()).map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;
-    let mut parts = text.splitn(3, '|');
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(k), Some(f), Some(position)) if k == kind && f == filter && !position.is_empty() => {
+    // The kind and the position never hold a `|`; the filter (client text)
+    // may, so it is what lies between the first and the last one.
+    let parts = text
+        .split_once('|')
+        .and_then(|(k, rest)| rest.rsplit_once('|').map(|(f, position)| (k, f, position)));
+    match parts {
+        Some((k, f, position)) if k == kind && f == filter && !position.is_empty() => {
             Ok(position.to_owned())
         }
         _ => Err(invalid()),
@@ -66,5 +70,32 @@ mod tests {
         assert!(decode(&hex::encode("ca||"), "ca", "").is_err());
         assert!(is_invalid(&decode("zz", "ca", "").unwrap_err()));
         assert!(!is_invalid(&ErrorData::invalid_params(INVALID, None)));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Fuzz (issue #14): any bytes as a cursor decode to an
+        /// invalid-params error or to a position, never a panic.
+        #[test]
+        fn any_bytes_as_a_cursor_decode_or_are_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let hexed = hex::encode(&bytes);
+            for cursor in [text.as_ref(), hexed.as_str()] {
+                if let Err(error) = decode(cursor, "ca", "verified=true") {
+                    proptest::prop_assert!(is_invalid(&error));
+                }
+            }
+        }
+
+        #[test]
+        fn every_cursor_round_trips(filter in ".{0,40}", position in "[^|]{1,40}") {
+            let cursor = encode("ca", &filter, &position);
+            proptest::prop_assert_eq!(decode(&cursor, "ca", &filter).ok(), Some(position));
+        }
     }
 }

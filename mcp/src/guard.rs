@@ -7,7 +7,10 @@
 //! presented key. A request that passes carries its [`Caller`] (the key's
 //! hash) in its extensions, for the rate limiter.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+use futures::StreamExt;
 
 use axum::extract::{Request, State};
 use axum::http::header::{ALLOW, CONTENT_LENGTH, HOST, ORIGIN};
@@ -22,10 +25,13 @@ use rmcp::ErrorData;
 use serde_json::{json, Value};
 
 use crate::handler::Basel;
+use crate::sessions::{Closer, Registry};
 use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
 
 /// The header carrying the key, as on the REST API.
 const API_KEY_HEADER: &str = "x-api-key";
+/// The session header of the streamable HTTP transport.
+const SESSION_HEADER: &str = "mcp-session-id";
 /// The protocol-revision header of the streamable HTTP transport.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 /// A refusal: the response to send instead of serving the request.
@@ -65,7 +71,7 @@ async fn refuse(
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         let host = presented_host(headers, uri);
         let host = bounded(&host);
-        tracing::warn!(host = %host, "MCP request refused: Host {host} is not in BASEL_MCP_ALLOWED_HOSTS");
+        log_refusal("Host", &host);
         return Err(Box::new(error(
             StatusCode::FORBIDDEN,
             "host_not_allowed",
@@ -76,7 +82,7 @@ async fn refuse(
     }
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
-            tracing::warn!("MCP request refused: Origin not allowed");
+            log_refusal("Origin", "");
             return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
@@ -263,23 +269,116 @@ pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
 }
 
 /// `/mcp`: GET, POST and DELETE go to rmcp's streamable HTTP service.
+/// A request naming a session is served only for the key that opened it
+/// (`sessions`); a request that opens one is counted against the caps.
 pub(crate) async fn streamable(
     service: StreamableHttpService<Basel, LocalSessionManager>,
+    registry: Arc<Registry>,
     request: Request,
 ) -> Response {
-    match *request.method() {
-        Method::DELETE => {
+    let caller = request
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_default();
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if let Some(id) = &session {
+        if !matches!(
+            *request.method(),
+            Method::DELETE | Method::POST | Method::GET
+        ) {
+            return not_allowed("GET, POST, DELETE");
+        }
+        if !registry.touch(id, caller.id()) {
+            return unknown_session();
+        }
+    }
+    match (request.method().clone(), session) {
+        (Method::DELETE, session) => {
             let mut response = service.handle(request).await.map(axum::body::Body::new);
             if response.status() == StatusCode::ACCEPTED {
                 // A closed session: 204, the answer clients expect to DELETE.
                 *response.status_mut() = StatusCode::NO_CONTENT;
                 *response.body_mut() = axum::body::Body::empty();
+                if let Some(id) = session {
+                    registry.remove(&id);
+                }
             }
             response
         }
-        Method::POST => jsonrpc::post(service, request).await,
-        Method::GET => service.handle(request).await.map(axum::body::Body::new),
+        (Method::POST, Some(_)) => jsonrpc::post(service, request).await,
+        (Method::POST, None) => {
+            if let Err(refused) = registry.admit() {
+                return refused.response();
+            }
+            let response = jsonrpc::post(service, request).await;
+            let opened = response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            match opened {
+                Some(id) => match registry.insert(&id, caller.id(), Closer::Streamable) {
+                    Ok(()) => response,
+                    Err(refused) => refused.response(),
+                },
+                None => response,
+            }
+        }
+        (Method::GET, Some(id)) => {
+            let response = service.handle(request).await.map(axum::body::Body::new);
+            if !response.status().is_success() {
+                return response;
+            }
+            let busy = registry.stream(&id);
+            response.map(|body| {
+                let stream = body.into_data_stream().map(move |chunk| {
+                    let _busy = &busy;
+                    chunk
+                });
+                axum::body::Body::from_stream(stream)
+            })
+        }
+        (Method::GET, None) => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
+    }
+}
+
+/// 404 for a session that is not open, or is another key's.
+pub(crate) fn unknown_session() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "session_not_found",
+        "No such session (it expired, was closed, or belongs to another API key): initialise a new one.",
+    )
+}
+
+/// Logs a refused `Host` or `Origin` at most once a second (a flood of
+/// refusals must not flood the log), with the count held back since.
+fn log_refusal(what: &'static str, value: &str) {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    static HELD: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LAST.load(Ordering::Relaxed);
+    if now > last
+        && LAST
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        let held = HELD.swap(0, Ordering::Relaxed);
+        tracing::warn!(
+            refused.held_back = held,
+            "MCP request refused: {what} {value} is not allowed (BASEL_MCP_ALLOWED_{upper}S)",
+            upper = what.to_ascii_uppercase()
+        );
+    } else {
+        HELD.fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -28,7 +28,9 @@
 //!   requests and params, batches, bounded client strings);
 //! - `rate`: the per-key token bucket on tool calls and resource reads;
 //! - `live`: `resources/subscribe` and `notifications/resources/updated`
-//!   from a channel of changed country codes.
+//!   from a channel of changed country codes;
+//! - `sessions`: the open sessions of both transports, bound to the key that
+//!   opened them, capped per key and in all, expired when idle.
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
@@ -41,10 +43,12 @@ mod live;
 mod rate;
 mod resources;
 mod schemas;
+mod sessions;
 mod sse;
 mod tools;
 
 pub use rate::{RateLimit, RATE_LIMITED};
+pub use sessions::SessionLimits;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -110,6 +114,8 @@ pub struct McpConfig {
     /// `resources.listChanged` and sends `notifications/resources/list_changed`
     /// to every initialised session when one arrives.
     pub added: Option<tokio::sync::broadcast::Sender<String>>,
+    /// Caps per key and in all on open sessions, and their idle expiry.
+    pub sessions: SessionLimits,
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
@@ -147,8 +153,11 @@ where
 fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Router {
     let state = Arc::new(state);
     let handler = handler::Basel::new(state.clone(), &config);
-    let streamable = streamable_service(&state, handler.clone(), shutdown.clone());
-    let sessions = sse::Sessions::new(handler, shutdown);
+    let manager = Arc::new(session_manager(config.sessions));
+    let registry = sessions::Registry::new(config.sessions, manager.clone());
+    registry.sweep_until(shutdown.clone());
+    let streamable = streamable_service(&state, handler.clone(), manager, shutdown.clone());
+    let sessions = sse::Sessions::new(handler, registry.clone(), shutdown);
     let legacy = Router::new()
         .route(
             "/sse",
@@ -163,8 +172,8 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         .route(
             "/mcp",
             any(move |request: axum::extract::Request| {
-                let service = streamable.clone();
-                async move { guard::streamable(service, request).await }
+                let (service, registry) = (streamable.clone(), registry.clone());
+                async move { guard::streamable(service, registry, request).await }
             }),
         )
         .merge(legacy)
@@ -172,9 +181,18 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         .layer(axum::middleware::from_fn_with_state(state, guard::check))
 }
 
+/// rmcp's session manager; its own idle expiry is a safety net behind the
+/// registry's sweeper.
+fn session_manager(limits: SessionLimits) -> LocalSessionManager {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(limits.idle + std::time::Duration::from_secs(60));
+    manager
+}
+
 fn streamable_service(
     state: &McpState,
     handler: handler::Basel,
+    manager: Arc<LocalSessionManager>,
     shutdown: CancellationToken,
 ) -> StreamableHttpService<handler::Basel, LocalSessionManager> {
     let config = StreamableHttpServerConfig::default()
@@ -183,9 +201,5 @@ fn streamable_service(
         .enforce_origin_validation()
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown);
-    StreamableHttpService::new(
-        move || Ok(handler.session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    )
+    StreamableHttpService::new(move || Ok(handler.session()), manager, config)
 }

@@ -9,8 +9,9 @@
 //! message is checked as on `/mcp` (`jsonrpc`): a refused request's JSON-RPC
 //! error also arrives on the stream, so the client's pending request gets
 //! its answer; a body that is not JSON, or a refused message without a
-//! usable id, is a 400 with the JSON-RPC error. An unknown or closed session
-//! is 404.
+//! usable id, is a 400 with the JSON-RPC error. An unknown or closed session,
+//! or one opened with another API key, is 404; sessions count against the
+//! caps of `sessions`.
 //!
 //! Each session runs the same handler as `/mcp` through rmcp's
 //! `serve_server` over a pair of channels. The session ends when the client
@@ -35,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::guard::{self, Caller};
 use crate::handler::Basel;
+use crate::sessions::{Closer, Registry};
 use crate::{jsonrpc, MAX_BODY_BYTES};
 
 /// Client messages a session buffers before `POST /message` waits.
@@ -43,6 +45,8 @@ const BUFFER: usize = 32;
 /// The two directions of one open session.
 #[derive(Clone)]
 struct Link {
+    /// The key hash of the caller that opened the session.
+    owner: String,
     /// Client messages, to the session's rmcp service.
     to_server: mpsc::Sender<ClientJsonRpcMessage>,
     /// Server messages, to the session's event stream.
@@ -53,6 +57,7 @@ struct Link {
 #[derive(Clone)]
 pub(crate) struct Sessions {
     handler: Basel,
+    registry: Arc<Registry>,
     shutdown: CancellationToken,
     open: Arc<Mutex<HashMap<String, Link>>>,
 }
@@ -60,9 +65,14 @@ pub(crate) struct Sessions {
 impl Sessions {
     /// No sessions yet; all of them end when `shutdown` is cancelled.
     /// Each session gets [`Basel::for_caller`] of `handler`.
-    pub(crate) fn new(handler: Basel, shutdown: CancellationToken) -> Self {
+    pub(crate) fn new(
+        handler: Basel,
+        registry: Arc<Registry>,
+        shutdown: CancellationToken,
+    ) -> Self {
         Self {
             handler,
+            registry,
             shutdown,
             open: Arc::default(),
         }
@@ -82,6 +92,7 @@ struct Closing {
 impl Drop for Closing {
     fn drop(&mut self) {
         self.sessions.with_open(|open| open.remove(&self.id));
+        self.sessions.registry.remove(&self.id);
         tracing::debug!(mcp.session = %self.id, "legacy SSE session closed");
     }
 }
@@ -92,18 +103,29 @@ pub(crate) async fn open(
     State(sessions): State<Sessions>,
     caller: Option<Extension<Caller>>,
 ) -> Response {
+    if let Err(refused) = sessions.registry.admit() {
+        return refused.response();
+    }
+    let caller = caller.map(|Extension(c)| c).unwrap_or_default();
     let id = uuid::Uuid::new_v4().simple().to_string();
+    let stop = sessions.shutdown.child_token();
+    if let Err(refused) = sessions
+        .registry
+        .insert(&id, caller.id(), Closer::Sse(stop.clone()))
+    {
+        return refused.response();
+    }
+    let busy = sessions.registry.stream(&id);
     let (to_server, from_client) = mpsc::channel::<ClientJsonRpcMessage>(BUFFER);
     let (to_client, from_server) = mpsc::channel::<ServerJsonRpcMessage>(BUFFER);
     let link = Link {
+        owner: caller.id().to_owned(),
         to_server,
         to_client: to_client.clone(),
     };
     sessions.with_open(|open| open.insert(id.clone(), link));
-    let handler = sessions
-        .handler
-        .for_caller(caller.map(|Extension(c)| c).unwrap_or_default());
-    let stop = sessions.shutdown.child_token();
+    let handler = sessions.handler.for_caller(caller);
+    let ended = stop.clone();
     let session = id.clone();
     tokio::spawn(async move {
         match serve_server_with_ct(handler, (to_client, from_client), stop).await {
@@ -133,9 +155,9 @@ pub(crate) async fn open(
     });
     let stream = futures::stream::once(async { endpoint })
         .chain(messages)
-        .take_until(sessions.shutdown.clone().cancelled_owned())
+        .take_until(ended.cancelled_owned())
         .map(move |event| {
-            let _keep = &closing;
+            let _keep = (&closing, &busy);
             Ok::<_, Infallible>(event)
         });
     Sse::new(stream)
@@ -144,7 +166,12 @@ pub(crate) async fn open(
 }
 
 /// `POST /message?sessionId=…`: one client message (or a batch) for a session.
-pub(crate) async fn message(State(sessions): State<Sessions>, request: Request) -> Response {
+pub(crate) async fn message(
+    State(sessions): State<Sessions>,
+    caller: Option<Extension<Caller>>,
+    request: Request,
+) -> Response {
+    let caller = caller.map(|Extension(c)| c).unwrap_or_default();
     let id = request.uri().query().and_then(|query| {
         query
             .split('&')
@@ -162,9 +189,11 @@ pub(crate) async fn message(State(sessions): State<Sessions>, request: Request) 
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES).await else {
         return guard::too_large();
     };
-    let Some(mut link) = sessions.with_open(|open| open.get(&id).cloned()) else {
+    let link = sessions.with_open(|open| open.get(&id).cloned());
+    let Some(mut link) = link.filter(|link| link.owner == caller.id()) else {
         return unknown_session();
     };
+    sessions.registry.touch(&id, caller.id());
     let items = match jsonrpc::parse(&body) {
         None => return jsonrpc::parse_error(),
         Some(Value::Array(items)) if items.is_empty() => {

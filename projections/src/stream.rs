@@ -1,8 +1,10 @@
 //! Projections fed by the JetStream log (server mode).
 //!
-//! Each projection of [`crate::registry`] is a durable pull consumer
-//! (`basel_<name>`) with explicit acks, filtered to the subjects of the
-//! aggregate it reads. A batch of
+//! Each projection of [`crate::registry`] is a pull consumer with explicit
+//! acks, filtered to the subjects of the aggregate it reads, created afresh
+//! on every start from the stream sequence after the projection's own
+//! checkpoint (so a restart after a crash resumes at once, with nothing
+//! waiting for redelivery to a dead consumer). A batch of
 //! messages is applied in one transaction together with the checkpoint; only
 //! after the commit are the messages acknowledged. So a crash anywhere
 //! redelivers, and redelivery is harmless (per-aggregate sequence guards).
@@ -36,6 +38,10 @@ const BATCH: usize = 500;
 /// Pause before re-creating a consumer after a failure.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// An ephemeral consumer nobody pulls from for this long is removed by the
+/// server (that of a process that died).
+const INACTIVE: Duration = Duration::from_secs(60);
+
 /// Where the log is.
 #[derive(Clone)]
 pub struct LogSource {
@@ -58,7 +64,9 @@ impl LogSource {
         )
     }
 
-    /// The durable consumer's name for `projection` (`basel_<name>`).
+    /// The name of the durable consumer earlier versions kept for
+    /// `projection` (`basel_<name>`); it is deleted at start (consumers are
+    /// now ephemeral, created from the projection's checkpoint).
     pub fn durable(projection: Projection) -> String {
         format!("basel_{}", projection.name())
     }
@@ -153,27 +161,30 @@ impl Projector {
             .get_stream(&source.stream)
             .await
             .map_err(|e| format!("stream {}: {e}", source.stream))?;
-        let durable = LogSource::durable(projection);
+        // A fresh consumer from the projection's own checkpoint on every
+        // start: messages a crashed process had been handed are read again
+        // at once, not after the server's ack wait. Consumers are
+        // ephemeral (removed by the server once unused), so a standby
+        // projector process reads the log too and applies nothing twice
+        // (checkpoint row lock, per-aggregate sequence guards).
+        forget_durable(&stream, projection).await;
         let consumer: PullConsumer = stream
-            .get_or_create_consumer(
-                &durable,
-                pull::Config {
-                    durable_name: Some(durable.clone()),
-                    filter_subject: source.filter(projection),
-                    ack_policy: AckPolicy::Explicit,
-                    ack_wait: Duration::from_secs(30),
-                    max_ack_pending: 20_000,
-                    deliver_policy: match u64::try_from(applied) {
-                        Ok(applied) if applied > 0 => DeliverPolicy::ByStartSequence {
-                            start_sequence: applied + 1,
-                        },
-                        _ => DeliverPolicy::All,
+            .create_consumer(pull::Config {
+                filter_subject: source.filter(projection),
+                ack_policy: AckPolicy::Explicit,
+                ack_wait: Duration::from_secs(30),
+                max_ack_pending: 20_000,
+                inactive_threshold: INACTIVE,
+                deliver_policy: match u64::try_from(applied) {
+                    Ok(applied) if applied > 0 => DeliverPolicy::ByStartSequence {
+                        start_sequence: applied + 1,
                     },
-                    ..pull::Config::default()
+                    _ => DeliverPolicy::All,
                 },
-            )
+                ..pull::Config::default()
+            })
             .await
-            .map_err(|e| format!("consumer {durable}: {e}"))?;
+            .map_err(|e| format!("consumer of {name}: {e}"))?;
         let mut messages = consumer
             .stream()
             .max_messages_per_batch(BATCH)
@@ -327,6 +338,21 @@ struct BatchOutcome {
     poison: Option<String>,
     /// The checkpoint's position after the batch.
     position: i64,
+}
+
+/// Deletes the durable consumer of earlier versions, if there is one (its
+/// undelivered state would otherwise be kept by the server for ever).
+async fn forget_durable(stream: &jetstream::stream::Stream, projection: Projection) {
+    let durable = LogSource::durable(projection);
+    if stream.consumer_info(&durable).await.is_ok() {
+        match stream.delete_consumer(&durable).await {
+            Ok(_) => tracing::info!(
+                projection.name = projection.name(),
+                "removed the durable consumer of an earlier version"
+            ),
+            Err(error) => tracing::debug!(error = %error, "cannot remove an old durable consumer"),
+        }
+    }
 }
 
 fn sequence_of(message: &jetstream::Message) -> i64 {

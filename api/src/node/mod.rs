@@ -8,6 +8,7 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod files;
 pub mod mail;
 pub mod ops;
 pub mod preflight;
@@ -20,7 +21,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::serve::ListenerExt;
 use chrono::Utc;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -62,6 +62,7 @@ struct Readers {
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
     let mail = settings.mail.check()?;
+    crate::edge::raise_open_file_limit();
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -225,8 +226,9 @@ async fn start_rest(
     );
     state.key_delivery = key_delivery;
     let shutdown = wait(stopped.clone());
+    let limits = settings.conn.clone();
     tasks.spawn(async move {
-        rest::run(listener, state, shutdown)
+        rest::run_with(listener, state, limits, shutdown)
             .await
             .context("REST server failed")
     });
@@ -293,20 +295,23 @@ async fn start_mcp(
     background(tasks, feed);
     let config = mcp::McpConfig {
         rate: settings.mcp_rate,
+        sessions: settings.mcp_sessions.limits(),
         changes: Some(changes),
         added: Some(added),
     };
-    let router = ops::with_mcp_health(mcp::router_with(state, config, wait(stopped.clone())));
+    let router = mcp::router_with(state, config, wait(stopped.clone()));
+    let body = crate::edge::BodyLimit {
+        max_bytes: mcp::MAX_BODY_BYTES,
+        deadline: settings.conn.body_timeout,
+    };
+    let router = crate::edge::guard::layer(router, body);
+    let router = ops::with_mcp_health(router);
     let router = crate::telemetry::access::with_access_log(router, "mcp");
-    // Nagle's algorithm held each SSE event until the client's delayed ACK
-    // (about 40 ms per tool call from some clients).
-    let listener = listener.tap_io(|socket| {
-        let _ = socket.set_nodelay(true);
-    });
-    let shutdown = wait(stopped.clone());
+    let (shutdown, limits) = (wait(stopped.clone()), settings.conn.clone());
+    // The edge sets TCP_NODELAY: Nagle's algorithm held each SSE event until
+    // the client's delayed ACK (about 40 ms per tool call from some clients).
     tasks.spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
+        crate::edge::serve(listener, router, limits, shutdown)
             .await
             .context("MCP server failed")
     });

@@ -70,6 +70,12 @@ impl Runtime {
         if settings.nats_url.is_some() && settings.database_url.is_none() {
             bail!("BASEL_NATS_URL needs BASEL_DATABASE_URL: the JetStream log is relayed from PostgreSQL (server mode)");
         }
+        if settings.database_url.is_some() && settings.secret.is_none() {
+            bail!("server mode (BASEL_DATABASE_URL) needs BASEL_SECRET (or --secret): every replica must derive API keys under the same secret, so none is generated");
+        }
+        if settings.database_url.is_none() {
+            super::files::prepare(&settings.data_dir)?;
+        }
         let backend =
             Backend::connect(settings.database_url.as_deref(), &settings.data_dir).await?;
         let read_url = match &settings.database_url {

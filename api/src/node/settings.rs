@@ -48,8 +48,9 @@ pub struct StoreSettings {
     /// Replicas of the stream when basel creates it (1 for a single server).
     #[arg(long, env = "BASEL_NATS_REPLICAS", default_value_t = 1, global = true)]
     pub nats_replicas: usize,
-    /// Secret under which API keys are derived (at least 32 characters). Absent:
-    /// generated once and kept in `<data-dir>/server.secret`.
+    /// Secret under which API keys are derived (at least 32 characters).
+    /// Required in server mode (`BASEL_DATABASE_URL`); absent in embedded
+    /// mode: generated once and kept in `<data-dir>/server.secret` (0600).
     #[arg(long, env = "BASEL_SECRET", hide_env_values = true, global = true)]
     pub secret: Option<String>,
 }
@@ -113,6 +114,49 @@ pub struct ServeSettings {
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
+    /// Connection limits of both listeners (timeouts and caps).
+    #[command(flatten)]
+    pub conn: crate::edge::ConnSettings,
+    /// MCP sessions (caps per key and in all, idle expiry).
+    #[command(flatten)]
+    pub mcp_sessions: McpSessionSettings,
+}
+
+/// The MCP session limits, as flags and `BASEL_MCP_*` variables.
+#[derive(Debug, Clone, Args)]
+pub struct McpSessionSettings {
+    /// Open MCP sessions per API key; a new one past it closes the key's
+    /// least recently used session.
+    #[arg(long, env = "BASEL_MCP_MAX_SESSIONS_PER_KEY", default_value_t = mcp::SessionLimits::default().per_key)]
+    pub mcp_max_sessions_per_key: usize,
+    /// Open MCP sessions in all; a new one past it is refused (503).
+    #[arg(long, env = "BASEL_MCP_MAX_SESSIONS", default_value_t = mcp::SessionLimits::default().total)]
+    pub mcp_max_sessions: usize,
+    /// An MCP session unused for this long is closed.
+    #[arg(long, env = "BASEL_MCP_SESSION_IDLE", default_value = "5m", value_parser = crate::edge::settings::parse_duration)]
+    pub mcp_session_idle: std::time::Duration,
+}
+
+impl Default for McpSessionSettings {
+    fn default() -> Self {
+        let limits = mcp::SessionLimits::default();
+        Self {
+            mcp_max_sessions_per_key: limits.per_key,
+            mcp_max_sessions: limits.total,
+            mcp_session_idle: limits.idle,
+        }
+    }
+}
+
+impl McpSessionSettings {
+    /// The limits the MCP server takes.
+    pub fn limits(&self) -> mcp::SessionLimits {
+        mcp::SessionLimits {
+            per_key: self.mcp_max_sessions_per_key.max(1),
+            total: self.mcp_max_sessions.max(1),
+            idle: self.mcp_session_idle,
+        }
+    }
 }
 
 /// `basel` with no subcommand: serve, configured from the environment.
@@ -144,6 +188,8 @@ impl Default for ServeSettings {
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
             mail: crate::node::mail::MailSettings::default(),
+            conn: crate::edge::ConnSettings::default(),
+            mcp_sessions: McpSessionSettings::default(),
         }
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod auth;
 pub mod bodies;
+pub mod bounds;
 pub mod ca;
 pub mod changes;
 pub mod classify;
@@ -30,6 +31,7 @@ pub mod openapi;
 pub mod ops;
 pub mod page;
 pub mod params;
+pub mod readiness;
 pub mod register;
 pub mod register_limit;
 pub mod shipments;
@@ -47,7 +49,6 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post, MethodRouter};
-use axum::serve::ListenerExt;
 use axum::Router;
 use tokio::net::TcpListener;
 
@@ -235,9 +236,8 @@ async fn method_not_allowed(
     ApiError::MethodNotAllowed
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves, then drains.
-/// Every accepted socket has `TCP_NODELAY` set: small JSON answers leave at
-/// once instead of waiting for the client's delayed ACK.
+/// Serves `router` on `listener` until `shutdown` resolves, then drains,
+/// with the default connection limits ([`run_with`]).
 ///
 /// # Errors
 /// When the server fails.
@@ -246,12 +246,33 @@ pub async fn run(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(|socket| {
-        let _ = socket.set_nodelay(true);
-    });
-    // The peer address reaches handlers (the registration limit is per client).
-    let app = router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    run_with(
+        listener,
+        state,
+        crate::edge::ConnSettings::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// Serves the REST router behind the connection edge (`crate::edge`:
+/// connection caps, header and body deadlines, JSON on every error,
+/// `nosniff`) until `shutdown` resolves, then drains. Every accepted socket
+/// has `TCP_NODELAY` set: small JSON answers leave at once instead of
+/// waiting for the client's delayed ACK.
+///
+/// # Errors
+/// When the server fails.
+pub async fn run_with(
+    listener: TcpListener,
+    state: AppState,
+    limits: crate::edge::ConnSettings,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let body = crate::edge::BodyLimit {
+        max_bytes: BODY_LIMIT,
+        deadline: limits.body_timeout,
+    };
+    let router = crate::edge::guard::layer(router(state), body);
+    crate::edge::serve(listener, router, limits, shutdown).await
 }

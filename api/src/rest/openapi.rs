@@ -111,6 +111,7 @@ pub fn served(base_url: &str) -> Value {
 pub fn document() -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     doc["components"]["schemas"] = Value::Object(components());
+    crate::rest::bounds::apply(&mut doc);
     doc
 }
 

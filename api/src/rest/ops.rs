@@ -26,8 +26,10 @@ pub async fn health() -> impl IntoResponse {
 /// reads and still count as caught up: about one batch.
 const READY_LAG: i64 = 500;
 
-/// `GET /readyz`: the store answers, and no projection is halted or behind
-/// the events it reads by more than one batch. Each projection is measured
+/// `GET /readyz`: the store answers, and no projection is halted, behind
+/// the events it reads by more than one batch, or behind and not moving
+/// (`readiness`: its checkpoint unchanged for 2 s, or at the first look
+/// after a start). Each projection is measured
 /// against the last event of the aggregates it reads (in server mode a
 /// consumer never sees the others).
 #[utoipa::path(get, path = "/readyz", tag = "ops",
@@ -50,9 +52,16 @@ pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
         .iter()
         .map(|l| json!({ "name": l.name, "position": l.position, "head": l.head, "lag": l.lag, "halted": l.halted.is_some() }))
         .collect();
-    let ready = lags
+    // Every projection is looked at (no short cut), so each one's progress
+    // is recorded.
+    let verdicts: Vec<bool> = lags
         .iter()
-        .all(|l| l.halted.is_none() && l.lag <= READY_LAG);
+        .map(|l| {
+            let moving = state.readiness.moving(&l.name, l.position, l.lag);
+            l.halted.is_none() && l.lag <= READY_LAG && moving
+        })
+        .collect();
+    let ready = verdicts.iter().all(|ready| *ready);
     let log_head = lags.iter().map(|l| l.head).max().unwrap_or(0);
     let body = json!({ "status": if ready { "ready" } else { "not_ready" }, "log_head": log_head, "projections": projections });
     if ready {

@@ -61,6 +61,8 @@ pub struct AppState {
     pub registrations: RegistrationLimit,
     /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
     pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
+    /// Whether projections that are behind are moving (`/readyz`).
+    pub readiness: crate::rest::readiness::Progress,
 }
 
 impl AppState {
@@ -83,6 +85,7 @@ impl AppState {
             mcp_url: None,
             registrations: RegistrationLimit::new(RegisterRate::default()),
             key_delivery: Default::default(),
+            readiness: crate::rest::readiness::Progress::default(),
         }
     }
 

@@ -244,6 +244,9 @@ async fn crash_and_restart(deployment: &Basel, nats: Option<&Nats>) {
     let killed_after = answered.load(Ordering::SeqCst);
     let node: Node = deployment.serve().await;
     *base.write().expect("base") = node.base.clone();
+    if nats.is_some() {
+        assert_caught_up_within(&node, Duration::from_secs(5)).await;
+    }
     for client in clients {
         client.await.expect("client");
     }
@@ -252,6 +255,57 @@ async fn crash_and_restart(deployment: &Basel, nats: Option<&Nats>) {
     assert!(killed_after < UPDATES, "the kill happened part-way");
     assert_nothing_lost(deployment, &acked, nats).await;
     drop(node);
+}
+
+/// Every projection reaches the head of the events it reads, as the head was
+/// when the restarted server first answered, within `limit`; and `/readyz`
+/// is not ready while one is behind and has not been seen moving.
+async fn assert_caught_up_within(node: &Node, limit: Duration) {
+    let restarted = std::time::Instant::now();
+    let (status, first) = node.get("/readyz").await.expect("/readyz answers");
+    let heads: Vec<(String, i64)> = first["details"]["projections"]
+        .as_array()
+        .or_else(|| first["projections"].as_array())
+        .expect("projections in /readyz")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or_default().to_owned(),
+                p["head"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let behind = first["details"]["projections"]
+        .as_array()
+        .or_else(|| first["projections"].as_array())
+        .is_some_and(|all| all.iter().any(|p| p["lag"].as_i64().unwrap_or(0) > 0));
+    if behind {
+        assert_eq!(
+            status, 503,
+            "/readyz was ready while a projection was behind: {first}"
+        );
+    }
+    let caught_up = eventually(limit, || async {
+        let Some((_, now)) = node.get("/readyz").await else {
+            return false;
+        };
+        let projections = now["details"]["projections"]
+            .as_array()
+            .or_else(|| now["projections"].as_array())
+            .cloned()
+            .unwrap_or_default();
+        heads.iter().all(|(name, head)| {
+            projections.iter().any(|p| {
+                p["name"].as_str() == Some(name) && p["position"].as_i64().unwrap_or(0) >= *head
+            })
+        })
+    })
+    .await;
+    assert!(
+        caught_up.is_some(),
+        "the projections did not reach {heads:?} within {limit:?} of the restart ({:?} since)",
+        restarted.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

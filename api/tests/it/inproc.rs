@@ -96,7 +96,25 @@ impl App {
         Self::serve_with(store, runtime, true).await
     }
 
+    /// An app on an empty store with these connection limits.
+    pub async fn start_limited(mode: Mode, limits: api::edge::ConnSettings) -> Self {
+        let store = Store::of(mode).await;
+        let runtime = Runtime::open(&store_settings(&store))
+            .await
+            .expect("runtime opens");
+        Self::serve_limited(store, runtime, true, limits).await
+    }
+
     async fn serve_with(store: Store, runtime: Runtime, project: bool) -> Self {
+        Self::serve_limited(store, runtime, project, api::edge::ConnSettings::default()).await
+    }
+
+    async fn serve_limited(
+        store: Store,
+        runtime: Runtime,
+        project: bool,
+        limits: api::edge::ConnSettings,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let (stop, stopped) = oneshot::channel::<()>();
@@ -119,7 +137,7 @@ impl App {
                 let _ = stopped.await;
                 let _ = stop_projector.send(true);
             };
-            let _ = rest::run(listener, state, shutdown).await;
+            let _ = rest::run_with(listener, state, limits, shutdown).await;
         });
         Self {
             base,

@@ -38,15 +38,27 @@ pub struct Basel {
 
 impl Basel {
     /// `basel` on `store`, with only `BASEL_DATA_DIR`, `BASEL_LOG=info` and
-    /// (PostgreSQL) `BASEL_DATABASE_URL` set.
+    /// (PostgreSQL) `BASEL_DATABASE_URL` set, and on PostgreSQL also
+    /// `BASEL_SECRET` = [`SECRET`] (server mode refuses to start without
+    /// one; [`Basel::without_secret`] takes it away).
     pub fn on(store: Store) -> Self {
         let tag = uuid::Uuid::new_v4().simple().to_string();
+        let mut env = HashMap::new();
+        if store.database_url.is_some() {
+            env.insert("BASEL_SECRET", SECRET.to_owned());
+        }
         Self {
             store,
-            env: HashMap::new(),
+            env,
             stream: format!("FAULT_{tag}"),
             prefix: format!("fault{tag}.events"),
         }
+    }
+
+    /// Without `BASEL_SECRET`.
+    pub fn without_secret(mut self) -> Self {
+        self.env.remove("BASEL_SECRET");
+        self
     }
 
     /// On a fresh embedded store.
@@ -262,6 +274,22 @@ impl Node {
         assert_eq!(response.status().as_u16(), 200);
         let body: Value = response.json().await.expect("json");
         body["api_key"].as_str().expect("api_key").to_owned()
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The resident set size, in KiB (from `/proc/PID/status`).
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("/proc/PID/status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
     }
 
     /// Every stderr line so far.

@@ -47,7 +47,8 @@ async fn unknown_routes_get_a_json_404() {
 
 #[tokio::test]
 async fn an_unreachable_database_fails_in_one_line_naming_the_host_without_the_password() {
-    let mut basel = Basel::embedded();
+    // Server mode needs its secret before anything else is checked.
+    let mut basel = Basel::embedded().with_secret();
     basel.store.database_url = Some("postgres://basel:hunter2secret@127.0.0.1:1/basel".into());
     let output = basel.run(&["export"]);
     assert!(!output.status.success());

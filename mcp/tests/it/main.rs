@@ -7,5 +7,6 @@ mod live;
 mod node_clients;
 mod resources;
 mod schema;
+mod sessions;
 mod support;
 mod tools;

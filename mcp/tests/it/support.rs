@@ -66,7 +66,7 @@ impl Drop for App {
     }
 }
 
-fn metadata(actor: Actor) -> Metadata {
+pub fn metadata(actor: Actor) -> Metadata {
     Metadata {
         recorded_at: Utc::now(),
         actor,
@@ -202,6 +202,21 @@ pub async fn spawn_configured(origins: &[&str], hosts: Option<&[&str]>, config: 
         served: Some(served),
         _store: store,
     }
+}
+
+/// Registers `email` and returns its active API key (once the projections
+/// have it).
+pub async fn another_key(app: &App, email: &str) -> String {
+    let secret = ServerSecret::new(SecretString::from("t".repeat(40)));
+    let registration = ApiKeyCommands::new(&app.backend, secret)
+        .register(
+            &Email::parse(email).expect("email"),
+            &metadata(Actor::Registrant),
+        )
+        .await
+        .expect("api key");
+    app.projector.catch_up().await.expect("catch up");
+    registration.api_key.expose_secret().to_owned()
 }
 
 /// The router with default settings.

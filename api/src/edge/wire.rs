@@ -1,0 +1,215 @@
+//! The socket under hyper: it records when bytes last moved (for the idle
+//! timeout) and gives hyper's own error answers a JSON body.
+//!
+//! hyper answers a request it cannot parse (a malformed request line or
+//! header: 400; a URI over 64 KiB: 414; a head over its buffer: 431) by
+//! itself, before any route or middleware runs, with an empty body. Every
+//! answer basel's routes give carries a body, so an HTTP/1 error head with
+//! `content-length: 0` written in one piece can only be one of those; the
+//! wrapper rewrites it into the same head with a JSON body
+//! (`{error, message, code}`).
+
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// When bytes last moved on a connection.
+#[derive(Clone)]
+pub struct Activity {
+    start: Instant,
+    last_ms: Arc<AtomicU64>,
+}
+
+impl Activity {
+    /// Now.
+    pub fn new() -> Self {
+        Self {
+            start: Instant::now(),
+            last_ms: Arc::default(),
+        }
+    }
+
+    fn touch(&self) {
+        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// How long nothing has moved.
+    pub fn quiet_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(last)
+    }
+}
+
+impl Default for Activity {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A socket that records activity and rewrites hyper's bodiless error heads.
+pub struct Wire<T> {
+    inner: T,
+    activity: Activity,
+    /// A rewritten answer still to be written.
+    pending: Vec<u8>,
+}
+
+impl<T> Wire<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T, activity: Activity) -> Self {
+        Self {
+            inner,
+            activity,
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> Wire<T> {
+    /// Writes what is pending; ready when nothing is.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.pending.is_empty() {
+            match Pin::new(&mut self.inner).poll_write(cx, &self.pending) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => {
+                    self.pending.drain(..n);
+                    self.activity.touch();
+                }
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Wire<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch();
+        }
+        polled
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Wire<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if this.poll_pending(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        if let Some(rewritten) = with_json_body(buf) {
+            this.pending = rewritten;
+            // Written on this call if the socket takes it, else on flush.
+            let _ = this.poll_pending(cx)?;
+            return Poll::Ready(Ok(buf.len()));
+        }
+        let written = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            this.activity.touch();
+        }
+        written
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.poll_pending(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if this.poll_pending(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+/// `head` with a JSON body, when it is a whole HTTP/1 4xx head with
+/// `content-length: 0` and no content type (hyper's own error answers).
+pub fn with_json_body(head: &[u8]) -> Option<Vec<u8>> {
+    const EMPTY: &[u8] = b"\r\ncontent-length: 0\r\n";
+    let is_error =
+        head.len() > 12 && (head.starts_with(b"HTTP/1.1 4") || head.starts_with(b"HTTP/1.0 4"));
+    if !is_error || !head.ends_with(b"\r\n\r\n") {
+        return None;
+    }
+    let text = std::str::from_utf8(head).ok()?;
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("\r\ncontent-type:") || lower.matches("\r\n\r\n").count() != 1 {
+        return None;
+    }
+    let at = lower.find(std::str::from_utf8(EMPTY).ok()?)?;
+    let status: u16 = text.get(9..12)?.parse().ok()?;
+    let (code, message) = match status {
+        414 => ("uri_too_long", "The request URI is too long."),
+        431 => ("headers_too_large", "The request headers are too large."),
+        _ => (
+            "bad_request",
+            "The request is not valid HTTP/1.1 (request line or a header could not be parsed).",
+        ),
+    };
+    let title = axum::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("error")
+        .to_lowercase();
+    let body = serde_json::json!({ "error": title, "message": message, "code": code }).to_string();
+    let mut out = String::with_capacity(head.len() + body.len() + 80);
+    out.push_str(&text[..at]);
+    out.push_str(&format!(
+        "\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: {}\r\n",
+        body.len()
+    ));
+    out.push_str(&text[at + EMPTY.len()..]);
+    out.push_str(&body);
+    Some(out.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bodiless_error_head_gets_a_json_body() {
+        let head = b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\ndate: x\r\n\r\n";
+        let out = String::from_utf8(with_json_body(head).unwrap()).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains("content-type: application/json"));
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(head.contains("connection: close"));
+        let json: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(json["code"], "headers_too_large");
+    }
+
+    #[test]
+    fn answers_with_a_body_or_a_success_are_left_alone() {
+        assert!(with_json_body(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+        assert!(with_json_body(
+            b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
+        )
+        .is_none());
+        assert!(
+            with_json_body(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 10\r\n\r\n").is_none()
+        );
+    }
+}

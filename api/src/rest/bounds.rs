@@ -1,0 +1,302 @@
+//! What the OpenAPI document states beyond the handlers' annotations: the
+//! bounds the service enforces on parameters and bodies, and the answers
+//! any route can give because of the connection edge (`crate::edge`) and
+//! the request deadline. Applied to the generated document by
+//! [`crate::rest::openapi::document`]; the numbers are the constants the
+//! handlers check against, so the document cannot drift from them.
+
+use serde_json::{json, Map, Value};
+
+use crate::rest::{ca::list, changes, classify, BODY_LIMIT};
+
+/// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
+const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
+
+/// Adds the enforced bounds and the edge's answers to `doc`.
+pub fn apply(doc: &mut Value) {
+    if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for operation in item.values_mut().filter_map(Value::as_object_mut) {
+                bound_parameters(operation);
+                add_edge_answers(operation);
+            }
+        }
+    }
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        bound_bodies(schemas);
+    }
+    // The form of the registration page is read leniently: fields other
+    // than `email` are ignored (a browser may add its own).
+    if let Some(form) = doc.pointer_mut(
+        "/paths/~1register/post/requestBody/content/application~1x-www-form-urlencoded/schema",
+    ) {
+        *form = json!({
+            "type": "object",
+            "required": ["email"],
+            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}},
+        });
+    }
+}
+
+fn bound_parameters(operation: &mut Map<String, Value>) {
+    let Some(parameters) = operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for parameter in parameters {
+        let name = parameter["name"].as_str().unwrap_or_default().to_owned();
+        let bound = match name.as_str() {
+            "page" => {
+                json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PAGE, "default": 1})
+            }
+            "perPage" => {
+                json!({"type": "integer", "minimum": 1, "maximum": list::MAX_PER_PAGE, "default": list::DEFAULT_PER_PAGE})
+            }
+            "limit" => {
+                json!({"type": "integer", "minimum": 1, "maximum": changes::MAX_LIMIT, "default": changes::DEFAULT_LIMIT})
+            }
+            "after" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
+            "q" => json!({"type": "string", "maxLength": projections::search::MAX_QUERY_CHARS}),
+            "country_code" => json!({"type": "string", "pattern": COUNTRY_PATTERN}),
+            "as_of" => {
+                json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
+            }
+            _ => continue,
+        };
+        parameter["schema"] = bound;
+    }
+}
+
+/// Answers every route can give: a request the edge refuses before the
+/// route (400 unparsable, 414, 431, 429/503 connection caps), and for routes
+/// with a body, 408 (body deadline) and 413 (size).
+fn add_edge_answers(operation: &mut Map<String, Value>) {
+    let has_body = operation.contains_key("requestBody");
+    let responses = operation
+        .entry("responses")
+        .or_insert_with(|| json!({}))
+        .as_object_mut();
+    let Some(responses) = responses else {
+        return;
+    };
+    let mut add = |status: &str, description: &str| {
+        responses.entry(status.to_owned()).or_insert_with(|| {
+            json!({
+                "description": description,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+            })
+        });
+    };
+    add(
+        "400",
+        "The request could not be parsed (request line, a header, or a parameter)",
+    );
+    add("414", "The request URI is over 8 KiB (`uri_too_long`)");
+    add(
+        "431",
+        "Over 100 headers or 32 KiB of headers (`headers_too_large`)",
+    );
+    add("429", "Too many requests or open connections from this address (`too_many_connections_from_peer`; `Retry-After`)");
+    add("503", "The service is unavailable: the store did not answer within 4 s, or the server holds its maximum of connections (`Retry-After`)");
+    if has_body {
+        add(
+            "408",
+            "The request body did not arrive within the body deadline (`body_timeout`)",
+        );
+        add("413", &format!("The body is over {BODY_LIMIT} bytes (`payload_too_large`), refused before it is read"));
+        add(
+            "415",
+            "The body is not `application/json` (or, for `/register`, a form)",
+        );
+    }
+}
+
+/// The request bodies, read by the strict field reader: unknown fields are
+/// refused (422), a missing optional field is the same as `null`.
+const REQUEST_BODIES: &[&str] = &[
+    "ClassifyBody",
+    "ShipmentBody",
+    "CreateBody",
+    "VerificationBody",
+    "RegisterBody",
+];
+
+/// A text the reader accepts only with something in it besides spaces.
+const NOT_BLANK: &str = "\\S";
+
+fn bound_bodies(schemas: &mut Map<String, Value>) {
+    for name in REQUEST_BODIES {
+        if let Some(schema) = schemas.get_mut(*name).and_then(Value::as_object_mut) {
+            strict(schema);
+        }
+    }
+    if let Some(contact) = schemas.get_mut("ContactChanges") {
+        optional_nullables(contact);
+    }
+    let mut set = |schema: &str, property: &str, bound: Value| {
+        if let Some(target) = schemas
+            .get_mut(schema)
+            .and_then(|s| s.pointer_mut(&format!("/properties/{property}")))
+            .and_then(Value::as_object_mut)
+        {
+            if let Value::Object(bound) = bound {
+                target.extend(bound);
+            }
+        }
+    };
+    let description =
+        json!({"minLength": 1, "maxLength": classify::MAX_DESCRIPTION_CHARS, "pattern": NOT_BLANK});
+    let country = json!({"pattern": COUNTRY_PATTERN});
+    set("ClassifyBody", "description", description.clone());
+    set("ClassifyBody", "origin", country.clone());
+    set("ClassifyBody", "destination", country.clone());
+    set("ShipmentBody", "description", description);
+    set("ShipmentBody", "origin", country.clone());
+    set("ShipmentBody", "destination", country.clone());
+    set(
+        "ShipmentBody",
+        "transit",
+        json!({"maxItems": 10, "items": {"type": "string", "pattern": COUNTRY_PATTERN}}),
+    );
+    set("CreateBody", "country_code", country);
+    set("CreateBody", "country_name", text(200, true, false));
+    set("VerificationBody", "source", text(1000, true, true));
+    set("VerificationBody", "note", text(4000, false, true));
+    set("CreateBody", "source", text(1000, false, true));
+    set(
+        "RegisterBody",
+        "email",
+        json!({"format": "email", "maxLength": 254}),
+    );
+    for schema in ["CreateBody", "ContactChanges"] {
+        set(
+            schema,
+            "phone",
+            json!({"maxLength": 40, "pattern": PHONE_PATTERN}),
+        );
+        set(
+            schema,
+            "email",
+            json!({"format": "email", "maxLength": 254}),
+        );
+        set(schema, "ca_name", text(300, false, false));
+        set(schema, "address", text(1000, false, true));
+        set(schema, "notes", text(4000, false, true));
+    }
+}
+
+/// A text field: at most `max` characters, no control characters (a line
+/// break only where `lines`), and, when `required`, something besides
+/// spaces. Surrounding white space is trimmed by the server.
+fn text(max: usize, required: bool, lines: bool) -> Value {
+    let allowed = if lines {
+        "[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]"
+    } else {
+        "[^\\u0000-\\u001f\\u007f-\\u009f]"
+    };
+    let pattern = if required {
+        format!("^\\s*{allowed}*[^\\s\\u0000-\\u001f\\u007f-\\u009f]{allowed}*\\s*$")
+    } else {
+        format!("^\\s*{allowed}*\\s*$")
+    };
+    json!({"maxLength": max, "pattern": pattern})
+}
+
+/// Empty (no number), or `+CC-…`: a calling code of 1–3 digits (no leading
+/// 0) and one group of digits, 7–15 digits in all. The server also takes
+/// more groups (`+49-30-1234567`); the pattern states the one-group form,
+/// whose digit count it can bound.
+const PHONE_PATTERN: &str = "^\\s*$|^\\s*\\+[1-9][0-9]{0,2}-[0-9]{6,12}\\s*$";
+
+/// Refuses unknown properties and requires only what may not be `null`.
+fn strict(schema: &mut Map<String, Value>) {
+    if !schema.contains_key("properties") {
+        return;
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    let nullable: Vec<String> = schema["properties"]
+        .as_object()
+        .map(|properties| {
+            properties
+                .iter()
+                .filter(|(_, p)| admits_null(p))
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|name| !nullable.iter().any(|n| name == n));
+    }
+    for value in schema.values_mut() {
+        optional_nullables(value);
+    }
+}
+
+/// Everywhere below a request body (nested objects, the definitions a
+/// schema carries with it): a property that may be `null` is not required.
+fn optional_nullables(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let nullable: Vec<String> = map
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|properties| {
+                    properties
+                        .iter()
+                        .filter(|(_, p)| admits_null(p))
+                        .map(|(name, _)| name.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(required) = map.get_mut("required").and_then(Value::as_array_mut) {
+                required.retain(|name| !nullable.iter().any(|n| name == n));
+            }
+            map.values_mut().for_each(optional_nullables);
+        }
+        Value::Array(items) => items.iter_mut().for_each(optional_nullables),
+        _ => {}
+    }
+}
+
+fn admits_null(schema: &Value) -> bool {
+    let typed = |t: &Value| t == "null" || t.as_array().is_some_and(|a| a.contains(&json!("null")));
+    schema.get("type").is_some_and(typed)
+        || ["anyOf", "oneOf"].iter().any(|k| {
+            schema
+                .get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|alternatives| alternatives.iter().any(admits_null))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_and_bodies_state_their_bounds() {
+        let doc = crate::rest::openapi::document();
+        let list = &doc["paths"]["/api/v1/ca"]["get"];
+        let per_page = list["parameters"]
+            .as_array()
+            .and_then(|p| p.iter().find(|p| p["name"] == "perPage"))
+            .expect("perPage");
+        assert_eq!(per_page["schema"]["maximum"], list::MAX_PER_PAGE);
+        let get = &doc["paths"]["/api/v1/ca/{country_code}"]["get"];
+        assert_eq!(get["parameters"][0]["schema"]["pattern"], COUNTRY_PATTERN);
+        let classify = &doc["components"]["schemas"]["ClassifyBody"]["properties"]["description"];
+        assert_eq!(classify["maxLength"], classify::MAX_DESCRIPTION_CHARS);
+        let post = &doc["paths"]["/api/v1/classify"]["post"]["responses"];
+        for status in ["400", "408", "413", "414", "415", "429", "431", "503"] {
+            assert!(post.get(status).is_some(), "classify lacks {status}");
+        }
+        let health = &doc["paths"]["/healthz"]["get"]["responses"];
+        assert!(health.get("413").is_none(), "no body, no 413");
+        assert!(health.get("431").is_some());
+    }
+}
