@@ -61,7 +61,7 @@ pub fn parse() -> Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the service (the default).
-    Serve(ServeSettings),
+    Serve(Box<ServeSettings>),
     /// Administer data stewards.
     #[command(subcommand)]
     Steward(StewardCommand),

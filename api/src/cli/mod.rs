@@ -31,7 +31,7 @@ pub fn cli_metadata(actor: Actor) -> Metadata {
 /// Whatever the subcommand fails with, with context for the operator.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    match cli.command.unwrap_or(Command::Serve(cli.serve)) {
+    match cli.command.unwrap_or(Command::Serve(Box::new(cli.serve))) {
         Command::Serve(settings) => crate::node::serve(&cli.store, &settings).await,
         Command::Steward(StewardCommand::Enrol { name, email, id }) => {
             steward::enrol(
