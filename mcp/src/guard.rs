@@ -50,11 +50,11 @@ impl Caller {
 
 /// Middleware: lets a request through only when every check passes.
 pub(crate) async fn check(
-    State(state): State<Arc<McpState>>,
+    State((state, refusals)): State<(Arc<McpState>, Arc<Refusals>)>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    match refuse(&state, request.headers(), request.uri()).await {
+    match refuse(&state, &refusals, request.headers(), request.uri()).await {
         Ok(caller) => {
             request.extensions_mut().insert(caller);
             next.run(request).await
@@ -65,13 +65,14 @@ pub(crate) async fn check(
 
 async fn refuse(
     state: &McpState,
+    refusals: &Refusals,
     headers: &HeaderMap,
     uri: &axum::http::Uri,
 ) -> Result<Caller, Refusal> {
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         let host = presented_host(headers, uri);
         let host = bounded(&host);
-        log_refusal("Host", &host);
+        refusals.log("Host", &host);
         return Err(Box::new(error(
             StatusCode::FORBIDDEN,
             "host_not_allowed",
@@ -82,7 +83,7 @@ async fn refuse(
     }
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
-            log_refusal("Origin", "");
+            refusals.log("Origin", "");
             return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
@@ -357,28 +358,36 @@ pub(crate) fn unknown_session() -> Response {
     )
 }
 
-/// Logs a refused `Host` or `Origin` at most once a second (a flood of
-/// refusals must not flood the log), with the count held back since.
-fn log_refusal(what: &'static str, value: &str) {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    static HELD: AtomicU64 = AtomicU64::new(0);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let last = LAST.load(Ordering::Relaxed);
-    if now > last
-        && LAST
-            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-    {
-        let held = HELD.swap(0, Ordering::Relaxed);
-        tracing::warn!(
-            refused.held_back = held,
-            "MCP request refused: {what} {value} is not allowed (BASEL_MCP_ALLOWED_{upper}S)",
-            upper = what.to_ascii_uppercase()
-        );
-    } else {
-        HELD.fetch_add(1, Ordering::Relaxed);
+/// Refused `Host` and `Origin` values, logged at most once a second (the
+/// refusals held back meanwhile are counted in the next line), so a flood of
+/// refused requests cannot flood the log. One per MCP router.
+#[derive(Debug, Default)]
+pub(crate) struct Refusals {
+    last: AtomicU64,
+    held: AtomicU64,
+}
+
+impl Refusals {
+    fn log(&self, what: &'static str, value: &str) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let last = self.last.load(Ordering::Relaxed);
+        if now > last
+            && self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            let held = self.held.swap(0, Ordering::Relaxed);
+            tracing::warn!(
+                refused.held_back = held,
+                "MCP request refused: {what} {value} is not allowed (BASEL_MCP_ALLOWED_{upper}S)",
+                upper = what.to_ascii_uppercase()
+            );
+        } else {
+            self.held.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

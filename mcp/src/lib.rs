@@ -178,7 +178,10 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         )
         .merge(legacy)
         .fallback(guard::not_found)
-        .layer(axum::middleware::from_fn_with_state(state, guard::check))
+        .layer(axum::middleware::from_fn_with_state(
+            (state, Arc::new(guard::Refusals::default())),
+            guard::check,
+        ))
 }
 
 /// rmcp's session manager; its own idle expiry is a safety net behind the

@@ -25,26 +25,31 @@ use crate::rest::Shared;
 fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), ApiError> {
     let token = params.take("token")?;
     params.finish()?;
-    let invalid = || {
-        ApiError::BadRequest {
+    let token = token.ok_or_else(|| ApiError::BadRequest {
         code: "invalid_token",
-        message: "this unsubscribe link is damaged or was not made by this server; copy the whole link from the mail".into(),
-    }
-    };
-    let token = token.ok_or_else(invalid)?;
-    let key_id = mail::unsubscribe::verify(&state.wiring.secret, &token).ok_or_else(invalid)?;
+        message: "the unsubscribe link has no token; copy the whole link from the mail".into(),
+    })?;
+    // A token this server did not make names no subscription: 404.
+    let key_id = mail::unsubscribe::verify(&state.wiring.secret, &token).ok_or_else(|| {
+        ApiError::NotFound {
+            code: "unknown_token",
+            message: "this unsubscribe link is damaged or was not made by this server; copy the whole link from the mail".into(),
+        }
+    })?;
     Ok((token, key_id))
 }
 
 /// `GET /unsubscribe?token=…`: the confirmation page.
 ///
 /// # Errors
-/// 400 `invalid_token` for a missing or forged token.
+/// 400 `invalid_token` without a token; 404 `unknown_token` for a damaged
+/// or forged one.
 #[utoipa::path(get, path = "/unsubscribe", tag = "keys",
     params(("token" = String, Query, description = "The token from the notice's link")),
     responses(
         (status = 200, description = "A page with a button that unsubscribes", content_type = "text/html"),
-        (status = 400, description = "Missing, damaged or forged token (`invalid_token`)", body = crate::rest::openapi::Error)))]
+        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::openapi::Error),
+        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::openapi::Error)))]
 pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
     let (token, _) = registrant(&state, params)?;
     let body = format!(
@@ -65,13 +70,15 @@ pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Resp
 /// `POST /unsubscribe?token=…`: one click, recorded as an event.
 ///
 /// # Errors
-/// 400 `invalid_token`; 503 when the store fails.
+/// 400 `invalid_token` without a token; 404 `unknown_token` for a damaged
+/// or forged one; 503 when the store fails.
 #[utoipa::path(post, path = "/unsubscribe", tag = "keys",
     params(("token" = String, Query, description = "The token from the notice's link")),
     request_body(description = "`List-Unsubscribe=One-Click` (RFC 8058); any body is accepted", content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "Unsubscribed (also when it was already)", content_type = "text/html"),
-        (status = 400, description = "Missing, damaged or forged token (`invalid_token`)", body = crate::rest::openapi::Error),
+        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::openapi::Error),
+        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::openapi::Error),
         (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)))]
 pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
     let (_, key_id) = registrant(&state, params)?;

@@ -466,9 +466,13 @@ async fn one_click_unsubscribe_is_recorded_and_the_next_notice_skips_it() {
         .send()
         .await
         .expect("post");
-    assert_eq!(response.status().as_u16(), 400);
+    assert_eq!(
+        response.status().as_u16(),
+        404,
+        "a forged token names nobody"
+    );
     let body: Value = response.json().await.expect("json");
-    assert_eq!(body["code"], "invalid_token");
+    assert_eq!(body["code"], "unknown_token");
 
     send_notice(&basel, "Second", "Two.\n");
     wait_until_sent(&node, 3).await;

@@ -138,16 +138,18 @@ impl Contact {
 /// # Errors
 /// A [`FieldProblem`] naming the field when the text breaks its rule.
 pub fn parse_field(field: ContactField, raw: Option<&str>) -> Result<Option<String>, FieldProblem> {
-    let Some(text) = raw.map(str::trim).filter(|t| !t.is_empty()) else {
-        return Ok(None);
-    };
     let problem = |message: String| FieldProblem::new(field.name(), message);
-    if text.chars().count() > field.max_chars() {
+    // The limit counts the text as sent (what the OpenAPI `maxLength`
+    // states), surrounding white space included.
+    if raw.is_some_and(|raw| raw.chars().count() > field.max_chars()) {
         return Err(problem(format!(
             "must be at most {} characters",
             field.max_chars()
         )));
     }
+    let Some(text) = raw.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
     let multiline = matches!(field, ContactField::Address | ContactField::Notes);
     if text
         .chars()
@@ -211,5 +213,21 @@ impl ContactInput {
         } else {
             Err(problems)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_counts_the_text_as_sent_surrounding_white_space_included() {
+        let padded = format!("{}+41-22-9178218", " ".repeat(30));
+        assert!(parse_field(ContactField::Phone, Some(&padded)).is_err());
+        let short = "  +41-22-9178218 ";
+        assert_eq!(
+            parse_field(ContactField::Phone, Some(short)).ok().flatten(),
+            Some("+41-22-9178218".to_owned())
+        );
     }
 }

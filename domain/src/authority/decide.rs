@@ -23,7 +23,7 @@ pub(super) fn register(
     }
     let mut problems = Vec::new();
     let country_name = command.country_name.trim();
-    if country_name.is_empty() || country_name.chars().count() > MAX_COUNTRY_NAME_CHARS {
+    if country_name.is_empty() || command.country_name.chars().count() > MAX_COUNTRY_NAME_CHARS {
         problems.push(FieldProblem::new(
             "country_name",
             "is required (at most 200 characters)",
@@ -186,14 +186,15 @@ fn optional_text(
     max: usize,
     problems: &mut Vec<FieldProblem>,
 ) -> Option<String> {
-    let text = raw.map(str::trim).filter(|t| !t.is_empty())?;
-    if text.chars().count() > max {
+    // The limit counts the text as sent (the OpenAPI `maxLength`).
+    if raw.is_some_and(|raw| raw.chars().count() > max) {
         problems.push(FieldProblem::new(
             field,
             format!("must be at most {max} characters"),
         ));
         return None;
     }
+    let text = raw.map(str::trim).filter(|t| !t.is_empty())?;
     if text.chars().any(|c| c.is_control() && c != '\n') {
         problems.push(FieldProblem::new(
             field,
