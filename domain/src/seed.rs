@@ -251,46 +251,80 @@ mod tests {
         let seed = bundled().expect("bundled seed");
         let mut with_contacts = 0;
         for record in &seed {
+            let mut offices: Vec<(&ContactInput, &Option<String>, Option<NaiveDate>)> = record
+                .contacts
+                .iter()
+                .map(|n| (&n.details, &n.source, n.last_checked))
+                .collect();
             let c = &record.contact;
             if c.ca_name.is_none() && c.email.is_none() && c.phone.is_none() && c.address.is_none()
             {
                 assert!(
-                    record.source.is_none() && record.last_checked.is_none(),
+                    record.last_checked.is_none()
+                        && (record.source.is_none() || !offices.is_empty()),
                     "{} has provenance but no data",
                     record.country
                 );
-                continue;
+            } else {
+                offices.push((c, &record.source, record.last_checked));
             }
-            with_contacts += 1;
-            let origin = sources
-                .iter()
-                .find(|s| {
-                    s.country_code == record.country.as_str()
-                        && s.source_url_or_repo_path == record.source
-                        && s.ca_name == c.ca_name
-                        && s.address == c.address
-                        && (c.email.is_none() || s.email == c.email)
-                        && (c.phone.is_none()
-                            || s.phone.as_deref().map(digits).is_some_and(|d| {
-                                d.starts_with(&digits(c.phone.as_deref().unwrap_or_default()))
-                            }))
-                })
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{}: no source record has these exact values",
-                        record.country
-                    )
-                });
-            if let Some(day) = record.last_checked {
-                assert_eq!(
-                    origin.source_date.as_deref(),
-                    Some(day.to_string().as_str())
-                );
+            for (c, source, last_checked) in offices {
+                with_contacts += 1;
+                let origin = sources
+                    .iter()
+                    .find(|s| {
+                        s.country_code == record.country.as_str()
+                            && &s.source_url_or_repo_path == source
+                            && s.ca_name.as_deref().map(|n| n.replace("[FOCAL POINT]", "").trim().to_owned())
+                                == c.ca_name
+                            && s.address == c.address
+                            && (c.email.is_none() || s.email == c.email)
+                            && (c.phone.is_none()
+                                || s.phone.as_deref().map(digits).is_some_and(|d| {
+                                    d.starts_with(&digits(c.phone.as_deref().unwrap_or_default()))
+                                }))
+                    })
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{}: no source record has these exact values",
+                            record.country
+                        )
+                    });
+                if let Some(day) = last_checked {
+                    assert_eq!(
+                        origin.source_date.as_deref(),
+                        Some(day.to_string().as_str())
+                    );
+                }
             }
         }
         assert!(
             with_contacts >= 10,
             "only {with_contacts} records carry sourced contacts"
+        );
+    }
+
+    #[test]
+    fn focal_points_are_focal_point_contacts_and_retired_mailboxes_are_not_served() {
+        let seed = bundled().expect("bundled seed");
+        let find = |code: &str| seed.iter().find(|r| r.country.as_str() == code).expect(code);
+        for code in ["DE", "GB"] {
+            let record = find(code);
+            assert_eq!(record.contact.ca_name, None, "{code}: no authority is known");
+            assert_eq!(record.contacts.len(), 1);
+            assert_eq!(record.contacts[0].role, Some(Role::FocalPoint));
+            let name = record.contacts[0].details.ca_name.as_deref().unwrap_or_default();
+            assert!(!name.contains("FOCAL POINT"), "{name}");
+        }
+        let gb = &find("GB").contacts[0].details;
+        assert_eq!(gb.email, None);
+        assert!(gb
+            .notes
+            .as_deref()
+            .is_some_and(|n| n.contains("Jane.Stratford@defra.gsi.gov.uk; not served")));
+        assert_eq!(
+            find("DE").contacts[0].details.email.as_deref(),
+            Some("focal.point.basel@uba.de")
         );
     }
 
