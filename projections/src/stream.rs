@@ -154,6 +154,15 @@ impl Projector {
             .await
             .map_err(|e| format!("stream {}: {e}", source.stream))?;
         let durable = LogSource::durable(projection);
+        if applied == 0 {
+            // Nothing applied (a new store, or a read model a migration
+            // emptied to rebuild): a consumer left from before would resume
+            // where it stopped, so it starts over from the stream's first message.
+            match stream.delete_consumer(&durable).await {
+                Ok(_) => tracing::info!(projection.name = name, "consumer restarted from the start"),
+                Err(error) => tracing::debug!(projection.name = name, %error, "no consumer to restart"),
+            }
+        }
         let consumer: PullConsumer = stream
             .get_or_create_consumer(
                 &durable,

@@ -209,6 +209,7 @@ fn check(name: &str, rows: Vec<Row>) -> anyhow::Result<Vec<Checked>> {
             phone: row.phone.clone(),
             address: row.address.clone(),
             notes: row.notes.clone(),
+            ..ContactInput::default()
         };
         if let Err(found) = contact.validate() {
             problems.extend(found.into_iter().map(|p| at(&p.field, p.message)));
@@ -311,6 +312,8 @@ async fn register(
         verified: checked.row.verified,
         last_checked: checked.last_checked,
         source: checked.row.source.clone(),
+        contacts: Vec::new(),
+        steward: None,
         today,
     };
     commands.register(command, metadata).await.map(|_| ())
@@ -341,6 +344,8 @@ async fn update(
         (ContactField::Notes, c.notes.clone()),
     ]);
     let command = SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: checked.row.verified,
         checked_on,
         method: VerificationMethod::Other,

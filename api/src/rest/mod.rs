@@ -41,7 +41,7 @@ use std::time::Duration;
 use axum::extract::{DefaultBodyLimit, MatchedPath, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post, MethodRouter};
+use axum::routing::{delete, get, post, MethodRouter};
 use axum::serve::ListenerExt;
 use axum::Router;
 use tokio::net::TcpListener;
@@ -143,6 +143,36 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/api/v1/ca/{country_code}/verifications",
             Steward,
             post(ca::verify::submit),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/contacts",
+            Steward,
+            post(ca::contacts::add),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}",
+            ApiKey,
+            get(ca::contacts::get),
+        ),
+        spec(
+            Method::DELETE,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}",
+            Steward,
+            delete(ca::contacts::remove),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications",
+            Steward,
+            post(ca::contacts::verify),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}/primary",
+            Steward,
+            post(ca::contacts::make_primary),
         ),
         spec(
             Method::POST,

@@ -42,6 +42,11 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::get::get,
         crate::rest::ca::history::history,
         crate::rest::ca::verify::submit,
+        crate::rest::ca::contacts::add,
+        crate::rest::ca::contacts::get,
+        crate::rest::ca::contacts::verify,
+        crate::rest::ca::contacts::make_primary,
+        crate::rest::ca::contacts::remove,
         crate::rest::changes::changes,
         crate::rest::shipments::plan,
     ),
@@ -118,7 +123,10 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<b::ClassifyBody>("ClassifyBody")
         .add::<domain::classifier::Classification>("Classification")
         .add::<b::ShipmentBody>("ShipmentBody")
-        .add::<projections::shipment::ShipmentPlan>("ShipmentPlan");
+        .add::<projections::shipment::ShipmentPlan>("ShipmentPlan")
+        .add::<projections::views::ContactView>("Contact")
+        .add::<crate::rest::ca::contacts::bodies::ContactBody>("ContactBody")
+        .add::<crate::rest::ca::contacts::bodies::RemovalBody>("RemovalBody");
     all.finish()
 }
 
@@ -162,6 +170,9 @@ named!(
     Classification,
     ShipmentBody,
     ShipmentPlan,
+    Contact,
+    ContactBody,
+    RemovalBody,
 );
 
 #[cfg(test)]

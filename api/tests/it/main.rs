@@ -13,6 +13,7 @@ mod replay;
 mod rest;
 mod rest_browser;
 mod rest_changes;
+mod rest_contacts;
 mod rest_errors;
 mod rest_fuzz;
 mod rest_history;

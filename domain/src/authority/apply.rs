@@ -16,9 +16,16 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             state.source = e.source;
             state.notes = e.notes;
             state.added = u32::try_from(e.contacts.len()).unwrap_or(u32::MAX);
-            state.last_steward = e.contacts.iter().find_map(|c| c.provenance.steward.clone());
+            state.last_steward = e.steward;
             state.contacts = e.contacts;
             state.primary = e.primary;
+        }
+        AuthorityEvent::ContactDetailsChanged(e) if e.contact_id.is_empty() => {
+            for change in e.changes {
+                if change.field == ContactField::Notes {
+                    state.notes = change.new;
+                }
+            }
         }
         AuthorityEvent::ContactDetailsChanged(e) => {
             if state.contact(&e.contact_id).is_none() {
@@ -35,6 +42,10 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
         AuthorityEvent::VerificationRecorded(e) => {
             if e.steward.is_some() {
                 state.last_steward.clone_from(&e.steward);
+            }
+            if e.contact_id.is_empty() {
+                state.last_attempt = Some(e.checked_on);
+                return;
             }
             let Some(contact) = contact_mut(state, &e.contact_id) else {
                 return;

@@ -92,6 +92,7 @@ pub(super) fn register(
             notes,
             contacts,
             primary,
+            steward: command.steward.clone(),
         },
     )])
 }
@@ -118,30 +119,14 @@ pub(super) fn submit_verification(
     let mut events = Vec::with_capacity(2);
     let (current, id) = match target {
         Some(contact) => (contact.clone(), contact.id.clone()),
-        None => {
-            let names_one = command
-                .changes
-                .get(&ContactField::CaName)
-                .is_some_and(|n| n.as_deref().is_some_and(|t| !t.trim().is_empty()));
-            if !names_one {
-                return Err(AuthorityError::NoCompetentAuthority);
-            }
-            let contact = PartyContact {
-                id: state.next_contact_id(),
-                role: Role::CompetentAuthority,
-                details: Contact::default(),
-                provenance: ContactProvenance {
-                    steward: command.steward.clone(),
-                    ..ContactProvenance::default()
-                },
-                retired: Vec::new(),
-            };
-            events.push(AuthorityEvent::ContactAdded(ContactAdded {
-                contact: contact.clone(),
-                primary: true,
-            }));
-            (contact.clone(), contact.id)
+        None if names_an_office(&command.changes) => {
+            // The first release's way to fill an empty record: the check's
+            // corrections describe the Party's (first) competent authority.
+            return add_authority_from_check(state, command);
         }
+        // Nothing to check but the Party's record itself (e.g. a call that
+        // found no authority): a check of the Party, `contact_id` empty.
+        None => (party_record(state), String::new()),
     };
     let mut problems = Vec::new();
     let previous = current
@@ -200,7 +185,12 @@ pub(super) fn submit_verification(
         CheckOutcome::Changed
     });
     check_outcome(outcome, command, changes.is_empty(), &mut problems);
-    if command.verified && outcome.reached() {
+    if id.is_empty() && command.verified && outcome.reached() {
+        problems.push(FieldProblem::new(
+            "verified",
+            "no competent authority is known for this Party: add one (POST /api/v1/ca/{cc}/contacts) before verifying",
+        ));
+    } else if command.verified && outcome.reached() {
         require_verifiable(&updated, true, "checked_on", &mut problems);
     }
     refuse_if_any(problems)?;
@@ -223,6 +213,103 @@ pub(super) fn submit_verification(
         note,
     }));
     Ok(events)
+}
+
+/// Whether corrections name an office (any field but `notes`).
+fn names_an_office(changes: &super::ContactPatch) -> bool {
+    changes
+        .iter()
+        .any(|(f, v)| *f != ContactField::Notes && v.as_deref().is_some_and(|t| !t.trim().is_empty()))
+}
+
+/// The Party's record as a pseudo-contact: only its notes and last attempt.
+fn party_record(state: &Authority) -> PartyContact {
+    PartyContact {
+        id: String::new(),
+        role: Role::CompetentAuthority,
+        details: Contact {
+            notes: state.notes.clone(),
+            ..Contact::default()
+        },
+        provenance: ContactProvenance {
+            last_attempt: state.last_attempt,
+            ..ContactProvenance::default()
+        },
+        retired: Vec::new(),
+    }
+}
+
+/// A check of a Party without a competent authority whose corrections
+/// describe one: the authority is added with those details, then checked.
+fn add_authority_from_check(
+    state: &Authority,
+    command: &SubmitVerificationUpdate,
+) -> Result<Vec<AuthorityEvent>, AuthorityError> {
+    let mut details = ContactInput::default();
+    for (field, value) in &command.changes {
+        details.set(*field, value.clone());
+    }
+    let new = NewContact {
+        id: Some(state.next_contact_id()),
+        role: Some(Role::CompetentAuthority),
+        details,
+        source: Some(command.source.clone()),
+        verified: false,
+        last_checked: None,
+        primary: true,
+    };
+    let mut problems = Vec::new();
+    check_date("checked_on", command.checked_on, None, command.today, &mut problems);
+    let contact = match validate_new(state, &new, command.steward.as_ref(), command.today) {
+        Ok(contact) => Some(contact),
+        Err(found) => {
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|p| FieldProblem::new(format!("changes.{}", p.field), p.message)),
+            );
+            None
+        }
+    };
+    let outcome = command.outcome.unwrap_or(CheckOutcome::Changed);
+    if outcome != CheckOutcome::Changed {
+        problems.push(FieldProblem::new(
+            "outcome",
+            "corrections that add the competent authority are a `changed` check",
+        ));
+    }
+    let source = optional_text("source", Some(&command.source), MAX_SOURCE_CHARS, &mut problems);
+    if source.is_none() {
+        problems.push(FieldProblem::new(
+            "source",
+            "is required: say what the record was checked against",
+        ));
+    }
+    let note = optional_text("note", command.note.as_deref(), MAX_NOTE_CHARS, &mut problems);
+    if let (Some(contact), true) = (&contact, command.verified) {
+        require_verifiable(&contact.details, true, "checked_on", &mut problems);
+    }
+    refuse_if_any(problems)?;
+    let Some(contact) = contact else {
+        return Err(AuthorityError::NoCompetentAuthority);
+    };
+    let id = contact.id.clone();
+    Ok(vec![
+        AuthorityEvent::ContactAdded(ContactAdded {
+            contact,
+            primary: true,
+        }),
+        AuthorityEvent::VerificationRecorded(VerificationRecorded {
+            contact_id: id,
+            outcome: Some(outcome),
+            verified: command.verified,
+            checked_on: command.checked_on,
+            method: command.method,
+            source: source.unwrap_or_default(),
+            steward: command.steward.clone(),
+            note,
+        }),
+    ])
 }
 
 /// The rules that tie an outcome to the rest of the check.

@@ -51,6 +51,9 @@ pub struct AuthorityRegistered {
     pub contacts: Vec<PartyContact>,
     /// The primary competent authority's id, if any.
     pub primary: Option<String>,
+    /// The steward who registered it (none for the seed and the first release).
+    #[serde(default)]
+    pub steward: Option<Slug>,
 }
 
 /// One field's old and new value.

@@ -49,7 +49,8 @@ pub enum AuthorityError {
     /// The Party has no contact with this id.
     #[error("the Party has no contact `{0}`")]
     UnknownContact(String),
-    /// A check of "the" authority when the Party has no competent authority.
+    /// A check of "the" authority when the Party has none (kept for the
+    /// REST contract: a check then concerns the Party's record itself).
     #[error("no competent authority is known for this Party: add one as a contact first")]
     NoCompetentAuthority,
     /// One or more fields are invalid.
@@ -58,7 +59,7 @@ pub enum AuthorityError {
 }
 
 /// The state of one Party's record, rebuilt from its events.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Authority {
     /// The country; `None` until registered.
     pub country: Option<CountryCode>,
@@ -76,6 +77,10 @@ pub struct Authority {
     pub added: u32,
     /// The steward of the last write, if a steward made it.
     pub last_steward: Option<Slug>,
+    /// The day of the last check of the Party's record itself (made when no
+    /// competent authority was known).
+    #[serde(default)]
+    pub last_attempt: Option<chrono::NaiveDate>,
 }
 
 impl Authority {

@@ -54,6 +54,7 @@ fn registered() -> AuthorityEvent {
             retired: Vec::new(),
         }],
         primary: Some("c1".into()),
+        steward: None,
     })
 }
 

@@ -150,13 +150,20 @@ fn a_contact_needs_a_name_and_a_valid_scope() {
 }
 
 #[test]
-fn a_check_of_the_authority_without_one_is_refused() {
-    given::<Authority>(de_focal_point_only())
-        .when(AuthorityCommand::SubmitVerification(SubmitVerificationUpdate {
+fn without_an_authority_a_check_concerns_the_party_and_cannot_verify() {
+    let state = state_after(de_focal_point_only());
+    let party_check = |verified| {
+        AuthorityCommand::SubmitVerification(SubmitVerificationUpdate {
             contact_id: None,
-            ..check(None, false)
-        }))
-        .then_refused(AuthorityError::NoCompetentAuthority);
+            ..check(Some(CheckOutcome::NoAnswer), verified)
+        })
+    };
+    assert_eq!(fields(state.decide(&party_check(true))), vec!["verified"]);
+    let events = state.decide(&party_check(false)).expect("recorded");
+    let after = state_after([de_focal_point_only(), events].concat());
+    assert_eq!(after.last_attempt, Some(day("2026-11-20")));
+    assert_eq!(after.primary, None);
+    assert_eq!(after.focal_point().map(|c| c.provenance.last_attempt), Some(None));
 }
 
 #[test]

@@ -155,6 +155,7 @@ fn registered(v1: RegisteredV1) -> AuthorityRegistered {
             notes: details.notes,
             contacts: Vec::new(),
             primary: None,
+            steward: None,
         };
     }
     let role = if is_focal_point_record(&details) {
@@ -188,6 +189,7 @@ fn registered(v1: RegisteredV1) -> AuthorityRegistered {
         notes: None,
         primary: (role == Role::CompetentAuthority).then(legacy_id),
         contacts: vec![contact],
+        steward: None,
     }
 }
 
