@@ -62,7 +62,7 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
         .post_as("/api/v1/ca/DE/verifications", &token, &check("confirmed", true))
         .await;
     assert_eq!(refused.status, 422, "{}", refused.text);
-    assert_eq!(refused.body["errors"][0]["field"], "verified", "no authority to verify");
+    assert_eq!(refused.body["errors"][0]["field"], "ca_name", "no authority to verify");
     let attempt = app
         .post_as("/api/v1/ca/DE/verifications", &token, &check("no_answer", false))
         .await;
