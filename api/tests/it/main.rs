@@ -6,6 +6,7 @@
 mod broken_store;
 mod cli;
 mod faults;
+mod first_release;
 mod inproc;
 mod mcp;
 mod process;
