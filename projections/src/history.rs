@@ -173,6 +173,19 @@ pub async fn after(
         .collect()
 }
 
+/// When a country's first event was recorded (RFC 3339), if it has any.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn first_recorded(db: &ReadDb, code: &str) -> Result<Option<String>, ProjectionError> {
+    Ok(sqlx::query_scalar(
+        "SELECT recorded_at FROM authority_history WHERE country_code = $1 ORDER BY sequence LIMIT 1",
+    )
+    .bind(code)
+    .fetch_optional(db)
+    .await?)
+}
+
 /// A country's record as it stood at `at`, rebuilt from its history; `None`
 /// when it was not registered yet (or never).
 ///

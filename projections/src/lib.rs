@@ -38,6 +38,7 @@ pub mod api_keys;
 pub mod cache;
 pub mod changes;
 pub mod contacts;
+pub mod coverage;
 pub mod directory;
 pub mod history;
 pub mod log;

@@ -19,6 +19,7 @@ pub mod bodies;
 pub mod ca;
 pub mod changes;
 pub mod classify;
+pub mod coverage;
 pub mod error;
 pub mod extract;
 pub mod fields;
@@ -179,6 +180,12 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/api/v1/shipments/plan",
             ApiKey,
             post(shipments::plan),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/coverage",
+            ApiKey,
+            get(coverage::coverage),
         ),
         spec(
             Method::GET,

@@ -48,6 +48,7 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::contacts::make_primary,
         crate::rest::ca::contacts::remove,
         crate::rest::changes::changes,
+        crate::rest::coverage::coverage,
         crate::rest::shipments::plan,
     ),
     modifiers(&AuthSchemes),
@@ -126,7 +127,8 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<projections::shipment::ShipmentPlan>("ShipmentPlan")
         .add::<projections::views::ContactView>("Contact")
         .add::<crate::rest::ca::contacts::bodies::ContactBody>("ContactBody")
-        .add::<crate::rest::ca::contacts::bodies::RemovalBody>("RemovalBody");
+        .add::<crate::rest::ca::contacts::bodies::RemovalBody>("RemovalBody")
+        .add::<projections::coverage::Coverage>("Coverage");
     all.finish()
 }
 
@@ -173,6 +175,7 @@ named!(
     Contact,
     ContactBody,
     RemovalBody,
+    Coverage,
 );
 
 #[cfg(test)]

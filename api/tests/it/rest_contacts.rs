@@ -251,3 +251,42 @@ both_modes!(
     a_steward_makes_an_authority_primary_and_withdraws_one_with_a_reason,
     a_country_added_over_rest_names_its_steward_in_provenance,
 );
+
+async fn coverage_counts_the_seed_and_follows_a_new_authority(mode: Mode) {
+    let app = App::seeded(mode).await;
+    let token = app.enrol("ana").await;
+    let key = app.key().await;
+    let before = app.get("/api/v1/coverage", &key).await;
+    assert_eq!(before.status, 200, "{}", before.text);
+    let c = &before.body;
+    assert_eq!(c["parties"], 190);
+    let sum = c["with_competent_authority"].as_i64().unwrap_or_default()
+        + c["focal_point_only"].as_i64().unwrap_or_default()
+        + c["no_contact"].as_i64().unwrap_or_default();
+    assert_eq!(sum, 190, "every Party is in exactly one of the three: {c}");
+    assert_eq!(c["focal_point_only"], 2, "DE and GB: {c}");
+    assert_eq!(c["verified"], 0);
+    assert_eq!(c["stale"], 190);
+    assert_eq!(c["checked_last_365_days"], 0);
+    assert_eq!(app.get_anonymous("/api/v1/coverage").await.status, 401);
+
+    let mut verified = saxony();
+    verified["verified"] = json!(true);
+    verified["last_checked"] = json!(today());
+    app.post_as("/api/v1/ca/DE/contacts", &token, &verified).await;
+    let after = app.get("/api/v1/coverage", &key).await.body;
+    assert_eq!(after["focal_point_only"], 1);
+    assert_eq!(
+        after["with_competent_authority"].as_i64(),
+        c["with_competent_authority"].as_i64().map(|n| n + 1)
+    );
+    assert_eq!(after["verified"], 1);
+    assert_eq!(after["stale"], 189);
+    assert_eq!(after["checked_last_365_days"], 1);
+    let metrics = app.get_anonymous("/metrics").await.text;
+    assert!(metrics.contains("basel_coverage_parties 190"), "{metrics}");
+    assert!(metrics.contains("basel_coverage_focal_point_only 1"));
+    assert!(metrics.contains("basel_coverage_verified 1"));
+}
+
+both_modes!(coverage_counts_the_seed_and_follows_a_new_authority);

@@ -83,3 +83,25 @@ async fn a_focal_point_is_a_contact_and_an_added_authority_becomes_ca_name() {
     assert_eq!(contacts[0]["scope"], json!({"area": "England", "wastes": null, "movements": ["export"]}));
     assert_eq!(contacts[1]["role"], "focal_point");
 }
+
+#[tokio::test]
+async fn the_coverage_resource_counts_the_parties() {
+    let app = spawn().await;
+    let mcp = client(&app).await;
+    let result = mcp
+        .read_resource(rmcp::model::ReadResourceRequestParams::new("basel://coverage"))
+        .await
+        .expect("resources/read");
+    let text = match &result.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("not text: {other:?}"),
+    };
+    let coverage: Value = serde_json::from_str(&text).expect("JSON");
+    // The harness registers DE, FR, KR with an authority and NG, CI, KP
+    // without; DE is verified today by a steward.
+    assert_eq!(
+        coverage,
+        json!({"parties": 6, "with_competent_authority": 3, "focal_point_only": 0,
+               "no_contact": 3, "verified": 1, "stale": 5, "checked_last_365_days": 1})
+    );
+}
