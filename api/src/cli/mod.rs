@@ -5,6 +5,7 @@ pub mod args;
 pub mod log;
 pub mod steward;
 pub mod transfer;
+pub mod worklist;
 
 use chrono::Utc;
 use domain::metadata::{Actor, Metadata};
@@ -81,6 +82,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &mut stdout,
             )
             .await
+        }
+        Command::Worklist { json } => {
+            worklist::print(&Runtime::open(&cli.store).await?, json, &mut stdout).await
         }
         Command::Export(settings) => {
             transfer::export(

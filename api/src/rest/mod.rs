@@ -31,6 +31,7 @@ pub mod params;
 pub mod register;
 pub mod shipments;
 pub mod state;
+pub mod worklist;
 pub mod write;
 
 pub use state::{AppState, Shared, Wiring};
@@ -180,6 +181,12 @@ pub fn route_table() -> Vec<RouteSpec> {
             "/api/v1/shipments/plan",
             ApiKey,
             post(shipments::plan),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/stewardship/worklist",
+            Steward,
+            get(worklist::worklist),
         ),
         spec(
             Method::GET,

@@ -49,6 +49,7 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::contacts::remove,
         crate::rest::changes::changes,
         crate::rest::coverage::coverage,
+        crate::rest::worklist::worklist,
         crate::rest::shipments::plan,
     ),
     modifiers(&AuthSchemes),
@@ -128,7 +129,8 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<projections::views::ContactView>("Contact")
         .add::<crate::rest::ca::contacts::bodies::ContactBody>("ContactBody")
         .add::<crate::rest::ca::contacts::bodies::RemovalBody>("RemovalBody")
-        .add::<projections::coverage::Coverage>("Coverage");
+        .add::<projections::coverage::Coverage>("Coverage")
+        .add::<crate::rest::worklist::Worklist>("Worklist");
     all.finish()
 }
 
@@ -176,6 +178,7 @@ named!(
     ContactBody,
     RemovalBody,
     Coverage,
+    Worklist,
 );
 
 #[cfg(test)]

@@ -149,6 +149,22 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
     assert_eq!(de["ca_name"], "Landesdirektion Sachsen");
     node.stop();
 
+    let worklist = basel.run(&["worklist"]);
+    assert!(worklist.status.success());
+    let text = String::from_utf8_lossy(&worklist.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.contains("no_contact"), "most urgent first: {first}");
+    let line = |code: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{code}  ")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("NG").contains("no_contact"), "{text}");
+    assert!(line("DE").contains("never_verified"), "{text}");
+    assert!(line("DE").contains("search \"Germany (DE)\""), "{text}");
+    assert_eq!(line("JP"), "", "verified and fresh: not listed");
+
     let (verified, output) = basel.verify();
     assert!(verified, "replay --verify after the upgrade:\n{output}");
 }

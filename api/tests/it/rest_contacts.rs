@@ -290,3 +290,50 @@ async fn coverage_counts_the_seed_and_follows_a_new_authority(mode: Mode) {
 }
 
 both_modes!(coverage_counts_the_seed_and_follows_a_new_authority);
+
+async fn the_worklist_orders_parties_by_need_for_stewards_only(mode: Mode) {
+    let app = App::seeded(mode).await;
+    let token = app.enrol("ana").await;
+    let key = app.key().await;
+    let get = |token: &str| {
+        app.client()
+            .get(app.url("/api/v1/stewardship/worklist"))
+            .bearer_auth(token)
+    };
+    assert_eq!(app.send(get(&key)).await.status, 401, "API keys are refused");
+    let list = app.send(get(&token)).await;
+    assert_eq!(list.status, 200, "{}", list.text);
+    let items = list.body["items"].as_array().expect("items").clone();
+    let needs: Vec<&str> = items.iter().filter_map(|i| i["need"].as_str()).collect();
+    let rank = |n: &str| {
+        ["no_contact", "focal_point_only", "defunct_or_unanswered", "never_verified", "stale"]
+            .iter()
+            .position(|x| *x == n)
+            .expect("a known need")
+    };
+    assert!(needs.windows(2).all(|w| rank(w[0]) <= rank(w[1])), "{needs:?}");
+    assert_eq!(items.len(), 190, "nothing in the seed is verified");
+    let de = items
+        .iter()
+        .find(|i| i["country_code"] == "DE")
+        .expect("DE listed");
+    assert_eq!(de["need"], "focal_point_only");
+    assert_eq!(de["look_for"], "Germany (DE)");
+    assert!(de["look_at"].as_str().is_some_and(|u| u.contains("CountryContacts")));
+
+    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony()).await;
+    app.post_as(
+        "/api/v1/ca/DE/contacts/c2/verifications",
+        &token,
+        &check("no_answer", false),
+    )
+    .await;
+    let list = app.send(get(&token)).await.body;
+    let de = list["items"]
+        .as_array()
+        .and_then(|all| all.iter().find(|i| i["country_code"] == "DE").cloned())
+        .expect("DE listed");
+    assert_eq!(de["need"], "defunct_or_unanswered");
+}
+
+both_modes!(the_worklist_orders_parties_by_need_for_stewards_only);
