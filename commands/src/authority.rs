@@ -99,7 +99,11 @@ impl AuthorityCommands {
         let id = command.contact.id.clone().unwrap_or_default();
         let committed = self
             .executor
-            .execute(country.as_str(), &AuthorityCommand::AddContact(command), metadata)
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::AddContact(command),
+                metadata,
+            )
             .await?;
         Ok((committed, id))
     }
@@ -115,7 +119,11 @@ impl AuthorityCommands {
         metadata: &Metadata,
     ) -> Result<Committed, CommandError<AuthorityError>> {
         self.executor
-            .execute(country.as_str(), &AuthorityCommand::RemoveContact(command), metadata)
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::RemoveContact(command),
+                metadata,
+            )
             .await
     }
 
@@ -131,7 +139,11 @@ impl AuthorityCommands {
         metadata: &Metadata,
     ) -> Result<Committed, CommandError<AuthorityError>> {
         self.executor
-            .execute(country.as_str(), &AuthorityCommand::DesignatePrimary(command), metadata)
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::DesignatePrimary(command),
+                metadata,
+            )
             .await
     }
 

@@ -275,7 +275,9 @@ mod tests {
                     .find(|s| {
                         s.country_code == record.country.as_str()
                             && &s.source_url_or_repo_path == source
-                            && s.ca_name.as_deref().map(|n| n.replace("[FOCAL POINT]", "").trim().to_owned())
+                            && s.ca_name
+                                .as_deref()
+                                .map(|n| n.replace("[FOCAL POINT]", "").trim().to_owned())
                                 == c.ca_name
                             && s.address == c.address
                             && (c.email.is_none() || s.email == c.email)
@@ -307,13 +309,24 @@ mod tests {
     #[test]
     fn focal_points_are_focal_point_contacts_and_retired_mailboxes_are_not_served() {
         let seed = bundled().expect("bundled seed");
-        let find = |code: &str| seed.iter().find(|r| r.country.as_str() == code).expect(code);
+        let find = |code: &str| {
+            seed.iter()
+                .find(|r| r.country.as_str() == code)
+                .expect(code)
+        };
         for code in ["DE", "GB"] {
             let record = find(code);
-            assert_eq!(record.contact.ca_name, None, "{code}: no authority is known");
+            assert_eq!(
+                record.contact.ca_name, None,
+                "{code}: no authority is known"
+            );
             assert_eq!(record.contacts.len(), 1);
             assert_eq!(record.contacts[0].role, Some(Role::FocalPoint));
-            let name = record.contacts[0].details.ca_name.as_deref().unwrap_or_default();
+            let name = record.contacts[0]
+                .details
+                .ca_name
+                .as_deref()
+                .unwrap_or_default();
             assert!(!name.contains("FOCAL POINT"), "{name}");
         }
         let gb = &find("GB").contacts[0].details;

@@ -95,7 +95,14 @@ pub fn views(state: &Authority, today: NaiveDate, stale_after_days: i64) -> Vec<
     ordered.sort_by_key(|c| state.primary.as_deref() != Some(c.id.as_str()));
     ordered
         .into_iter()
-        .map(|c| view(c, state.primary.as_deref() == Some(c.id.as_str()), today, stale_after_days))
+        .map(|c| {
+            view(
+                c,
+                state.primary.as_deref() == Some(c.id.as_str()),
+                today,
+                stale_after_days,
+            )
+        })
         .collect()
 }
 

@@ -33,7 +33,8 @@ pub struct Coverage {
 /// The coverage of `rows` on `today`, `stale_after_days` the staleness bound.
 pub fn of(rows: &[AuthorityRow], today: NaiveDate, stale_after_days: i64) -> Coverage {
     let mut c = Coverage::default();
-    let within = |day: Option<NaiveDate>, days: i64| day.is_some_and(|d| (today - d).num_days() <= days);
+    let within =
+        |day: Option<NaiveDate>, days: i64| day.is_some_and(|d| (today - d).num_days() <= days);
     for row in rows {
         let state = &row.state;
         c.parties += 1;
@@ -49,7 +50,10 @@ pub fn of(rows: &[AuthorityRow], today: NaiveDate, stale_after_days: i64) -> Cov
         if row.verified {
             c.verified += 1;
         }
-        if !within(primary.and_then(|p| p.provenance.last_checked), stale_after_days) {
+        if !within(
+            primary.and_then(|p| p.provenance.last_checked),
+            stale_after_days,
+        ) {
             c.stale += 1;
         }
         if state

@@ -279,8 +279,7 @@ fn from_row(row: &AnyRow) -> Result<AuthorityRow, ProjectionError> {
         version: row.try_get("version")?,
         position: row.try_get("position")?,
         updated_at: row.try_get("updated_at")?,
-        state: serde_json::from_str(&row.try_get::<String, _>("state")?).map_err(|e| {
-            ProjectionError::Corrupt(format!("directory state: {e}"))
-        })?,
+        state: serde_json::from_str(&row.try_get::<String, _>("state")?)
+            .map_err(|e| ProjectionError::Corrupt(format!("directory state: {e}")))?,
     })
 }

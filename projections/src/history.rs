@@ -68,9 +68,7 @@ pub(crate) fn fold(
     }
     // The event as read today (first-release events upcast): its own fields.
     let details = match serde_json::to_value(&decoded) {
-        Ok(Value::Object(mut tagged)) => tagged
-            .remove(&event.event_type)
-            .unwrap_or(Value::Null),
+        Ok(Value::Object(mut tagged)) => tagged.remove(&event.event_type).unwrap_or(Value::Null),
         Ok(_) | Err(_) => return Err(event.undecodable("the event does not serialise".into())),
     };
     Ok(Some(vec![

@@ -39,7 +39,6 @@ pub mod cache;
 pub mod changes;
 pub mod contacts;
 pub mod coverage;
-pub mod worklist;
 pub mod directory;
 pub mod history;
 pub mod log;
@@ -55,6 +54,7 @@ pub mod shipment;
 pub mod stewards;
 pub mod stream;
 pub mod views;
+pub mod worklist;
 
 use sqlx::AnyPool;
 

@@ -159,8 +159,12 @@ impl Projector {
             // emptied to rebuild): a consumer left from before would resume
             // where it stopped, so it starts over from the stream's first message.
             match stream.delete_consumer(&durable).await {
-                Ok(_) => tracing::info!(projection.name = name, "consumer restarted from the start"),
-                Err(error) => tracing::debug!(projection.name = name, %error, "no consumer to restart"),
+                Ok(_) => {
+                    tracing::info!(projection.name = name, "consumer restarted from the start")
+                }
+                Err(error) => {
+                    tracing::debug!(projection.name = name, %error, "no consumer to restart")
+                }
             }
         }
         let consumer: PullConsumer = stream

@@ -46,13 +46,15 @@ pub fn of(rows: &[AuthorityRow], today: NaiveDate, stale_after_days: i64) -> Vec
         .iter()
         .filter_map(|row| need(row, today, stale_after_days))
         .collect();
-    ranked.sort_by(|a, b| {
-        (a.0, a.1, &a.2.country_code).cmp(&(b.0, b.1, &b.2.country_code))
-    });
+    ranked.sort_by(|a, b| (a.0, a.1, &a.2.country_code).cmp(&(b.0, b.1, &b.2.country_code)));
     ranked.into_iter().map(|(_, _, item)| item).collect()
 }
 
-fn need(row: &AuthorityRow, today: NaiveDate, stale_after_days: i64) -> Option<(u8, Option<NaiveDate>, WorkItem)> {
+fn need(
+    row: &AuthorityRow,
+    today: NaiveDate,
+    stale_after_days: i64,
+) -> Option<(u8, Option<NaiveDate>, WorkItem)> {
     let state = &row.state;
     let primary = state.primary_contact();
     let checked = primary.and_then(|p| p.provenance.last_checked);
@@ -63,16 +65,42 @@ fn need(row: &AuthorityRow, today: NaiveDate, stale_after_days: i64) -> Option<(
         )
     });
     let (rank, need, reason) = if state.contacts.is_empty() {
-        (1, "no_contact", "no contact of this Party is known".to_owned())
+        (
+            1,
+            "no_contact",
+            "no contact of this Party is known".to_owned(),
+        )
     } else if primary.is_none() && state.contacts.iter().all(|c| c.role == Role::FocalPoint) {
-        (2, "focal_point_only", "only the focal point is known: find the competent authorities".to_owned())
+        (
+            2,
+            "focal_point_only",
+            "only the focal point is known: find the competent authorities".to_owned(),
+        )
     } else if let Some(c) = troubled {
-        let found = c.provenance.outcome.map(CheckOutcome::as_str).unwrap_or_default();
-        (3, "defunct_or_unanswered", format!("the last check of contact {} found: {found}", c.id))
-    } else if !row.verified && primary.is_some_and(|p| p.provenance.steward.is_none() || p.provenance.outcome.is_none()) {
-        (4, "never_verified", "no check has confirmed the competent authority".to_owned())
+        let found = c
+            .provenance
+            .outcome
+            .map(CheckOutcome::as_str)
+            .unwrap_or_default();
+        (
+            3,
+            "defunct_or_unanswered",
+            format!("the last check of contact {} found: {found}", c.id),
+        )
+    } else if !row.verified
+        && primary.is_some_and(|p| p.provenance.steward.is_none() || p.provenance.outcome.is_none())
+    {
+        (
+            4,
+            "never_verified",
+            "no check has confirmed the competent authority".to_owned(),
+        )
     } else if checked.is_none_or(|d| (today - d).num_days() > stale_after_days) {
-        (5, "stale", format!("the last check is older than {stale_after_days} days"))
+        (
+            5,
+            "stale",
+            format!("the last check is older than {stale_after_days} days"),
+        )
     } else {
         return None;
     };

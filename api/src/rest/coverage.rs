@@ -43,12 +43,32 @@ pub async fn render(state: &AppState, out: &mut String) {
     let Ok(c) = now(state).await else { return };
     for (name, value, help) in [
         ("parties", c.parties, "Parties in the directory."),
-        ("with_competent_authority", c.with_competent_authority, "Parties with a competent authority."),
-        ("focal_point_only", c.focal_point_only, "Parties whose only known contact is the focal point."),
-        ("no_contact", c.no_contact, "Parties with no contact at all."),
-        ("verified", c.verified, "Parties whose primary competent authority is verified."),
+        (
+            "with_competent_authority",
+            c.with_competent_authority,
+            "Parties with a competent authority.",
+        ),
+        (
+            "focal_point_only",
+            c.focal_point_only,
+            "Parties whose only known contact is the focal point.",
+        ),
+        (
+            "no_contact",
+            c.no_contact,
+            "Parties with no contact at all.",
+        ),
+        (
+            "verified",
+            c.verified,
+            "Parties whose primary competent authority is verified.",
+        ),
         ("stale", c.stale, "Parties whose record is stale."),
-        ("checked_last_365_days", c.checked_last_365_days, "Parties with a contact a steward's check reached in the last 365 days."),
+        (
+            "checked_last_365_days",
+            c.checked_last_365_days,
+            "Parties with a contact a steward's check reached in the last 365 days.",
+        ),
     ] {
         let _ = writeln!(
             out,

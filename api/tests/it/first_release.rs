@@ -47,8 +47,7 @@ async fn restore(mode: Mode) -> (Basel, Option<Nats>, Value) {
             let nats = Nats::start();
             let basel = Basel::postgres().await.with_secret().with_nats(&nats.url());
             let url = basel.store.database_url.clone().expect("postgres url");
-            let dump =
-                std::fs::read_to_string(fixture("postgres/dump.sql")).expect("dump fixture");
+            let dump = std::fs::read_to_string(fixture("postgres/dump.sql")).expect("dump fixture");
             let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
             // The test database comes migrated by this release: start bare.
             sqlx::raw_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
@@ -89,38 +88,59 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
     let node = basel.serve().await;
 
     let xk = record(&node, key, "XK").await;
-    assert_eq!(xk["ca_name"], "Ministry of Environment", "the key still works");
+    assert_eq!(
+        xk["ca_name"], "Ministry of Environment",
+        "the key still works"
+    );
     assert_eq!(xk["verified"], true);
     assert_eq!(xk["contacts"][0]["role"], "competent_authority");
 
     let de = record(&node, key, "DE").await;
-    assert_eq!(de["ca_name"], Value::Null, "the focal point is no longer ca_name");
+    assert_eq!(
+        de["ca_name"],
+        Value::Null,
+        "the focal point is no longer ca_name"
+    );
     assert_eq!(de["email"], Value::Null);
     let focal = &de["contacts"][0];
     assert_eq!(focal["role"], "focal_point");
     assert_eq!(focal["email"], "focal.point.basel@uba.de");
     assert_eq!(focal["provenance"]["last_checked"], "2026-11-21");
-    assert_eq!(focal["provenance"]["outcome"], Value::Null, "a first-release check");
+    assert_eq!(
+        focal["provenance"]["outcome"],
+        Value::Null,
+        "a first-release check"
+    );
     assert_eq!(de["version"], 2);
 
     let jp = record(&node, key, "JP").await;
     assert_eq!(jp["verified"], true);
     assert_eq!(jp["last_checked"], "2026-11-20");
     assert_eq!(jp["address"], "1-2-2 Kasumigaseki, Chiyoda-ku, Tokyo");
-    assert_eq!(jp["notes"], Value::Null, "source notes are not shown once verified");
+    assert_eq!(
+        jp["notes"],
+        Value::Null,
+        "source notes are not shown once verified"
+    );
     assert_eq!(jp["provenance"]["steward"], "ana");
     assert_eq!(jp["contacts"][0]["primary"], true);
 
     let ng = record(&node, key, "NG").await;
     assert_eq!(ng["contacts"], json!([]));
-    assert_eq!(ng["last_checked"], Value::Null, "a check nobody answered confirms nothing");
+    assert_eq!(
+        ng["last_checked"],
+        Value::Null,
+        "a check nobody answered confirms nothing"
+    );
     assert_eq!(ng["stale"], true);
 
     // The history projection catches up on its own (its own consumer).
     let history = eventually_some(std::time::Duration::from_secs(30), || async {
         node.get_with_key("/api/v1/ca/JP/history", key)
             .await
-            .filter(|(status, body)| *status == 200 && body["items"].as_array().map(Vec::len) == Some(3))
+            .filter(|(status, body)| {
+                *status == 200 && body["items"].as_array().map(Vec::len) == Some(3)
+            })
     })
     .await
     .expect("JP's history of three events");
@@ -132,7 +152,11 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
         .collect();
     assert_eq!(
         kinds,
-        ["AuthorityRegistered", "ContactDetailsChanged", "VerificationRecorded"]
+        [
+            "AuthorityRegistered",
+            "ContactDetailsChanged",
+            "VerificationRecorded"
+        ]
     );
     assert_eq!(history.1["items"][2]["steward"]["id"], "ana");
 
@@ -144,7 +168,11 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
         .send()
         .await
         .expect("POST contacts");
-    assert_eq!(added.status().as_u16(), 201, "the steward token still works");
+    assert_eq!(
+        added.status().as_u16(),
+        201,
+        "the steward token still works"
+    );
     let de = record(&node, key, "DE").await;
     assert_eq!(de["ca_name"], "Landesdirektion Sachsen");
     node.stop();

@@ -39,7 +39,11 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
 
     let de = app.get("/api/v1/ca/DE", &key).await;
     assert_eq!(de.status, 200, "{}", de.text);
-    assert_eq!(de.body["ca_name"], Value::Null, "a focal point is not the CA");
+    assert_eq!(
+        de.body["ca_name"],
+        Value::Null,
+        "a focal point is not the CA"
+    );
     assert_eq!(de.body["email"], Value::Null);
     assert_eq!(de.body["phone"], Value::Null);
     assert_eq!(de.body["verified"], false);
@@ -59,12 +63,23 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
     assert_eq!(item["has_competent_authority"], false);
 
     let refused = app
-        .post_as("/api/v1/ca/DE/verifications", &token, &check("confirmed", true))
+        .post_as(
+            "/api/v1/ca/DE/verifications",
+            &token,
+            &check("confirmed", true),
+        )
         .await;
     assert_eq!(refused.status, 422, "{}", refused.text);
-    assert_eq!(refused.body["errors"][0]["field"], "ca_name", "no authority to verify");
+    assert_eq!(
+        refused.body["errors"][0]["field"], "ca_name",
+        "no authority to verify"
+    );
     let attempt = app
-        .post_as("/api/v1/ca/DE/verifications", &token, &check("no_answer", false))
+        .post_as(
+            "/api/v1/ca/DE/verifications",
+            &token,
+            &check("no_answer", false),
+        )
         .await;
     assert_eq!(attempt.status, 200, "{}", attempt.text);
     assert_eq!(attempt.body["last_attempt"], today());
@@ -75,10 +90,7 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
         .post_as("/api/v1/ca/DE/contacts", &token, &saxony())
         .await;
     assert_eq!(added.status, 201, "{}", added.text);
-    assert_eq!(
-        added.header("location"),
-        Some("/api/v1/ca/DE/contacts/c2")
-    );
+    assert_eq!(added.header("location"), Some("/api/v1/ca/DE/contacts/c2"));
     let record = &added.body;
     assert_eq!(record["ca_name"], "Landesdirektion Sachsen, Referat Abfall");
     assert_eq!(record["email"], "abfall@lds.sachsen.de");
@@ -90,7 +102,10 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
     assert_eq!(ca["scope"]["movements"], json!(["export", "import"]));
     assert_eq!(ca["provenance"]["steward"], "ana");
     assert_eq!(contact(record, "c1")["role"], "focal_point");
-    assert_eq!(record["contacts"][0]["id"], "c2", "the primary authority first");
+    assert_eq!(
+        record["contacts"][0]["id"], "c2",
+        "the primary authority first"
+    );
 
     let read = app.get("/api/v1/ca/DE", &key).await;
     assert_eq!(read.body, added.body, "the write answers what GET returns");
@@ -119,7 +134,8 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
 async fn each_check_outcome_moves_only_what_it_found(mode: Mode) {
     let app = App::seeded(mode).await;
     let token = app.enrol("ana").await;
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony()).await;
+    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+        .await;
     let path = "/api/v1/ca/DE/contacts/c2/verifications";
 
     let no_answer = app.post_as(path, &token, &check("no_answer", false)).await;
@@ -145,7 +161,10 @@ async fn each_check_outcome_moves_only_what_it_found(mode: Mode) {
     let changed = app.post_as(path, &token, &changed).await;
     assert_eq!(changed.status, 200, "{}", changed.text);
     assert_eq!(changed.body["phone"], "+49-371-532-1");
-    assert_eq!(contact(&changed.body, "c2")["provenance"]["outcome"], "changed");
+    assert_eq!(
+        contact(&changed.body, "c2")["provenance"]["outcome"],
+        "changed"
+    );
     let nothing_changed = app.post_as(path, &token, &check("changed", true)).await;
     assert_eq!(nothing_changed.status, 422, "{}", nothing_changed.text);
 
@@ -172,11 +191,15 @@ async fn a_steward_makes_an_authority_primary_and_withdraws_one_with_a_reason(mo
     let app = App::seeded(mode).await;
     let token = app.enrol("ana").await;
     let key = app.key().await;
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony()).await;
+    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+        .await;
     let hesse = json!({"name": "Regierungspräsidium Darmstadt", "scope": {"area": "Hesse"}});
     let added = app.post_as("/api/v1/ca/DE/contacts", &token, &hesse).await;
     assert_eq!(added.header("location"), Some("/api/v1/ca/DE/contacts/c3"));
-    assert_eq!(added.body["ca_name"], "Landesdirektion Sachsen, Referat Abfall");
+    assert_eq!(
+        added.body["ca_name"],
+        "Landesdirektion Sachsen, Referat Abfall"
+    );
 
     let primary = app
         .post_as("/api/v1/ca/DE/contacts/c3/primary", &token, &json!({}))
@@ -273,7 +296,8 @@ async fn coverage_counts_the_seed_and_follows_a_new_authority(mode: Mode) {
     let mut verified = saxony();
     verified["verified"] = json!(true);
     verified["last_checked"] = json!(today());
-    app.post_as("/api/v1/ca/DE/contacts", &token, &verified).await;
+    app.post_as("/api/v1/ca/DE/contacts", &token, &verified)
+        .await;
     let after = app.get("/api/v1/coverage", &key).await.body;
     assert_eq!(after["focal_point_only"], 1);
     assert_eq!(
@@ -300,18 +324,31 @@ async fn the_worklist_orders_parties_by_need_for_stewards_only(mode: Mode) {
             .get(app.url("/api/v1/stewardship/worklist"))
             .bearer_auth(token)
     };
-    assert_eq!(app.send(get(&key)).await.status, 401, "API keys are refused");
+    assert_eq!(
+        app.send(get(&key)).await.status,
+        401,
+        "API keys are refused"
+    );
     let list = app.send(get(&token)).await;
     assert_eq!(list.status, 200, "{}", list.text);
     let items = list.body["items"].as_array().expect("items").clone();
     let needs: Vec<&str> = items.iter().filter_map(|i| i["need"].as_str()).collect();
     let rank = |n: &str| {
-        ["no_contact", "focal_point_only", "defunct_or_unanswered", "never_verified", "stale"]
-            .iter()
-            .position(|x| *x == n)
-            .expect("a known need")
+        [
+            "no_contact",
+            "focal_point_only",
+            "defunct_or_unanswered",
+            "never_verified",
+            "stale",
+        ]
+        .iter()
+        .position(|x| *x == n)
+        .expect("a known need")
     };
-    assert!(needs.windows(2).all(|w| rank(w[0]) <= rank(w[1])), "{needs:?}");
+    assert!(
+        needs.windows(2).all(|w| rank(w[0]) <= rank(w[1])),
+        "{needs:?}"
+    );
     assert_eq!(items.len(), 190, "nothing in the seed is verified");
     let de = items
         .iter()
@@ -319,9 +356,12 @@ async fn the_worklist_orders_parties_by_need_for_stewards_only(mode: Mode) {
         .expect("DE listed");
     assert_eq!(de["need"], "focal_point_only");
     assert_eq!(de["look_for"], "Germany (DE)");
-    assert!(de["look_at"].as_str().is_some_and(|u| u.contains("CountryContacts")));
+    assert!(de["look_at"]
+        .as_str()
+        .is_some_and(|u| u.contains("CountryContacts")));
 
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony()).await;
+    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+        .await;
     app.post_as(
         "/api/v1/ca/DE/contacts/c2/verifications",
         &token,

@@ -53,12 +53,25 @@ pub(super) fn register(
         wanted.push(("", main));
     } else {
         if command.verified {
-            require_verifiable(&Contact::default(), command.last_checked.is_some(), "last_checked", &mut problems);
+            require_verifiable(
+                &Contact::default(),
+                command.last_checked.is_some(),
+                "last_checked",
+                &mut problems,
+            );
         }
-        notes = optional_text("notes", command.contact.notes.as_deref(), MAX_NOTE_CHARS, &mut problems);
+        notes = optional_text(
+            "notes",
+            command.contact.notes.as_deref(),
+            MAX_NOTE_CHARS,
+            &mut problems,
+        );
     }
     for (i, contact) in command.contacts.iter().enumerate() {
-        wanted.push((if i == 0 { "contacts[0]" } else { "contacts[]" }, contact.clone()));
+        wanted.push((
+            if i == 0 { "contacts[0]" } else { "contacts[]" },
+            contact.clone(),
+        ));
     }
     let mut draft = Authority::default();
     let mut contacts = Vec::new();
@@ -215,9 +228,9 @@ pub(super) fn submit_verification(
 
 /// Whether corrections name an office (any field but `notes`).
 fn names_an_office(changes: &super::ContactPatch) -> bool {
-    changes
-        .iter()
-        .any(|(f, v)| *f != ContactField::Notes && v.as_deref().is_some_and(|t| !t.trim().is_empty()))
+    changes.iter().any(|(f, v)| {
+        *f != ContactField::Notes && v.as_deref().is_some_and(|t| !t.trim().is_empty())
+    })
 }
 
 /// The Party's record as a pseudo-contact: only its notes and last attempt.
@@ -257,7 +270,13 @@ fn add_authority_from_check(
         primary: true,
     };
     let mut problems = Vec::new();
-    check_date("checked_on", command.checked_on, None, command.today, &mut problems);
+    check_date(
+        "checked_on",
+        command.checked_on,
+        None,
+        command.today,
+        &mut problems,
+    );
     let contact = match validate_new(state, &new, command.steward.as_ref(), command.today) {
         Ok(contact) => Some(contact),
         Err(found) => {
@@ -276,14 +295,24 @@ fn add_authority_from_check(
             "corrections that add the competent authority are a `changed` check",
         ));
     }
-    let source = optional_text("source", Some(&command.source), MAX_SOURCE_CHARS, &mut problems);
+    let source = optional_text(
+        "source",
+        Some(&command.source),
+        MAX_SOURCE_CHARS,
+        &mut problems,
+    );
     if source.is_none() {
         problems.push(FieldProblem::new(
             "source",
             "is required: say what the record was checked against",
         ));
     }
-    let note = optional_text("note", command.note.as_deref(), MAX_NOTE_CHARS, &mut problems);
+    let note = optional_text(
+        "note",
+        command.note.as_deref(),
+        MAX_NOTE_CHARS,
+        &mut problems,
+    );
     if let (Some(contact), true) = (&contact, command.verified) {
         require_verifiable(&contact.details, true, "checked_on", &mut problems);
     }

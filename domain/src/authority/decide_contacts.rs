@@ -11,8 +11,7 @@ use chrono::NaiveDate;
 use super::commands::{AddContact, DesignatePrimary, NewContact, RemoveContact};
 use super::contact::FieldProblem;
 use super::decide::{
-    check_date, optional_text, refuse_if_any, require_verifiable, MAX_NOTE_CHARS,
-    MAX_SOURCE_CHARS,
+    check_date, optional_text, refuse_if_any, require_verifiable, MAX_NOTE_CHARS, MAX_SOURCE_CHARS,
 };
 use super::events::{AuthorityEvent, ContactAdded, ContactRemoved, PrimaryDesignated};
 use super::party::{ContactProvenance, PartyContact, Role};
@@ -35,7 +34,12 @@ pub(super) fn add(
         .ca_name
         .as_deref()
         .is_some_and(|n| !n.trim().is_empty());
-    let checked = validate_new(state, &command.contact, command.steward.as_ref(), command.today);
+    let checked = validate_new(
+        state,
+        &command.contact,
+        command.steward.as_ref(),
+        command.today,
+    );
     let contact = match (checked, named) {
         (Ok(contact), true) => Ok(contact),
         (Ok(_), false) => Err(vec![name_required()]),

@@ -30,9 +30,7 @@ pub use events::{
     AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, ContactRemoved,
     FieldChange, PrimaryDesignated, VerificationRecorded,
 };
-pub use party::{
-    CheckOutcome, ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID,
-};
+pub use party::{CheckOutcome, ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
 
 use crate::aggregate::Aggregate;
 use crate::values::{CountryCode, Slug};

@@ -15,7 +15,9 @@ use crate::values::Slug;
 pub const LEGACY_CONTACT_ID: &str = "c1";
 
 /// What a contact is for the Party.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// A competent authority: handles notifications of transboundary movements.

@@ -112,7 +112,10 @@ fn a_focal_point_is_not_the_primary_authority() {
     let state = state_after(de_focal_point_only());
     assert_eq!(state.primary, None);
     assert_eq!(state.focal_point().map(|c| c.id.as_str()), Some("c1"));
-    assert_eq!(state.notes.as_deref(), Some("No competent authority is known."));
+    assert_eq!(
+        state.notes.as_deref(),
+        Some("No competent authority is known.")
+    );
 }
 
 #[test]
@@ -163,7 +166,10 @@ fn without_an_authority_a_check_concerns_the_party_and_cannot_verify() {
     let after = state_after([de_focal_point_only(), events].concat());
     assert_eq!(after.last_attempt, Some(day("2026-11-20")));
     assert_eq!(after.primary, None);
-    assert_eq!(after.focal_point().map(|c| c.provenance.last_attempt), Some(None));
+    assert_eq!(
+        after.focal_point().map(|c| c.provenance.last_attempt),
+        Some(None)
+    );
 }
 
 #[test]
@@ -249,7 +255,10 @@ fn a_defunct_check_retires_every_channel() {
         .expect("c2");
     assert_eq!(c.details.email, None);
     assert_eq!(c.details.phone, None);
-    assert_eq!(c.details.ca_name.as_deref(), Some("Landesdirektion Sachsen"));
+    assert_eq!(
+        c.details.ca_name.as_deref(),
+        Some("Landesdirektion Sachsen")
+    );
     let retired: Vec<_> = c.retired.iter().map(|r| r.field).collect();
     assert_eq!(retired, vec![ContactField::Email, ContactField::Phone]);
     assert_eq!(c.provenance.last_checked, None);
@@ -315,5 +324,8 @@ fn a_check_naming_an_authority_on_an_empty_record_adds_it() {
     let after = state_after([de_focal_point_only(), events].concat());
     let primary = after.primary_contact().expect("added as primary");
     assert_eq!(primary.id, "c2");
-    assert_eq!(primary.details.ca_name.as_deref(), Some("Umweltbundesamt (CA)"));
+    assert_eq!(
+        primary.details.ca_name.as_deref(),
+        Some("Umweltbundesamt (CA)")
+    );
 }

@@ -116,8 +116,14 @@ const FOCAL_NOTE: &str = "This is the Basel focal point";
 /// Whether a first-release record described the focal point, by the marks
 /// the first release's seed put on such records.
 pub fn is_focal_point_record(contact: &Contact) -> bool {
-    contact.ca_name.as_deref().is_some_and(|n| n.contains(FOCAL_MARK))
-        || contact.notes.as_deref().is_some_and(|n| n.contains(FOCAL_NOTE))
+    contact
+        .ca_name
+        .as_deref()
+        .is_some_and(|n| n.contains(FOCAL_MARK))
+        || contact
+            .notes
+            .as_deref()
+            .is_some_and(|n| n.contains(FOCAL_NOTE))
 }
 
 /// The mailbox of `contact` whose domain its note calls retired
@@ -288,7 +294,9 @@ mod tests {
             }))
             .expect("serialises"),
         );
-        assert!(matches!(current, AuthorityEvent::VerificationRecorded(ref c)
-            if c.outcome == Some(CheckOutcome::NoAnswer)));
+        assert!(
+            matches!(current, AuthorityEvent::VerificationRecorded(ref c)
+            if c.outcome == Some(CheckOutcome::NoAnswer))
+        );
     }
 }

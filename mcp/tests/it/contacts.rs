@@ -50,7 +50,14 @@ async fn a_focal_point_is_a_contact_and_an_added_authority_becomes_ca_name() {
         .expect("registered");
     app.projector.catch_up().await.expect("catch up");
     let mcp = client(&app).await;
-    let before = structured(&call(&mcp, "get_competent_authority", json!({"country_code": "GB"})).await);
+    let before = structured(
+        &call(
+            &mcp,
+            "get_competent_authority",
+            json!({"country_code": "GB"}),
+        )
+        .await,
+    );
     assert_eq!(before["ca_name"], Value::Null);
     assert_eq!(before["contacts"][0]["role"], "focal_point");
 
@@ -73,14 +80,24 @@ async fn a_focal_point_is_a_contact_and_an_added_authority_becomes_ca_name() {
         .await
         .expect("added");
     app.projector.catch_up().await.expect("catch up");
-    let after = structured(&call(&mcp, "get_competent_authority", json!({"country_code": "GB"})).await);
+    let after = structured(
+        &call(
+            &mcp,
+            "get_competent_authority",
+            json!({"country_code": "GB"}),
+        )
+        .await,
+    );
     assert_eq!(after["ca_name"], "Environment Agency");
     assert_eq!(after["provenance"]["steward"], "ana");
     let contacts = after["contacts"].as_array().expect("contacts");
     assert_eq!(contacts.len(), 2);
     assert_eq!(contacts[0]["role"], "competent_authority");
     assert_eq!(contacts[0]["primary"], true);
-    assert_eq!(contacts[0]["scope"], json!({"area": "England", "wastes": null, "movements": ["export"]}));
+    assert_eq!(
+        contacts[0]["scope"],
+        json!({"area": "England", "wastes": null, "movements": ["export"]})
+    );
     assert_eq!(contacts[1]["role"], "focal_point");
 }
 
@@ -89,7 +106,9 @@ async fn the_coverage_resource_counts_the_parties() {
     let app = spawn().await;
     let mcp = client(&app).await;
     let result = mcp
-        .read_resource(rmcp::model::ReadResourceRequestParams::new("basel://coverage"))
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "basel://coverage",
+        ))
         .await
         .expect("resources/read");
     let text = match &result.contents[0] {

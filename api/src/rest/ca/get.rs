@@ -54,8 +54,7 @@ pub async fn get(
                     .await?;
             if found.is_none() {
                 let first =
-                    projections::history::first_recorded(state.read_db(), country.as_str())
-                        .await?;
+                    projections::history::first_recorded(state.read_db(), country.as_str()).await?;
                 if let Some(first) = first {
                     return Err(not_yet_recorded(&country, &first));
                 }
