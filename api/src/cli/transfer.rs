@@ -275,7 +275,7 @@ pub async fn import(
                 .await
                 .map(|_| updated += 1)
         } else {
-            register(&commands, &checked, today, &metadata)
+            register(&commands, &checked, &steward, today, &metadata)
                 .await
                 .map(|_| registered += 1)
         };
@@ -302,6 +302,7 @@ pub async fn import(
 async fn register(
     commands: &AuthorityCommands,
     checked: &Checked,
+    steward: &Slug,
     today: NaiveDate,
     metadata: &Metadata,
 ) -> Result<(), CommandError<AuthorityError>> {
@@ -313,7 +314,7 @@ async fn register(
         last_checked: checked.last_checked,
         source: checked.row.source.clone(),
         contacts: Vec::new(),
-        steward: None,
+        steward: Some(steward.clone()),
         today,
     };
     commands.register(command, metadata).await.map(|_| ())
