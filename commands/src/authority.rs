@@ -1,7 +1,8 @@
 //! Commands on competent-authority records.
 
 use domain::authority::{
-    Authority, AuthorityCommand, AuthorityError, RegisterAuthority, SubmitVerificationUpdate,
+    AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, RegisterAuthority,
+    RemoveContact, SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
 use domain::values::CountryCode;
@@ -74,6 +75,74 @@ impl AuthorityCommands {
                 &AuthorityCommand::SubmitVerification(command),
                 metadata,
                 expected_version,
+            )
+            .await
+    }
+
+    /// Adds a contact to a Party; without an id it gets the next free one
+    /// (read from the store just before). Returns the commit and the id.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the country is unknown or a rule is
+    /// broken (a second focal point, an id in use — also when a concurrent
+    /// addition took the id chosen here).
+    pub async fn add_contact(
+        &self,
+        country: &CountryCode,
+        mut command: AddContact,
+        metadata: &Metadata,
+    ) -> Result<(Committed, String), CommandError<AuthorityError>> {
+        if command.contact.id.is_none() {
+            let state = self.current(country).await?;
+            command.contact.id = Some(state.next_contact_id());
+        }
+        let id = command.contact.id.clone().unwrap_or_default();
+        let committed = self
+            .executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::AddContact(command),
+                metadata,
+            )
+            .await?;
+        Ok((committed, id))
+    }
+
+    /// Withdraws a contact with a reason (history keeps it).
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] for an unknown country or contact, or no reason.
+    pub async fn remove_contact(
+        &self,
+        country: &CountryCode,
+        command: RemoveContact,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::RemoveContact(command),
+                metadata,
+            )
+            .await
+    }
+
+    /// Makes a competent authority the Party's primary one.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] for an unknown contact, a focal point, or
+    /// the authority that is primary already.
+    pub async fn designate_primary(
+        &self,
+        country: &CountryCode,
+        command: DesignatePrimary,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::DesignatePrimary(command),
+                metadata,
             )
             .await
     }

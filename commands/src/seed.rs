@@ -62,6 +62,8 @@ pub async fn seed_if_empty(
             verified: false,
             last_checked: record.last_checked,
             source: record.source,
+            contacts: record.contacts,
+            steward: None,
             today,
         };
         match commands.register(command, &metadata).await {

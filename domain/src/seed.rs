@@ -14,7 +14,7 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use crate::authority::ContactInput;
+use crate::authority::{ContactInput, NewContact, Role};
 use crate::values::{CountryCode, Email, Phone};
 
 const PARTIES_JSON: &str = include_str!("../data/basel_parties.json");
@@ -27,8 +27,11 @@ pub struct SeedRecord {
     pub country: CountryCode,
     /// Its name (ISO short name).
     pub country_name: String,
-    /// Contact details from the source, or none.
+    /// The competent authority's details from the source, or only a note
+    /// when the source names none.
     pub contact: ContactInput,
+    /// Other contacts: the focal point, when the source names only that.
+    pub contacts: Vec<NewContact>,
     /// The source's date, where it gives a full date.
     pub last_checked: Option<NaiveDate>,
     /// The source's address (URL or repository path), where there is one.
@@ -117,10 +120,15 @@ fn most_recent<'a>(records: impl Iterator<Item = &'a SourceRecord>) -> Option<&'
 }
 
 fn from_source(country: CountryCode, country_name: String, record: &SourceRecord) -> SeedRecord {
+    let retired = record
+        .notes
+        .as_deref()
+        .zip(record.email.as_deref())
+        .and_then(|(notes, email)| retired_domain(notes, email));
     let email = record
         .email
         .as_deref()
-        .filter(|e| Email::parse(e).is_ok())
+        .filter(|e| Email::parse(e).is_ok() && retired.is_none())
         .map(str::to_owned);
     let phone = record
         .phone
@@ -141,25 +149,68 @@ fn from_source(country: CountryCode, country_name: String, record: &SourceRecord
     if let Some(printed) = &record.phone {
         note.push_str(&format!(" Phone as printed in the source: {printed}."));
     }
+    if let (Some(domain), Some(printed)) = (&retired, &record.email) {
+        note.push_str(&format!(
+            " E-mail as printed: {printed}; not served, the source note says the {domain} domain is retired."
+        ));
+    }
     if let Some(remark) = &record.notes {
         note.push_str(&format!(" Source note: {remark}"));
+    }
+    let details = ContactInput {
+        ca_name: record
+            .ca_name
+            .as_deref()
+            .map(|n| n.replace("[FOCAL POINT]", "").trim().to_owned()),
+        email,
+        phone,
+        address: record.address.clone(),
+        notes: Some(note),
+        ..ContactInput::default()
+    };
+    let last_checked = record
+        .source_date
+        .as_deref()
+        .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
+    let source = record.source_url_or_repo_path.clone();
+    if record.contact_type == "focal_point" {
+        return SeedRecord {
+            country,
+            country_name,
+            contact: ContactInput {
+                notes: Some(format!(
+                    "No competent authority is known: the source ({date_text}) names only the Basel focal point, listed as a focal_point contact."
+                )),
+                ..ContactInput::default()
+            },
+            contacts: vec![NewContact {
+                role: Some(Role::FocalPoint),
+                details,
+                source: source.clone(),
+                last_checked,
+                ..NewContact::default()
+            }],
+            last_checked: None,
+            source,
+        };
     }
     SeedRecord {
         country,
         country_name,
-        contact: ContactInput {
-            ca_name: record.ca_name.clone(),
-            email,
-            phone,
-            address: record.address.clone(),
-            notes: Some(note),
-        },
-        last_checked: record
-            .source_date
-            .as_deref()
-            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()),
-        source: record.source_url_or_repo_path.clone(),
+        contact: details,
+        contacts: Vec::new(),
+        last_checked,
+        source,
     }
+}
+
+/// The domain of `email` that `notes` call retired ("… x.gov.uk domain retired").
+fn retired_domain(notes: &str, email: &str) -> Option<String> {
+    let before = &notes[..notes.find(" domain retired")?];
+    let domain = before.rsplit([' ', ';', ',']).next()?.trim();
+    let host = email.rsplit('@').next()?.to_ascii_lowercase();
+    (!domain.is_empty() && (host == domain || host.ends_with(&format!(".{domain}"))))
+        .then(|| domain.to_owned())
 }
 
 fn without_source(country: CountryCode, country_name: String) -> SeedRecord {
@@ -170,6 +221,7 @@ fn without_source(country: CountryCode, country_name: String) -> SeedRecord {
             notes: Some("No verified record exists yet: no traceable public source was found for this country's competent authority.".into()),
             ..ContactInput::default()
         },
+        contacts: Vec::new(),
         last_checked: None,
         source: None,
     }
@@ -199,46 +251,93 @@ mod tests {
         let seed = bundled().expect("bundled seed");
         let mut with_contacts = 0;
         for record in &seed {
+            let mut offices: Vec<(&ContactInput, &Option<String>, Option<NaiveDate>)> = record
+                .contacts
+                .iter()
+                .map(|n| (&n.details, &n.source, n.last_checked))
+                .collect();
             let c = &record.contact;
             if c.ca_name.is_none() && c.email.is_none() && c.phone.is_none() && c.address.is_none()
             {
                 assert!(
-                    record.source.is_none() && record.last_checked.is_none(),
+                    record.last_checked.is_none()
+                        && (record.source.is_none() || !offices.is_empty()),
                     "{} has provenance but no data",
                     record.country
                 );
-                continue;
+            } else {
+                offices.push((c, &record.source, record.last_checked));
             }
-            with_contacts += 1;
-            let origin = sources
-                .iter()
-                .find(|s| {
-                    s.country_code == record.country.as_str()
-                        && s.source_url_or_repo_path == record.source
-                        && s.ca_name == c.ca_name
-                        && s.address == c.address
-                        && (c.email.is_none() || s.email == c.email)
-                        && (c.phone.is_none()
-                            || s.phone.as_deref().map(digits).is_some_and(|d| {
-                                d.starts_with(&digits(c.phone.as_deref().unwrap_or_default()))
-                            }))
-                })
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{}: no source record has these exact values",
-                        record.country
-                    )
-                });
-            if let Some(day) = record.last_checked {
-                assert_eq!(
-                    origin.source_date.as_deref(),
-                    Some(day.to_string().as_str())
-                );
+            for (c, source, last_checked) in offices {
+                with_contacts += 1;
+                let origin = sources
+                    .iter()
+                    .find(|s| {
+                        s.country_code == record.country.as_str()
+                            && &s.source_url_or_repo_path == source
+                            && s.ca_name
+                                .as_deref()
+                                .map(|n| n.replace("[FOCAL POINT]", "").trim().to_owned())
+                                == c.ca_name
+                            && s.address == c.address
+                            && (c.email.is_none() || s.email == c.email)
+                            && (c.phone.is_none()
+                                || s.phone.as_deref().map(digits).is_some_and(|d| {
+                                    d.starts_with(&digits(c.phone.as_deref().unwrap_or_default()))
+                                }))
+                    })
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{}: no source record has these exact values",
+                            record.country
+                        )
+                    });
+                if let Some(day) = last_checked {
+                    assert_eq!(
+                        origin.source_date.as_deref(),
+                        Some(day.to_string().as_str())
+                    );
+                }
             }
         }
         assert!(
             with_contacts >= 10,
             "only {with_contacts} records carry sourced contacts"
+        );
+    }
+
+    #[test]
+    fn focal_points_are_focal_point_contacts_and_retired_mailboxes_are_not_served() {
+        let seed = bundled().expect("bundled seed");
+        let find = |code: &str| {
+            seed.iter()
+                .find(|r| r.country.as_str() == code)
+                .expect(code)
+        };
+        for code in ["DE", "GB"] {
+            let record = find(code);
+            assert_eq!(
+                record.contact.ca_name, None,
+                "{code}: no authority is known"
+            );
+            assert_eq!(record.contacts.len(), 1);
+            assert_eq!(record.contacts[0].role, Some(Role::FocalPoint));
+            let name = record.contacts[0]
+                .details
+                .ca_name
+                .as_deref()
+                .unwrap_or_default();
+            assert!(!name.contains("FOCAL POINT"), "{name}");
+        }
+        let gb = &find("GB").contacts[0].details;
+        assert_eq!(gb.email, None);
+        assert!(gb
+            .notes
+            .as_deref()
+            .is_some_and(|n| n.contains("Jane.Stratford@defra.gsi.gov.uk; not served")));
+        assert_eq!(
+            find("DE").contacts[0].details.email.as_deref(),
+            Some("focal.point.basel@uba.de")
         );
     }
 

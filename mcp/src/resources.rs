@@ -1,6 +1,7 @@
 //! Resources: `basel://ca/{country_code}` (one record, the same JSON as the
 //! `get_competent_authority` tool) and `basel://codes/{code}` (one code, the
-//! same JSON as `lookup_basel_code`). Both are templates; `resources/list`
+//! same JSON as `lookup_basel_code`), both templates, and `basel://coverage`
+//! (the counts of `GET /api/v1/coverage`). `resources/list`
 //! names every concrete record and code, 100 per page.
 
 use chrono::Utc;
@@ -18,6 +19,8 @@ use crate::{bounded, cursor, McpState};
 const JSON: &str = "application/json";
 const CA_PREFIX: &str = "basel://ca/";
 const CODE_PREFIX: &str = "basel://codes/";
+/// The directory's coverage: the counts of `GET /api/v1/coverage`.
+const COVERAGE: &str = "basel://coverage";
 /// Resources per page of `resources/list`.
 const PAGE: usize = 100;
 
@@ -80,7 +83,12 @@ pub(crate) async fn list(
             )
             .with_title(format!("{} — {}", c.code, c.name))
             .with_mime_type(JSON)
-        }));
+        }))
+        .chain(std::iter::once(
+            Resource::new(COVERAGE, "coverage")
+                .with_title("Directory coverage: Parties with a competent authority, focal point only, no contact, verified, stale, checked in the last 365 days")
+                .with_mime_type(JSON),
+        ));
     let page: Vec<Resource> = all.skip(start).take(PAGE + 1).collect();
     let more = page.len() > PAGE;
     let mut result = ListResourcesResult::with_all_items(page.into_iter().take(PAGE).collect());
@@ -103,13 +111,22 @@ pub(crate) async fn read(state: &McpState, uri: &str) -> Result<ReadResourceResu
     let not_found = || {
         ErrorData::resource_not_found(
             format!(
-                "no resource {}: use basel://ca/{{country_code}} or basel://codes/{{code}}",
+                "no resource {}: use basel://ca/{{country_code}}, basel://codes/{{code}} or basel://coverage",
                 bounded(uri)
             ),
             None,
         )
     };
-    let json = if let Some(code) = uri.strip_prefix(CA_PREFIX) {
+    let json = if uri == COVERAGE {
+        let coverage = projections::coverage::now(
+            &state.read_db,
+            Utc::now().date_naive(),
+            state.stale_after_days,
+        )
+        .await
+        .map_err(|e| internal("reading the directory's coverage", &e))?;
+        serde_json::to_string(&coverage)
+    } else if let Some(code) = uri.strip_prefix(CA_PREFIX) {
         let code = code.trim().to_ascii_uppercase();
         if code.len() != 2 || !code.bytes().all(|b| b.is_ascii_alphabetic()) {
             return Err(not_found());

@@ -1,9 +1,16 @@
 //! The authority directory: one row per country, as clients read it.
+//!
+//! The row keeps the Party's whole state (`state`, the domain's
+//! [`Authority`] as JSON: every contact with its scope and provenance), folded
+//! with the domain's own `apply`, and beside it the first release's columns,
+//! which describe the **primary competent authority** (null when none is
+//! known; never a focal point's data).
 
 use sqlx::any::AnyRow;
 use sqlx::{Any, Row, Transaction};
 
-use domain::authority::{AuthorityEvent, ContactField};
+use domain::authority::{Authority, AuthorityEvent};
+use domain::Aggregate;
 
 use crate::log::StoredEvent;
 use crate::rows::{upsert, Cell, Table};
@@ -48,11 +55,13 @@ pub struct AuthorityRow {
     pub position: i64,
     /// When that event was recorded (RFC 3339).
     pub updated_at: String,
+    /// The Party's whole state: its contacts.
+    pub state: Authority,
 }
 
 const COLUMNS: &str =
     "country_code, country_name, ca_name, email, phone, address, notes, verified, last_checked, \
-    source, source_method, source_steward, source_note, version, position, updated_at";
+    source, source_method, source_steward, source_note, version, position, updated_at, state";
 
 /// The directory table.
 pub const TABLE: Table = Table {
@@ -74,6 +83,7 @@ pub const TABLE: Table = Table {
         "version",
         "position",
         "updated_at",
+        "state",
     ],
     key: &["country_code"],
 };
@@ -91,59 +101,59 @@ pub fn fold(
     if let Guard::Skip = guard(current.map(|r| r.version), event)? {
         return Ok(None);
     }
-    let updated_at = event.meta("recorded_at");
-    let mut row = match (decoded, current) {
-        (AuthorityEvent::AuthorityRegistered(e), _) => {
-            let c = e.contact;
-            AuthorityRow {
-                country_code: e.country.as_str().to_owned(),
-                country_name: e.country_name,
-                ca_name: c.ca_name,
-                email: c.email.map(|v| v.as_str().to_owned()),
-                phone: c.phone.map(|v| v.as_str().to_owned()),
-                address: c.address,
-                notes: c.notes,
-                verified: e.verified,
-                last_checked: e.last_checked.map(|d| d.to_string()),
-                source: e.source,
-                source_method: None,
-                source_steward: None,
-                source_note: None,
-                version: 0,
-                position: 0,
-                updated_at: String::new(),
-            }
-        }
-        (AuthorityEvent::ContactDetailsChanged(e), Some(current)) => {
-            let mut row = current.clone();
-            for change in e.changes {
-                let slot = match change.field {
-                    ContactField::CaName => &mut row.ca_name,
-                    ContactField::Email => &mut row.email,
-                    ContactField::Phone => &mut row.phone,
-                    ContactField::Address => &mut row.address,
-                    ContactField::Notes => &mut row.notes,
-                };
-                *slot = change.new;
-            }
-            row
-        }
-        (AuthorityEvent::VerificationRecorded(e), Some(current)) => AuthorityRow {
-            verified: e.verified,
-            last_checked: Some(e.checked_on.to_string()),
-            source: Some(e.source),
-            source_method: Some(e.method.as_str().to_owned()),
-            source_steward: e.steward.map(|s| s.as_str().to_owned()),
-            source_note: e.note,
-            ..current.clone()
-        },
+    if current.is_none() && !matches!(decoded, AuthorityEvent::AuthorityRegistered(_)) {
         // The guard lets a non-first event through only after the first.
-        (_, None) => return Err(event.undecodable("a change to a record never registered".into())),
-    };
-    row.version = event.sequence;
-    row.position = event.position;
-    row.updated_at = updated_at;
-    Ok(Some(row))
+        return Err(event.undecodable("a change to a record never registered".into()));
+    }
+    let mut state = current.map(|r| r.state.clone()).unwrap_or_default();
+    state.apply(decoded);
+    Ok(Some(AuthorityRow::of(
+        state,
+        event.sequence,
+        event.position,
+        event.meta("recorded_at"),
+    )))
+}
+
+impl AuthorityRow {
+    /// The row for a Party's state after the event at `version`/`position`:
+    /// the first release's columns from the primary competent authority.
+    pub fn of(state: Authority, version: i64, position: i64, updated_at: String) -> Self {
+        let primary = state.primary_contact();
+        let p = primary.map(|c| &c.provenance);
+        let text = |v: Option<&domain::values::Email>| v.map(|e| e.as_str().to_owned());
+        Self {
+            country_code: state
+                .country
+                .as_ref()
+                .map(|c| c.as_str().to_owned())
+                .unwrap_or_default(),
+            country_name: state.country_name.clone(),
+            ca_name: primary.and_then(|c| c.details.ca_name.clone()),
+            email: primary.and_then(|c| text(c.details.email.as_ref())),
+            phone: primary.and_then(|c| c.details.phone.as_ref().map(|v| v.as_str().to_owned())),
+            address: primary.and_then(|c| c.details.address.clone()),
+            notes: match primary {
+                // Source notes describe the unchecked origin: not shown once verified.
+                Some(c) if c.provenance.verified => None,
+                Some(c) => c.details.notes.clone(),
+                None => state.notes.clone(),
+            },
+            verified: p.is_some_and(|p| p.verified),
+            last_checked: p.and_then(|p| p.last_checked).map(|d| d.to_string()),
+            source: match p {
+                Some(p) => p.source.clone(),
+                None => state.source.clone(),
+            },
+            source_method: p.and_then(|p| p.method).map(|m| m.as_str().to_owned()),
+            source_steward: state.last_steward.as_ref().map(|s| s.as_str().to_owned()),
+            source_note: p.and_then(|p| p.steward_note.clone()),
+            version,
+            position,
+            updated_at,
+            state,
+        }
+    }
 }
 
 /// The row's cells in [`TABLE`] column order.
@@ -165,6 +175,7 @@ pub(crate) fn cells(row: AuthorityRow) -> Vec<Cell> {
         row.version.into(),
         row.position.into(),
         row.updated_at.into(),
+        serde_json::to_string(&row.state).unwrap_or_default().into(),
     ]
 }
 
@@ -268,5 +279,7 @@ fn from_row(row: &AnyRow) -> Result<AuthorityRow, ProjectionError> {
         version: row.try_get("version")?,
         position: row.try_get("position")?,
         updated_at: row.try_get("updated_at")?,
+        state: serde_json::from_str(&row.try_get::<String, _>("state")?)
+            .map_err(|e| ProjectionError::Corrupt(format!("directory state: {e}")))?,
     })
 }

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use sqlx::{Any, Row, Transaction};
 
 use domain::authority::AuthorityEvent;
+use domain::Aggregate;
 
 use chrono::{DateTime, Utc};
 
@@ -65,16 +66,10 @@ pub(crate) fn fold(
     if let Guard::Skip = guard(last, event)? {
         return Ok(None);
     }
-    let details = match decoded {
-        AuthorityEvent::AuthorityRegistered(e) => json!({
-            "country_name": e.country_name, "contact": e.contact, "verified": e.verified,
-            "last_checked": e.last_checked, "source": e.source,
-        }),
-        AuthorityEvent::ContactDetailsChanged(e) => json!({ "changes": e.changes }),
-        AuthorityEvent::VerificationRecorded(e) => json!({
-            "verified": e.verified, "checked_on": e.checked_on, "method": e.method,
-            "source": e.source, "steward": e.steward, "note": e.note,
-        }),
+    // The event as read today (first-release events upcast): its own fields.
+    let details = match serde_json::to_value(&decoded) {
+        Ok(Value::Object(mut tagged)) => tagged.remove(&event.event_type).unwrap_or(Value::Null),
+        Ok(_) | Err(_) => return Err(event.undecodable("the event does not serialise".into())),
     };
     Ok(Some(vec![
         event.aggregate_id.clone().into(),
@@ -176,6 +171,19 @@ pub async fn after(
         .collect()
 }
 
+/// When a country's first event was recorded (RFC 3339), if it has any.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn first_recorded(db: &ReadDb, code: &str) -> Result<Option<String>, ProjectionError> {
+    Ok(sqlx::query_scalar(
+        "SELECT recorded_at FROM authority_history WHERE country_code = $1 ORDER BY sequence LIMIT 1",
+    )
+    .bind(code)
+    .fetch_optional(db)
+    .await?)
+}
+
 /// A country's record as it stood at `at`, rebuilt from its history; `None`
 /// when it was not registered yet (or never).
 ///
@@ -201,70 +209,24 @@ pub async fn directory_as_of(
     Ok(record)
 }
 
-fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
-/// Applies one history entry to the record being rebuilt.
+/// Applies one history entry to the record being rebuilt: the entry holds
+/// the event as read today, so the domain's own `apply` folds it.
 fn replay_entry(record: &mut Option<AuthorityRow>, code: &str, row: &HistoryRow) {
-    let d = &row.details;
-    match row.event_type.as_str() {
-        "AuthorityRegistered" => {
-            let contact = d.get("contact").cloned().unwrap_or(Value::Null);
-            *record = Some(AuthorityRow {
-                country_code: code.to_owned(),
-                country_name: text(d, "country_name").unwrap_or_default(),
-                ca_name: text(&contact, "ca_name"),
-                email: text(&contact, "email"),
-                phone: text(&contact, "phone"),
-                address: text(&contact, "address"),
-                notes: text(&contact, "notes"),
-                verified: d.get("verified").and_then(Value::as_bool).unwrap_or(false),
-                last_checked: text(d, "last_checked"),
-                source: text(d, "source"),
-                source_method: None,
-                source_steward: None,
-                source_note: None,
-                version: 0,
-                position: 0,
-                updated_at: String::new(),
-            });
-        }
-        "ContactDetailsChanged" => {
-            let Some(r) = record.as_mut() else { return };
-            for change in d
-                .get("changes")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let new = text(change, "new");
-                match change.get("field").and_then(Value::as_str) {
-                    Some("ca_name") => r.ca_name = new,
-                    Some("email") => r.email = new,
-                    Some("phone") => r.phone = new,
-                    Some("address") => r.address = new,
-                    Some("notes") => r.notes = new,
-                    _ => {}
-                }
-            }
-        }
-        "VerificationRecorded" => {
-            let Some(r) = record.as_mut() else { return };
-            r.verified = d.get("verified").and_then(Value::as_bool).unwrap_or(false);
-            r.last_checked = text(d, "checked_on");
-            r.source = text(d, "source");
-            r.source_method = text(d, "method");
-            r.source_steward = text(d, "steward");
-            r.source_note = text(d, "note");
-        }
-        _ => return,
+    let Ok(event) = serde_json::from_value::<AuthorityEvent>(
+        json!({ row.event_type.as_str(): row.details.clone() }),
+    ) else {
+        return;
+    };
+    if record.is_none() && !matches!(event, AuthorityEvent::AuthorityRegistered(_)) {
+        return;
     }
-    if let Some(r) = record.as_mut() {
-        r.version = row.sequence;
-        r.position = row.position;
-        r.updated_at = row.recorded_at.clone();
+    let mut state = record.take().map(|r| r.state).unwrap_or_default();
+    state.apply(event);
+    let mut rebuilt = AuthorityRow::of(state, row.sequence, row.position, row.recorded_at.clone());
+    if rebuilt.country_code.is_empty() {
+        code.clone_into(&mut rebuilt.country_code);
     }
+    *record = Some(rebuilt);
 }
 
 fn from_row(row: &sqlx::any::AnyRow) -> Result<(String, HistoryRow), ProjectionError> {

@@ -20,6 +20,7 @@
 //!   subscriptions);
 //! - [`log`]: reading the embedded log (the events table by position);
 //! - [`replay`]: rebuilding every projection into scratch tables and comparing;
+//! - [`contacts`]: a Party's contacts as clients see them;
 //! - [`stream`]: projections as durable JetStream consumers (server mode);
 //! - [`runner`]: applying the log to every projection, checkpoints, waiting
 //!   for a position (read-your-writes);
@@ -36,6 +37,8 @@
 pub mod api_keys;
 pub mod cache;
 pub mod changes;
+pub mod contacts;
+pub mod coverage;
 pub mod directory;
 pub mod history;
 pub mod log;
@@ -51,6 +54,7 @@ pub mod shipment;
 pub mod stewards;
 pub mod stream;
 pub mod views;
+pub mod worklist;
 
 use sqlx::AnyPool;
 

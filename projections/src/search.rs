@@ -211,6 +211,7 @@ mod tests {
             version: 1,
             position: 1,
             updated_at: String::new(),
+            state: domain::authority::Authority::default(),
         }
     }
 

@@ -60,6 +60,13 @@ pub struct Record {
     pub stale: bool,
     /// The record's version: the number of events applied to it.
     pub version: i64,
+    /// The day of the last check of the primary authority that reached
+    /// nobody or found it defunct (it does not move `last_checked`); without
+    /// a competent authority, the last check of the Party's record.
+    pub last_attempt: Option<String>,
+    /// Every contact of the Party: its competent authorities (the primary
+    /// one first) and its focal point.
+    pub contacts: Vec<ContactView>,
 }
 
 impl Record {
@@ -70,7 +77,15 @@ impl Record {
             .as_deref()
             .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
             .is_none_or(|checked| (today - checked).num_days() > stale_after_days);
+        let contacts = crate::contacts::views(&row.state, today, stale_after_days);
+        let last_attempt = match row.state.primary_contact() {
+            Some(primary) => primary.provenance.last_attempt,
+            None => row.state.last_attempt,
+        }
+        .map(|d| d.to_string());
         Self {
+            contacts,
+            last_attempt,
             email_primary: row.email.clone(),
             last_verified_date: row.last_checked.clone(),
             country_code: row.country_code,
@@ -102,8 +117,12 @@ pub struct ListItem {
     pub country_code: String,
     /// The country's name.
     pub country_name: String,
-    /// The authority's name.
+    /// The primary competent authority's name.
     pub ca_name: Option<String>,
+    /// How many contacts the Party has (authorities and focal point).
+    pub contacts_count: i64,
+    /// Whether a competent authority is known (not only a focal point).
+    pub has_competent_authority: bool,
 }
 
 impl From<&AuthorityRow> for ListItem {
@@ -112,9 +131,13 @@ impl From<&AuthorityRow> for ListItem {
             country_code: row.country_code.clone(),
             country_name: row.country_name.clone(),
             ca_name: row.ca_name.clone(),
+            contacts_count: i64::try_from(row.state.contacts.len()).unwrap_or(i64::MAX),
+            has_competent_authority: row.state.primary.is_some(),
         }
     }
 }
+
+pub use crate::contacts::{ContactProvenanceView, ContactView, RetiredView, ScopeView};
 
 /// A steward as auditors see them: id and name, never the e-mail.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -223,6 +246,7 @@ mod tests {
             version: 3,
             position: 40,
             updated_at: "2026-01-02T00:00:00Z".into(),
+            state: domain::authority::Authority::default(),
         }
     }
 

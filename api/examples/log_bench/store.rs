@@ -137,6 +137,8 @@ pub fn update(
         changes.insert(ContactField::Notes, Some(format!("benchmark check {n}")));
     }
     SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: change,
         checked_on: today,
         method: VerificationMethod::Email,

@@ -103,6 +103,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the steward worklist: Parties ordered by need, with the reason
+    /// and where to look.
+    Worklist {
+        /// Print JSON (as `GET /api/v1/stewardship/worklist` returns it).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// `basel steward …`.

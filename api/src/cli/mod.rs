@@ -8,6 +8,7 @@ pub mod notice;
 pub mod report;
 pub mod steward;
 pub mod transfer;
+pub mod worklist;
 
 use chrono::Utc;
 use domain::metadata::{Actor, Metadata};
@@ -105,6 +106,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &mut stdout,
             )
             .await
+        }
+        Command::Worklist { json } => {
+            worklist::print(&Runtime::open(&cli.store).await?, json, &mut stdout).await
         }
         Command::Export(settings) => {
             transfer::export(

@@ -254,6 +254,7 @@ fn check(name: &str, rows: Vec<Row>) -> anyhow::Result<Vec<Checked>> {
             phone: row.phone.clone(),
             address: row.address.clone(),
             notes: row.notes.clone(),
+            ..ContactInput::default()
         };
         if let Err(found) = contact.validate() {
             problems.extend(found.into_iter().map(|p| at(&p.field, p.message)));
@@ -319,7 +320,7 @@ pub async fn import(
                 .await
                 .map(|_| updated += 1)
         } else {
-            register(&commands, &checked, today, &metadata)
+            register(&commands, &checked, &steward, today, &metadata)
                 .await
                 .map(|_| registered += 1)
         };
@@ -346,6 +347,7 @@ pub async fn import(
 async fn register(
     commands: &AuthorityCommands,
     checked: &Checked,
+    steward: &Slug,
     today: NaiveDate,
     metadata: &Metadata,
 ) -> Result<(), CommandError<AuthorityError>> {
@@ -356,6 +358,8 @@ async fn register(
         verified: checked.row.verified,
         last_checked: checked.last_checked,
         source: checked.row.source.clone(),
+        contacts: Vec::new(),
+        steward: Some(steward.clone()),
         today,
     };
     commands.register(command, metadata).await.map(|_| ())
@@ -386,6 +390,8 @@ async fn update(
         (ContactField::Notes, c.notes.clone()),
     ]);
     let command = SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: checked.row.verified,
         checked_on,
         method: VerificationMethod::Other,

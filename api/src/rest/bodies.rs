@@ -53,10 +53,15 @@ pub struct VerificationBody {
     pub method: domain::authority::VerificationMethod,
     /// What the check relied on (a letter, a page, a call).
     pub source: String,
+    /// What the check found: `confirmed`, `changed` (with corrections),
+    /// `no_answer` (reached nobody: `last_checked` does not move, the day is
+    /// `last_attempt`) or `defunct` (the channels are retired). Default:
+    /// `changed` when `changes` differ from the record, else `confirmed`.
+    pub outcome: Option<domain::authority::CheckOutcome>,
     /// The steward's note.
     pub note: Option<String>,
     /// Corrections: contact field → new text, or `null` to clear it.
-    pub changes: Option<ContactChanges>,
+    pub changes: Option<Corrections>,
     /// The `version` the steward last read: a record that moved on since
     /// answers 409 `version_mismatch` instead of being overwritten.
     #[schemars(range(min = 1))]
@@ -77,6 +82,27 @@ pub struct ContactChanges {
     pub address: Option<String>,
     /// Notes shown with the record.
     pub notes: Option<String>,
+}
+
+/// Corrections a check brings to the contact it concerns (each optional;
+/// `null` clears).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Corrections {
+    /// The contact fields of a new record.
+    #[serde(flatten)]
+    pub contact: ContactChanges,
+    /// The person to address.
+    pub contact_person: Option<String>,
+    /// Fax, `+CC-…`.
+    pub fax: Option<String>,
+    /// Website, `http(s)://…`.
+    pub website: Option<String>,
+    /// Scope: the geographical area.
+    pub area: Option<String>,
+    /// Scope: the wastes handled, in words.
+    pub wastes: Option<String>,
+    /// Scope: `import`, `export`, `transit`, comma-separated.
+    pub movements: Option<String>,
 }
 
 /// `POST /api/v1/ca`: a steward adds a country.
@@ -194,5 +220,11 @@ mod tests {
         documented_fields_are_read::<CreateBody, _>(crate::rest::ca::create::parse);
         documented_fields_are_read::<VerificationBody, _>(crate::rest::ca::verify::parse);
         documented_fields_are_read::<ShipmentBody, _>(crate::rest::shipments::parse);
+        documented_fields_are_read::<crate::rest::ca::contacts::bodies::ContactBody, _>(
+            crate::rest::ca::contacts::parse_add,
+        );
+        documented_fields_are_read::<crate::rest::ca::contacts::bodies::RemovalBody, _>(
+            crate::rest::ca::contacts::parse_removal,
+        );
     }
 }

@@ -49,6 +49,14 @@ pub enum ApiError {
         /// The version the client expected.
         expected: i64,
     },
+    /// 409: the record's state does not allow the write (e.g. a check of
+    /// "the" competent authority of a Party that has none).
+    StateConflict {
+        /// Stable code.
+        code: &'static str,
+        /// What to do instead.
+        message: String,
+    },
     /// 413: the body is over the limit.
     PayloadTooLarge,
     /// 415: the body is not `application/json`.
@@ -166,6 +174,9 @@ impl ApiError {
                     "another write to the same record came first; retry",
                 ),
             ),
+            Self::StateConflict { code, message } => {
+                (StatusCode::CONFLICT, body("conflict", code, &message))
+            }
             Self::PayloadTooLarge => (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 body(

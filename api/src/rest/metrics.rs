@@ -164,6 +164,7 @@ pub async fn metrics(State(state): State<Shared>) -> Response {
     let mut out = String::new();
     render_requests(&state.requests.snapshot(), &mut out);
     render_log(&state, &mut out).await;
+    crate::rest::coverage::render(&state, &mut out).await;
     let mut response = (StatusCode::OK, out).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

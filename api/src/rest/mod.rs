@@ -20,6 +20,7 @@ pub mod bounds;
 pub mod ca;
 pub mod changes;
 pub mod classify;
+pub mod coverage;
 pub mod docs;
 pub mod error;
 pub mod extract;
@@ -37,6 +38,7 @@ pub mod register_limit;
 pub mod shipments;
 pub mod state;
 pub mod unsubscribe;
+pub mod worklist;
 pub mod write;
 
 pub use state::{AppState, Shared, Wiring};
@@ -48,7 +50,7 @@ use std::time::Duration;
 use axum::extract::{DefaultBodyLimit, MatchedPath, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::from_fn_with_state;
-use axum::routing::{get, post, MethodRouter};
+use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
 
@@ -166,9 +168,51 @@ pub fn route_table() -> Vec<RouteSpec> {
         ),
         spec(
             Method::POST,
+            "/api/v1/ca/{country_code}/contacts",
+            Steward,
+            post(ca::contacts::add),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}",
+            ApiKey,
+            get(ca::contacts::get),
+        ),
+        spec(
+            Method::DELETE,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}",
+            Steward,
+            delete(ca::contacts::remove),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications",
+            Steward,
+            post(ca::contacts::verify),
+        ),
+        spec(
+            Method::POST,
+            "/api/v1/ca/{country_code}/contacts/{contact_id}/primary",
+            Steward,
+            post(ca::contacts::make_primary),
+        ),
+        spec(
+            Method::POST,
             "/api/v1/shipments/plan",
             ApiKey,
             post(shipments::plan),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/stewardship/worklist",
+            Steward,
+            get(worklist::worklist),
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/coverage",
+            ApiKey,
+            get(coverage::coverage),
         ),
         spec(
             Method::GET,

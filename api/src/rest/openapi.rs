@@ -46,7 +46,14 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::get::get,
         crate::rest::ca::history::history,
         crate::rest::ca::verify::submit,
+        crate::rest::ca::contacts::add,
+        crate::rest::ca::contacts::get,
+        crate::rest::ca::contacts::verify,
+        crate::rest::ca::contacts::make_primary,
+        crate::rest::ca::contacts::remove,
         crate::rest::changes::changes,
+        crate::rest::coverage::coverage,
+        crate::rest::worklist::worklist,
         crate::rest::shipments::plan,
     ),
     modifiers(&AuthSchemes),
@@ -135,7 +142,12 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<b::ClassifyBody>("ClassifyBody")
         .add::<domain::classifier::Classification>("Classification")
         .add::<b::ShipmentBody>("ShipmentBody")
-        .add::<projections::shipment::ShipmentPlan>("ShipmentPlan");
+        .add::<projections::shipment::ShipmentPlan>("ShipmentPlan")
+        .add::<projections::views::ContactView>("Contact")
+        .add::<crate::rest::ca::contacts::bodies::ContactBody>("ContactBody")
+        .add::<crate::rest::ca::contacts::bodies::RemovalBody>("RemovalBody")
+        .add::<projections::coverage::Coverage>("Coverage")
+        .add::<crate::rest::worklist::Worklist>("Worklist");
     all.finish()
 }
 
@@ -180,6 +192,11 @@ named!(
     Classification,
     ShipmentBody,
     ShipmentPlan,
+    Contact,
+    ContactBody,
+    RemovalBody,
+    Coverage,
+    Worklist,
 );
 
 #[cfg(test)]

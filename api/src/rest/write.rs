@@ -58,6 +58,14 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
             ))
         }
         CommandError::Rejected(AuthorityError::Invalid(problems)) => ApiError::Invalid(problems),
+        CommandError::Rejected(AuthorityError::UnknownContact(id)) => ApiError::NotFound {
+            code: "contact_not_found",
+            message: format!("this Party has no contact `{id}` (it may have been withdrawn)"),
+        },
+        CommandError::Rejected(AuthorityError::NoCompetentAuthority) => ApiError::StateConflict {
+            code: "no_competent_authority",
+            message: "no competent authority is known for this Party (perhaps only its focal point): add one with POST /api/v1/ca/{cc}/contacts, or check a contact by id with POST /api/v1/ca/{cc}/contacts/{id}/verifications".into(),
+        },
         CommandError::VersionMismatch { expected, .. } => ApiError::VersionMismatch { expected },
         CommandError::Conflict => ApiError::Conflict,
         CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
@@ -85,9 +93,19 @@ pub async fn answer(
     committed: &Committed,
     status: StatusCode,
 ) -> Response {
+    answer_at(state, country, committed, status, location(country)).await
+}
+
+/// [`answer`] with another `Location` (a contact's, for a new contact).
+pub async fn answer_at(
+    state: &AppState,
+    country: &CountryCode,
+    committed: &Committed,
+    status: StatusCode,
+    location: String,
+) -> Response {
     let projector = &state.wiring.projector;
     state.committed();
-    let location = location(country);
     let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
     let shown = projector
         .wait_for(directory::NAME, committed.position, READ_YOUR_WRITES)

@@ -10,7 +10,15 @@ async fn history_is_oldest_first_and_shows_stewards_by_id_and_name_only(mode: Mo
     let app = App::start(mode).await;
     let token = app.enrol("nia").await;
     let key = app.key().await;
-    app.add_country(&token, "IE", "Ireland").await;
+    // A record with a competent authority: the check corrects that contact.
+    let created = app
+        .post_as(
+            "/api/v1/ca",
+            &token,
+            &json!({"country_code": "IE", "country_name": "Ireland", "ca_name": "EPA"}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
     let update = app
         .post_as(
             "/api/v1/ca/IE/verifications",

@@ -37,7 +37,13 @@ async fn the_list_covers_every_country_by_default_and_pages_add_up(mode: Mode) {
     let item = all.body["items"][0].as_object().expect("item");
     assert_eq!(
         item.keys().collect::<Vec<_>>(),
-        ["ca_name", "country_code", "country_name"]
+        [
+            "ca_name",
+            "contacts_count",
+            "country_code",
+            "country_name",
+            "has_competent_authority"
+        ]
     );
 
     let mut paged = Vec::new();

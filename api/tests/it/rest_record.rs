@@ -51,7 +51,18 @@ async fn a_record_as_of_a_past_moment_is_rebuilt_from_its_history(mode: Mode) {
     let not_yet = app
         .get(&format!("/api/v1/ca/GR?as_of={}", at(before)), &key)
         .await;
-    assert_eq!((not_yet.status, not_yet.code()), (404, "country_not_found"));
+    assert_eq!((not_yet.status, not_yet.code()), (404, "not_yet_recorded"));
+    assert!(
+        not_yet.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&today())),
+        "the answer names the date of the first record: {}",
+        not_yet.text
+    );
+    let unknown = app
+        .get(&format!("/api/v1/ca/QZ?as_of={}", at(before)), &key)
+        .await;
+    assert_eq!((unknown.status, unknown.code()), (404, "country_not_found"));
     let by_date = app
         .get(&format!("/api/v1/ca/GR?as_of={}", today()), &key)
         .await;

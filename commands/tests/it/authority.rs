@@ -38,6 +38,8 @@ async fn register_de(commands: &AuthorityCommands) {
         verified: false,
         last_checked: None,
         source: None,
+        contacts: Vec::new(),
+        steward: None,
         today: today(),
     };
     commands
@@ -48,6 +50,8 @@ async fn register_de(commands: &AuthorityCommands) {
 
 fn update(n: usize) -> SubmitVerificationUpdate {
     SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: false,
         checked_on: today(),
         method: VerificationMethod::Email,

@@ -83,6 +83,8 @@ async fn the_stream_holds_every_committed_event_once_in_commit_order() {
             verified: false,
             last_checked: None,
             source: None,
+            contacts: Vec::new(),
+            steward: None,
             today: today(),
         };
         authorities
@@ -114,6 +116,8 @@ async fn the_stream_holds_every_committed_event_once_in_commit_order() {
             let authorities = AuthorityCommands::new(&backend);
             for n in 0..25 {
                 let update = SubmitVerificationUpdate {
+                    contact_id: None,
+                    outcome: None,
                     verified: false,
                     checked_on: today(),
                     method: VerificationMethod::Email,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use super::contact::{ContactField, ContactInput};
+use super::party::{CheckOutcome, Role};
 use crate::values::{CountryCode, Slug};
 
 /// A command for the `Authority` aggregate.
@@ -15,6 +16,62 @@ pub enum AuthorityCommand {
     Register(RegisterAuthority),
     /// Record that a steward checked the record, with any corrections.
     SubmitVerification(SubmitVerificationUpdate),
+    /// Add a contact to the Party.
+    AddContact(AddContact),
+    /// Withdraw a contact, with a reason.
+    RemoveContact(RemoveContact),
+    /// Make a competent authority the primary one.
+    DesignatePrimary(DesignatePrimary),
+}
+
+/// A contact to add, as text before validation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewContact {
+    /// Its id; the next free `cN` when `None`.
+    pub id: Option<String>,
+    /// Competent authority (`None` means that) or focal point.
+    pub role: Option<Role>,
+    /// Name, person, channels, address, scope, source notes.
+    pub details: ContactInput,
+    /// Where the details come from.
+    pub source: Option<String>,
+    /// Whether they are verified (needs name, e-mail, phone and `last_checked`).
+    pub verified: bool,
+    /// When they were last checked against their source.
+    pub last_checked: Option<NaiveDate>,
+    /// Whether it becomes the primary competent authority.
+    pub primary: bool,
+}
+
+/// Adds a contact to a registered Party.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddContact {
+    /// The contact.
+    pub contact: NewContact,
+    /// The steward adding it.
+    pub steward: Option<Slug>,
+    /// Today's date by the caller's clock.
+    pub today: NaiveDate,
+}
+
+/// Withdraws a contact; its history stays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoveContact {
+    /// The contact's id.
+    pub contact_id: String,
+    /// Why (required).
+    pub reason: String,
+    /// The steward withdrawing it.
+    pub steward: Option<Slug>,
+}
+
+/// Makes a competent authority the Party's primary one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesignatePrimary {
+    /// The contact's id.
+    pub contact_id: String,
+    /// The steward.
+    pub steward: Option<Slug>,
 }
 
 /// Registers a country's authority with what is known of it.
@@ -32,6 +89,10 @@ pub struct RegisterAuthority {
     pub last_checked: Option<NaiveDate>,
     /// Where the details come from.
     pub source: Option<String>,
+    /// Further contacts (an import of a Party with several).
+    pub contacts: Vec<NewContact>,
+    /// The steward registering it, if any.
+    pub steward: Option<Slug>,
     /// Today's date by the caller's clock, to refuse checks in the future.
     pub today: NaiveDate,
 }
@@ -85,6 +146,11 @@ pub type ContactPatch = BTreeMap<ContactField, Option<String>>;
 /// still recorded: auditors need "verified unchanged on date X".
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubmitVerificationUpdate {
+    /// The contact checked; the primary competent authority when `None`.
+    pub contact_id: Option<String>,
+    /// What the check found; `changed` when it brings corrections and
+    /// `confirmed` otherwise, when `None`.
+    pub outcome: Option<CheckOutcome>,
     /// Whether the record is verified after this check.
     pub verified: bool,
     /// The day the check was made.

@@ -18,8 +18,28 @@ pub struct Contact {
     pub phone: Option<Phone>,
     /// Its postal address.
     pub address: Option<String>,
-    /// Free notes shown with the record (e.g. where the data came from).
+    /// Notes on where the details came from (source notes; a steward's
+    /// notes are kept apart, in the contact's provenance).
     pub notes: Option<String>,
+    /// The person to address, when the source names one.
+    #[serde(default)]
+    pub contact_person: Option<String>,
+    /// Its fax number in international format.
+    #[serde(default)]
+    pub fax: Option<Phone>,
+    /// Its website (`http://` or `https://`).
+    #[serde(default)]
+    pub website: Option<String>,
+    /// Scope: the geographical area it is competent for (a Land, a province…).
+    #[serde(default)]
+    pub area: Option<String>,
+    /// Scope: the wastes it handles, in words.
+    #[serde(default)]
+    pub wastes: Option<String>,
+    /// Scope: the movements it handles, a sorted comma list of `export`,
+    /// `import`, `transit`; `None` for all.
+    #[serde(default)]
+    pub movements: Option<String>,
 }
 
 /// One field of [`Contact`].
@@ -36,17 +56,52 @@ pub enum ContactField {
     Address,
     /// `notes`
     Notes,
+    /// `contact_person`
+    ContactPerson,
+    /// `fax`
+    Fax,
+    /// `website`
+    Website,
+    /// `area` (scope)
+    Area,
+    /// `wastes` (scope)
+    Wastes,
+    /// `movements` (scope)
+    Movements,
 }
 
 impl ContactField {
     /// Every field, in display order.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 11] = [
         Self::CaName,
         Self::Email,
         Self::Phone,
         Self::Address,
         Self::Notes,
+        Self::ContactPerson,
+        Self::Fax,
+        Self::Website,
+        Self::Area,
+        Self::Wastes,
+        Self::Movements,
     ];
+
+    /// The channels a defunct check retires.
+    pub const CHANNELS: [Self; 5] = [
+        Self::Email,
+        Self::Phone,
+        Self::Fax,
+        Self::Website,
+        Self::Address,
+    ];
+
+    /// Parses a client-facing name (`name` is accepted for `ca_name`).
+    pub fn parse(text: &str) -> Option<Self> {
+        if text == "name" {
+            return Some(Self::CaName);
+        }
+        Self::ALL.into_iter().find(|f| f.name() == text)
+    }
 
     /// The field's name as clients see it.
     pub fn name(self) -> &'static str {
@@ -56,6 +111,12 @@ impl ContactField {
             Self::Phone => "phone",
             Self::Address => "address",
             Self::Notes => "notes",
+            Self::ContactPerson => "contact_person",
+            Self::Fax => "fax",
+            Self::Website => "website",
+            Self::Area => "area",
+            Self::Wastes => "wastes",
+            Self::Movements => "movements",
         }
     }
 
@@ -67,6 +128,12 @@ impl ContactField {
             Self::Phone => 40,
             Self::Address => 1000,
             Self::Notes => 4000,
+            Self::ContactPerson => 300,
+            Self::Fax => 40,
+            Self::Website => 500,
+            Self::Area => 300,
+            Self::Wastes => 1000,
+            Self::Movements => 40,
         }
     }
 
@@ -108,6 +175,12 @@ impl Contact {
             ContactField::Phone => self.phone.as_ref().map(|p| p.as_str().to_owned()),
             ContactField::Address => self.address.clone(),
             ContactField::Notes => self.notes.clone(),
+            ContactField::ContactPerson => self.contact_person.clone(),
+            ContactField::Fax => self.fax.as_ref().map(|p| p.as_str().to_owned()),
+            ContactField::Website => self.website.clone(),
+            ContactField::Area => self.area.clone(),
+            ContactField::Wastes => self.wastes.clone(),
+            ContactField::Movements => self.movements.clone(),
         }
     }
 
@@ -120,6 +193,12 @@ impl Contact {
             ContactField::Phone => self.phone = value.and_then(|v| Phone::parse(&v).ok()),
             ContactField::Address => self.address = value,
             ContactField::Notes => self.notes = value,
+            ContactField::ContactPerson => self.contact_person = value,
+            ContactField::Fax => self.fax = value.and_then(|v| Phone::parse(&v).ok()),
+            ContactField::Website => self.website = value,
+            ContactField::Area => self.area = value,
+            ContactField::Wastes => self.wastes = value,
+            ContactField::Movements => self.movements = value,
         }
     }
 
@@ -161,11 +240,43 @@ pub fn parse_field(field: ContactField, raw: Option<&str>) -> Result<Option<Stri
         ContactField::Email => Email::parse(text)
             .map(|e| Some(e.into()))
             .map_err(|e| problem(e.to_string())),
-        ContactField::Phone => Phone::parse(text)
+        ContactField::Phone | ContactField::Fax => Phone::parse(text)
             .map(|p| Some(p.into()))
             .map_err(|e| problem(e.to_string())),
+        ContactField::Website => {
+            if (text.starts_with("https://") || text.starts_with("http://"))
+                && !text.contains(char::is_whitespace)
+            {
+                Ok(Some(text.to_owned()))
+            } else {
+                Err(problem("must be an http:// or https:// address".into()))
+            }
+        }
+        ContactField::Movements => parse_movements(text).map(Some).map_err(problem),
         _ => Ok(Some(text.to_owned())),
     }
+}
+
+/// `import`, `export`, `transit` in any order, separated by commas or
+/// spaces, as a sorted comma list without repeats.
+fn parse_movements(text: &str) -> Result<String, String> {
+    let mut found = Vec::new();
+    for part in text.split([',', ' ']).filter(|p| !p.is_empty()) {
+        match part {
+            "import" | "export" | "transit" => found.push(part),
+            other => {
+                return Err(format!(
+                    "`{other}` is not a movement: use import, export or transit"
+                ))
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    if found.is_empty() {
+        return Err("name at least one of import, export, transit".into());
+    }
+    Ok(found.join(","))
 }
 
 /// Contact details as text, before validation (what a form, a JSON body or an
@@ -182,9 +293,45 @@ pub struct ContactInput {
     pub address: Option<String>,
     /// `notes`
     pub notes: Option<String>,
+    /// `contact_person`
+    #[serde(default)]
+    pub contact_person: Option<String>,
+    /// `fax`
+    #[serde(default)]
+    pub fax: Option<String>,
+    /// `website`
+    #[serde(default)]
+    pub website: Option<String>,
+    /// `area`
+    #[serde(default)]
+    pub area: Option<String>,
+    /// `wastes`
+    #[serde(default)]
+    pub wastes: Option<String>,
+    /// `movements`
+    #[serde(default)]
+    pub movements: Option<String>,
 }
 
 impl ContactInput {
+    /// Sets one field's raw text.
+    pub fn set(&mut self, field: ContactField, value: Option<String>) {
+        let slot = match field {
+            ContactField::CaName => &mut self.ca_name,
+            ContactField::Email => &mut self.email,
+            ContactField::Phone => &mut self.phone,
+            ContactField::Address => &mut self.address,
+            ContactField::Notes => &mut self.notes,
+            ContactField::ContactPerson => &mut self.contact_person,
+            ContactField::Fax => &mut self.fax,
+            ContactField::Website => &mut self.website,
+            ContactField::Area => &mut self.area,
+            ContactField::Wastes => &mut self.wastes,
+            ContactField::Movements => &mut self.movements,
+        };
+        *slot = value;
+    }
+
     fn raw(&self, field: ContactField) -> Option<&str> {
         match field {
             ContactField::CaName => self.ca_name.as_deref(),
@@ -192,6 +339,12 @@ impl ContactInput {
             ContactField::Phone => self.phone.as_deref(),
             ContactField::Address => self.address.as_deref(),
             ContactField::Notes => self.notes.as_deref(),
+            ContactField::ContactPerson => self.contact_person.as_deref(),
+            ContactField::Fax => self.fax.as_deref(),
+            ContactField::Website => self.website.as_deref(),
+            ContactField::Area => self.area.as_deref(),
+            ContactField::Wastes => self.wastes.as_deref(),
+            ContactField::Movements => self.movements.as_deref(),
         }
     }
 

@@ -2,15 +2,18 @@
 
 use chrono::NaiveDate;
 
-use super::commands::{RegisterAuthority, SubmitVerificationUpdate};
-use super::contact::{parse_field, Contact, FieldProblem};
+use super::commands::{NewContact, RegisterAuthority, SubmitVerificationUpdate};
+use super::contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
+use super::decide_contacts::validate_new;
 use super::events::{
-    AuthorityEvent, AuthorityRegistered, ContactDetailsChanged, FieldChange, VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, FieldChange,
+    VerificationRecorded,
 };
+use super::party::{CheckOutcome, ContactProvenance, PartyContact, Role};
 use super::{Authority, AuthorityError};
 
-const MAX_SOURCE_CHARS: usize = 1000;
-const MAX_NOTE_CHARS: usize = 4000;
+pub(super) const MAX_SOURCE_CHARS: usize = 1000;
+pub(super) const MAX_NOTE_CHARS: usize = 4000;
 const MAX_COUNTRY_NAME_CHARS: usize = 200;
 
 /// Registers a new country's authority.
@@ -35,38 +38,82 @@ pub(super) fn register(
         MAX_SOURCE_CHARS,
         &mut problems,
     );
-    if let Some(day) = command.last_checked {
-        check_date("last_checked", day, None, command.today, &mut problems);
-    }
-    let contact = match command.contact.validate() {
-        Ok(contact) => contact,
-        Err(mut found) => {
-            problems.append(&mut found);
-            Contact::default()
-        }
+    let mut wanted = Vec::new();
+    let mut notes = None;
+    let main = NewContact {
+        id: None,
+        role: Some(Role::CompetentAuthority),
+        details: command.contact.clone(),
+        source: source.clone(),
+        verified: command.verified,
+        last_checked: command.last_checked,
+        primary: false,
     };
-    if command.verified {
-        require_verifiable(
-            &contact,
-            command.last_checked.is_some(),
-            "last_checked",
+    if describes_an_office(&command.contact) {
+        wanted.push(("", main));
+    } else {
+        if command.verified {
+            require_verifiable(
+                &Contact::default(),
+                command.last_checked.is_some(),
+                "last_checked",
+                &mut problems,
+            );
+        }
+        notes = optional_text(
+            "notes",
+            command.contact.notes.as_deref(),
+            MAX_NOTE_CHARS,
             &mut problems,
         );
+    }
+    for (i, contact) in command.contacts.iter().enumerate() {
+        wanted.push((
+            if i == 0 { "contacts[0]" } else { "contacts[]" },
+            contact.clone(),
+        ));
+    }
+    let mut draft = Authority::default();
+    let mut contacts = Vec::new();
+    let mut primary = None;
+    for (prefix, new) in wanted {
+        let at_root = prefix.is_empty();
+        match validate_new(&draft, &new, command.steward.as_ref(), command.today) {
+            Ok(contact) => {
+                if (new.primary || primary.is_none()) && contact.role == Role::CompetentAuthority {
+                    primary = Some(contact.id.clone());
+                }
+                draft.added += 1;
+                draft.contacts.push(contact.clone());
+                contacts.push(contact);
+            }
+            Err(found) => problems.extend(found.into_iter().map(|p| {
+                if at_root {
+                    p
+                } else {
+                    FieldProblem::new(format!("contacts.{}", p.field), p.message)
+                }
+            })),
+        }
     }
     refuse_if_any(problems)?;
     Ok(vec![AuthorityEvent::AuthorityRegistered(
         AuthorityRegistered {
             country: command.country.clone(),
             country_name: country_name.to_owned(),
-            contact,
-            verified: command.verified,
-            last_checked: command.last_checked,
             source,
+            notes,
+            contacts,
+            primary,
+            steward: command.steward.clone(),
         },
     )])
 }
 
-/// Records a steward's check, with the changes it brings.
+/// Records a steward's check of one contact, with the corrections it brings.
+/// Without a contact id the primary competent authority is checked; when
+/// there is none and the corrections name one, it is added first (how the
+/// first release's clients fill an empty record).
 pub(super) fn submit_verification(
     state: &Authority,
     command: &SubmitVerificationUpdate,
@@ -74,11 +121,35 @@ pub(super) fn submit_verification(
     if state.country.is_none() {
         return Err(AuthorityError::NotRegistered);
     }
+    let target = match &command.contact_id {
+        Some(id) => Some(
+            state
+                .contact(id)
+                .ok_or_else(|| AuthorityError::UnknownContact(id.clone()))?,
+        ),
+        None => state.primary_contact(),
+    };
+    let mut events = Vec::with_capacity(2);
+    let (current, id) = match target {
+        Some(contact) => (contact.clone(), contact.id.clone()),
+        None if names_an_office(&command.changes) => {
+            // The first release's way to fill an empty record: the check's
+            // corrections describe the Party's (first) competent authority.
+            return add_authority_from_check(state, command);
+        }
+        // Nothing to check but the Party's record itself (e.g. a call that
+        // found no authority): a check of the Party, `contact_id` empty.
+        None => (party_record(state), String::new()),
+    };
     let mut problems = Vec::new();
+    let previous = current
+        .provenance
+        .last_checked
+        .max(current.provenance.last_attempt);
     check_date(
         "checked_on",
         command.checked_on,
-        state.last_checked,
+        previous,
         command.today,
         &mut problems,
     );
@@ -100,12 +171,12 @@ pub(super) fn submit_verification(
         MAX_NOTE_CHARS,
         &mut problems,
     );
-    let mut updated = state.contact.clone();
+    let mut updated = current.details.clone();
     let mut changes = Vec::new();
     for (field, raw) in &command.changes {
         match parse_field(*field, raw.as_deref()) {
             Ok(new) => {
-                let old = state.contact.get(*field);
+                let old = current.details.get(*field);
                 if old != new {
                     updated.set(*field, new.clone());
                     changes.push(FieldChange {
@@ -121,18 +192,31 @@ pub(super) fn submit_verification(
             )),
         }
     }
-    if command.verified {
+    let outcome = command.outcome.unwrap_or(if changes.is_empty() {
+        CheckOutcome::Confirmed
+    } else {
+        CheckOutcome::Changed
+    });
+    check_outcome(outcome, command, changes.is_empty(), &mut problems);
+    if id.is_empty() && command.verified && outcome.reached() {
+        // No competent authority is known: name what verifying would need.
+        require_verifiable(&Contact::default(), true, "checked_on", &mut problems);
+    } else if command.verified && outcome.reached() {
         require_verifiable(&updated, true, "checked_on", &mut problems);
     }
     refuse_if_any(problems)?;
-    let mut events = Vec::with_capacity(2);
     if !changes.is_empty() {
         events.push(AuthorityEvent::ContactDetailsChanged(
-            ContactDetailsChanged { changes },
+            ContactDetailsChanged {
+                contact_id: id.clone(),
+                changes,
+            },
         ));
     }
     events.push(AuthorityEvent::VerificationRecorded(VerificationRecorded {
-        verified: command.verified,
+        contact_id: id,
+        outcome: Some(outcome),
+        verified: command.verified && outcome.reached(),
         checked_on: command.checked_on,
         method: command.method,
         source: source.unwrap_or_default(),
@@ -142,7 +226,179 @@ pub(super) fn submit_verification(
     Ok(events)
 }
 
-fn check_date(
+/// Whether corrections name an office (any field but `notes`).
+fn names_an_office(changes: &super::ContactPatch) -> bool {
+    changes.iter().any(|(f, v)| {
+        *f != ContactField::Notes && v.as_deref().is_some_and(|t| !t.trim().is_empty())
+    })
+}
+
+/// The Party's record as a pseudo-contact: only its notes and last attempt.
+fn party_record(state: &Authority) -> PartyContact {
+    PartyContact {
+        id: String::new(),
+        role: Role::CompetentAuthority,
+        details: Contact {
+            notes: state.notes.clone(),
+            ..Contact::default()
+        },
+        provenance: ContactProvenance {
+            last_attempt: state.last_attempt,
+            ..ContactProvenance::default()
+        },
+        retired: Vec::new(),
+    }
+}
+
+/// A check of a Party without a competent authority whose corrections
+/// describe one: the authority is added with those details, then checked.
+fn add_authority_from_check(
+    state: &Authority,
+    command: &SubmitVerificationUpdate,
+) -> Result<Vec<AuthorityEvent>, AuthorityError> {
+    let mut details = ContactInput::default();
+    for (field, value) in &command.changes {
+        details.set(*field, value.clone());
+    }
+    let new = NewContact {
+        id: Some(state.next_contact_id()),
+        role: Some(Role::CompetentAuthority),
+        details,
+        source: Some(command.source.clone()),
+        verified: false,
+        last_checked: None,
+        primary: true,
+    };
+    let mut problems = Vec::new();
+    check_date(
+        "checked_on",
+        command.checked_on,
+        None,
+        command.today,
+        &mut problems,
+    );
+    let contact = match validate_new(state, &new, command.steward.as_ref(), command.today) {
+        Ok(contact) => Some(contact),
+        Err(found) => {
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|p| FieldProblem::new(format!("changes.{}", p.field), p.message)),
+            );
+            None
+        }
+    };
+    let outcome = command.outcome.unwrap_or(CheckOutcome::Changed);
+    if outcome != CheckOutcome::Changed {
+        problems.push(FieldProblem::new(
+            "outcome",
+            "corrections that add the competent authority are a `changed` check",
+        ));
+    }
+    let source = optional_text(
+        "source",
+        Some(&command.source),
+        MAX_SOURCE_CHARS,
+        &mut problems,
+    );
+    if source.is_none() {
+        problems.push(FieldProblem::new(
+            "source",
+            "is required: say what the record was checked against",
+        ));
+    }
+    let note = optional_text(
+        "note",
+        command.note.as_deref(),
+        MAX_NOTE_CHARS,
+        &mut problems,
+    );
+    if let (Some(contact), true) = (&contact, command.verified) {
+        require_verifiable(&contact.details, true, "checked_on", &mut problems);
+    }
+    refuse_if_any(problems)?;
+    let Some(contact) = contact else {
+        return Err(AuthorityError::NoCompetentAuthority);
+    };
+    let id = contact.id.clone();
+    Ok(vec![
+        AuthorityEvent::ContactAdded(ContactAdded {
+            contact,
+            primary: true,
+        }),
+        AuthorityEvent::VerificationRecorded(VerificationRecorded {
+            contact_id: id,
+            outcome: Some(outcome),
+            verified: command.verified,
+            checked_on: command.checked_on,
+            method: command.method,
+            source: source.unwrap_or_default(),
+            steward: command.steward.clone(),
+            note,
+        }),
+    ])
+}
+
+/// The rules that tie an outcome to the rest of the check.
+fn check_outcome(
+    outcome: CheckOutcome,
+    command: &SubmitVerificationUpdate,
+    unchanged: bool,
+    problems: &mut Vec<FieldProblem>,
+) {
+    match outcome {
+        CheckOutcome::Confirmed if !unchanged => problems.push(FieldProblem::new(
+            "outcome",
+            "`confirmed` brings no corrections: use `changed`",
+        )),
+        CheckOutcome::Changed if unchanged => problems.push(FieldProblem::new(
+            "outcome",
+            "`changed` needs at least one correction that differs from the record",
+        )),
+        CheckOutcome::NoAnswer | CheckOutcome::Defunct => {
+            if !unchanged {
+                problems.push(FieldProblem::new(
+                    "changes",
+                    "a check that reached nobody cannot correct the record",
+                ));
+            }
+            if command.verified {
+                problems.push(FieldProblem::new(
+                    "verified",
+                    "a check that reached nobody cannot verify the record",
+                ));
+            }
+        }
+        CheckOutcome::Confirmed | CheckOutcome::Changed => {}
+    }
+}
+
+/// Whether contact input names an office (name or a channel), rather than
+/// only carrying a note.
+pub(super) fn describes_an_office(input: &ContactInput) -> bool {
+    ContactField::ALL
+        .into_iter()
+        .filter(|f| *f != ContactField::Notes)
+        .any(|f| raw_of(input, f).is_some_and(|t| !t.trim().is_empty()))
+}
+
+fn raw_of(input: &ContactInput, field: ContactField) -> Option<&str> {
+    match field {
+        ContactField::CaName => input.ca_name.as_deref(),
+        ContactField::Email => input.email.as_deref(),
+        ContactField::Phone => input.phone.as_deref(),
+        ContactField::Address => input.address.as_deref(),
+        ContactField::Notes => input.notes.as_deref(),
+        ContactField::ContactPerson => input.contact_person.as_deref(),
+        ContactField::Fax => input.fax.as_deref(),
+        ContactField::Website => input.website.as_deref(),
+        ContactField::Area => input.area.as_deref(),
+        ContactField::Wastes => input.wastes.as_deref(),
+        ContactField::Movements => input.movements.as_deref(),
+    }
+}
+
+pub(super) fn check_date(
     field: &str,
     day: NaiveDate,
     previous: Option<NaiveDate>,
@@ -160,7 +416,7 @@ fn check_date(
     }
 }
 
-fn require_verifiable(
+pub(super) fn require_verifiable(
     contact: &Contact,
     has_date: bool,
     date_field: &str,
@@ -180,7 +436,7 @@ fn require_verifiable(
     }
 }
 
-fn optional_text(
+pub(super) fn optional_text(
     field: &str,
     raw: Option<&str>,
     max: usize,
@@ -205,7 +461,7 @@ fn optional_text(
     Some(text.to_owned())
 }
 
-fn refuse_if_any(problems: Vec<FieldProblem>) -> Result<(), AuthorityError> {
+pub(super) fn refuse_if_any(problems: Vec<FieldProblem>) -> Result<(), AuthorityError> {
     if problems.is_empty() {
         Ok(())
     } else {

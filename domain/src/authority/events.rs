@@ -1,40 +1,62 @@
 //! What an [`Authority`](super::Authority) records. Published events are a
 //! public contract: additive changes only, a new version otherwise.
+//!
+//! Version 2 (contacts) changed `AuthorityRegistered` (a list of contacts
+//! instead of one set of fields) and gave `ContactDetailsChanged` and
+//! `VerificationRecorded` the contact they concern. Events stored by the
+//! first release (version 1) are upcast when read, wherever they are read
+//! from (the events table, a JetStream message, a history row): see
+//! [`super::upcast`].
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::commands::VerificationMethod;
-use super::contact::{Contact, ContactField};
+use super::contact::ContactField;
+use super::party::{CheckOutcome, PartyContact};
 use crate::aggregate::DomainEvent;
 use crate::values::{CountryCode, Slug};
 
-/// An event of the `Authority` aggregate.
+/// An event of the `Authority` aggregate. Deserialising accepts the first
+/// release's payloads too and upcasts them.
+// Events are few and short-lived (decided, stored, applied); boxing the
+// contact would only add an indirection to their JSON contract's types.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "super::upcast::Wire")]
 pub enum AuthorityEvent {
-    /// The country's authority entered the directory.
+    /// The Party entered the directory.
     AuthorityRegistered(AuthorityRegistered),
-    /// Some contact fields changed.
+    /// Some fields of one contact changed.
     ContactDetailsChanged(ContactDetailsChanged),
-    /// A steward checked the record.
+    /// A steward checked one contact.
     VerificationRecorded(VerificationRecorded),
+    /// A contact was added.
+    ContactAdded(ContactAdded),
+    /// A contact was withdrawn (history keeps it).
+    ContactRemoved(ContactRemoved),
+    /// A competent authority became the primary one.
+    PrimaryDesignated(PrimaryDesignated),
 }
 
-/// The country's authority entered the directory with these details.
+/// The Party entered the directory with these contacts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuthorityRegistered {
     /// The country.
     pub country: CountryCode,
     /// Its name in English.
     pub country_name: String,
-    /// The details known at registration.
-    pub contact: Contact,
-    /// Whether they were verified.
-    pub verified: bool,
-    /// When they were last checked against their source, if known.
-    pub last_checked: Option<NaiveDate>,
-    /// Where they come from.
+    /// Where the registration's data come from.
     pub source: Option<String>,
+    /// Notes on the Party's record as a whole (e.g. "no source found").
+    pub notes: Option<String>,
+    /// Its contacts (possibly none).
+    pub contacts: Vec<PartyContact>,
+    /// The primary competent authority's id, if any.
+    pub primary: Option<String>,
+    /// The steward who registered it (none for the seed and the first release).
+    #[serde(default)]
+    pub steward: Option<Slug>,
 }
 
 /// One field's old and new value.
@@ -51,14 +73,20 @@ pub struct FieldChange {
 /// Only the fields that changed, old and new.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContactDetailsChanged {
+    /// The contact.
+    pub contact_id: String,
     /// The changes, in field order.
     pub changes: Vec<FieldChange>,
 }
 
-/// A check of the record, whether or not anything changed.
+/// A check of one contact, whatever it found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerificationRecorded {
-    /// Whether the record is verified after the check.
+    /// The contact checked.
+    pub contact_id: String,
+    /// What the check found; `None` for checks of the first release.
+    pub outcome: Option<CheckOutcome>,
+    /// Whether the contact is verified after the check.
     pub verified: bool,
     /// The day of the check.
     pub checked_on: NaiveDate,
@@ -72,16 +100,55 @@ pub struct VerificationRecorded {
     pub note: Option<String>,
 }
 
+/// A contact was added to the Party.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactAdded {
+    /// The contact, with its provenance.
+    pub contact: PartyContact,
+    /// Whether it is now the primary competent authority.
+    pub primary: bool,
+}
+
+/// A contact was withdrawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactRemoved {
+    /// The contact.
+    pub contact_id: String,
+    /// Why.
+    pub reason: String,
+    /// Who withdrew it.
+    pub steward: Option<Slug>,
+    /// The competent authority that became primary in its place, if any.
+    pub new_primary: Option<String>,
+}
+
+/// A competent authority became the Party's primary one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrimaryDesignated {
+    /// The contact.
+    pub contact_id: String,
+    /// Who designated it.
+    pub steward: Option<Slug>,
+}
+
 impl DomainEvent for AuthorityEvent {
     fn event_type(&self) -> &'static str {
         match self {
             Self::AuthorityRegistered(_) => "AuthorityRegistered",
             Self::ContactDetailsChanged(_) => "ContactDetailsChanged",
             Self::VerificationRecorded(_) => "VerificationRecorded",
+            Self::ContactAdded(_) => "ContactAdded",
+            Self::ContactRemoved(_) => "ContactRemoved",
+            Self::PrimaryDesignated(_) => "PrimaryDesignated",
         }
     }
 
     fn event_version(&self) -> &'static str {
-        "1"
+        match self {
+            Self::AuthorityRegistered(_)
+            | Self::ContactDetailsChanged(_)
+            | Self::VerificationRecorded(_) => "2",
+            Self::ContactAdded(_) | Self::ContactRemoved(_) | Self::PrimaryDesignated(_) => "1",
+        }
     }
 }

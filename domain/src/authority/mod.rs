@@ -8,26 +8,32 @@
 //!   phone) is empty;
 //! - a check that changes nothing is still recorded.
 
+mod apply;
 mod commands;
 mod contact;
 mod decide;
+mod decide_contacts;
 mod events;
+mod party;
 #[cfg(test)]
 mod tests;
+pub mod upcast;
 
-use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 pub use commands::{
-    AuthorityCommand, ContactPatch, RegisterAuthority, SubmitVerificationUpdate, VerificationMethod,
+    AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, NewContact, RegisterAuthority,
+    RemoveContact, SubmitVerificationUpdate, VerificationMethod,
 };
 pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
 pub use events::{
-    AuthorityEvent, AuthorityRegistered, ContactDetailsChanged, FieldChange, VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, ContactRemoved,
+    FieldChange, PrimaryDesignated, VerificationRecorded,
 };
+pub use party::{CheckOutcome, ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
 
 use crate::aggregate::Aggregate;
-use crate::values::CountryCode;
+use crate::values::{CountryCode, Slug};
 
 /// Why a command on an authority was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,24 +44,67 @@ pub enum AuthorityError {
     /// The country is not in the directory.
     #[error("no authority is registered for this country")]
     NotRegistered,
+    /// The Party has no contact with this id.
+    #[error("the Party has no contact `{0}`")]
+    UnknownContact(String),
+    /// A check of "the" authority when the Party has none (kept for the
+    /// REST contract: a check then concerns the Party's record itself).
+    #[error("no competent authority is known for this Party: add one as a contact first")]
+    NoCompetentAuthority,
     /// One or more fields are invalid.
     #[error("{} invalid field(s): {}", .0.len(), .0.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; "))]
     Invalid(Vec<FieldProblem>),
 }
 
-/// The state of one country's record, rebuilt from its events.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// The state of one Party's record, rebuilt from its events.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Authority {
     /// The country; `None` until registered.
     pub country: Option<CountryCode>,
     /// Its name in English.
     pub country_name: String,
-    /// Current contact details.
-    pub contact: Contact,
-    /// Whether the record is verified.
-    pub verified: bool,
-    /// The day of the last check.
-    pub last_checked: Option<NaiveDate>,
+    /// Where the registration's data came from.
+    pub source: Option<String>,
+    /// Notes on the record as a whole.
+    pub notes: Option<String>,
+    /// Current contacts, in the order they were added.
+    pub contacts: Vec<PartyContact>,
+    /// The primary competent authority's id.
+    pub primary: Option<String>,
+    /// Contacts ever added (ids are never reused).
+    pub added: u32,
+    /// The steward of the last write, if a steward made it.
+    pub last_steward: Option<Slug>,
+    /// The day of the last check of the Party's record itself (made when no
+    /// competent authority was known).
+    #[serde(default)]
+    pub last_attempt: Option<chrono::NaiveDate>,
+}
+
+impl Authority {
+    /// The contact with `id`.
+    pub fn contact(&self, id: &str) -> Option<&PartyContact> {
+        self.contacts.iter().find(|c| c.id == id)
+    }
+
+    /// The primary competent authority, if one is known.
+    pub fn primary_contact(&self) -> Option<&PartyContact> {
+        self.primary.as_deref().and_then(|id| self.contact(id))
+    }
+
+    /// The focal point, if known.
+    pub fn focal_point(&self) -> Option<&PartyContact> {
+        self.contacts.iter().find(|c| c.role == Role::FocalPoint)
+    }
+
+    /// The next free contact id.
+    pub fn next_contact_id(&self) -> String {
+        let mut n = self.added + 1;
+        while self.contact(&format!("c{n}")).is_some() {
+            n += 1;
+        }
+        format!("c{n}")
+    }
 }
 
 impl Aggregate for Authority {
@@ -70,27 +119,17 @@ impl Aggregate for Authority {
             AuthorityCommand::SubmitVerification(update) => {
                 decide::submit_verification(self, update)
             }
+            AuthorityCommand::AddContact(add) => decide_contacts::add(self, add),
+            AuthorityCommand::RemoveContact(remove) => decide_contacts::remove(self, remove),
+            AuthorityCommand::DesignatePrimary(designate) => {
+                decide_contacts::designate(self, designate)
+            }
         }
     }
 
     fn apply(&mut self, event: AuthorityEvent) {
-        match event {
-            AuthorityEvent::AuthorityRegistered(e) => {
-                self.country = Some(e.country);
-                self.country_name = e.country_name;
-                self.contact = e.contact;
-                self.verified = e.verified;
-                self.last_checked = e.last_checked;
-            }
-            AuthorityEvent::ContactDetailsChanged(e) => {
-                for change in e.changes {
-                    self.contact.set(change.field, change.new);
-                }
-            }
-            AuthorityEvent::VerificationRecorded(e) => {
-                self.verified = e.verified;
-                self.last_checked = Some(e.checked_on);
-            }
-        }
+        apply::apply(self, event);
     }
 }
+#[cfg(test)]
+mod tests_contacts;

@@ -18,7 +18,7 @@ fn full_contact() -> ContactInput {
         email: Some("basel@uba.de".into()),
         phone: Some("+49-340-2103-0".into()),
         address: Some("Wörlitzer Platz 1, Dessau".into()),
-        notes: None,
+        ..ContactInput::default()
     }
 }
 
@@ -30,6 +30,8 @@ fn register(verified: bool, contact: ContactInput) -> RegisterAuthority {
         verified,
         last_checked: Some(day("2026-01-10")),
         source: Some("official notification".into()),
+        contacts: Vec::new(),
+        steward: None,
         today: day("2026-11-21"),
     }
 }
@@ -38,15 +40,28 @@ fn registered() -> AuthorityEvent {
     AuthorityEvent::AuthorityRegistered(AuthorityRegistered {
         country: de(),
         country_name: "Germany".into(),
-        contact: full_contact().validate().expect("valid contact"),
-        verified: false,
-        last_checked: Some(day("2026-01-10")),
         source: Some("official notification".into()),
+        notes: None,
+        contacts: vec![PartyContact {
+            id: "c1".into(),
+            role: Role::CompetentAuthority,
+            details: full_contact().validate().expect("valid contact"),
+            provenance: ContactProvenance {
+                source: Some("official notification".into()),
+                last_checked: Some(day("2026-01-10")),
+                ..ContactProvenance::default()
+            },
+            retired: Vec::new(),
+        }],
+        primary: Some("c1".into()),
+        steward: None,
     })
 }
 
 fn update(changes: ContactPatch) -> SubmitVerificationUpdate {
     SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: true,
         checked_on: day("2026-11-20"),
         method: VerificationMethod::Email,
@@ -59,7 +74,13 @@ fn update(changes: ContactPatch) -> SubmitVerificationUpdate {
 }
 
 fn recorded(verified: bool, checked_on: &str) -> AuthorityEvent {
+    recorded_as(CheckOutcome::Confirmed, verified, checked_on)
+}
+
+fn recorded_as(outcome: CheckOutcome, verified: bool, checked_on: &str) -> AuthorityEvent {
     AuthorityEvent::VerificationRecorded(VerificationRecorded {
+        contact_id: "c1".into(),
+        outcome: Some(outcome),
         verified,
         checked_on: day(checked_on),
         method: VerificationMethod::Email,
@@ -165,13 +186,14 @@ fn a_verification_with_changes_records_only_the_changed_fields() {
         .when(AuthorityCommand::SubmitVerification(update(changes)))
         .then_expect(vec![
             AuthorityEvent::ContactDetailsChanged(ContactDetailsChanged {
+                contact_id: "c1".into(),
                 changes: vec![FieldChange {
                     field: ContactField::Phone,
                     old: Some("+49-340-2103-0".into()),
                     new: Some("+49-340-2103-2000".into()),
                 }],
             }),
-            recorded(true, "2026-11-20"),
+            recorded_as(CheckOutcome::Changed, true, "2026-11-20"),
         ]);
 }
 
@@ -277,6 +299,7 @@ fn an_unregistered_country_cannot_be_verified() {
 fn applying_events_rebuilds_the_record() {
     let mut state = Authority::default();
     let changed = AuthorityEvent::ContactDetailsChanged(ContactDetailsChanged {
+        contact_id: "c1".into(),
         changes: vec![FieldChange {
             field: ContactField::Phone,
             old: None,
@@ -286,10 +309,11 @@ fn applying_events_rebuilds_the_record() {
     for event in [registered(), changed, recorded(true, "2026-11-20")] {
         state.apply(event);
     }
-    assert_eq!(state.contact.phone, Phone::parse("+49-340-1").ok());
-    assert_eq!(state.contact.email, Email::parse("basel@uba.de").ok());
-    assert!(state.verified);
-    assert_eq!(state.last_checked, Some(day("2026-11-20")));
+    let primary = state.primary_contact().expect("primary");
+    assert_eq!(primary.details.phone, Phone::parse("+49-340-1").ok());
+    assert_eq!(primary.details.email, Email::parse("basel@uba.de").ok());
+    assert!(primary.provenance.verified);
+    assert_eq!(primary.provenance.last_checked, Some(day("2026-11-20")));
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! In-process tests of the MCP server: the router on port 0 over a fresh
 //! SQLite store, driven by the rmcp client and by raw HTTP.
 
+mod contacts;
 mod http;
 mod interop;
 mod live;

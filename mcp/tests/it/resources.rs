@@ -52,7 +52,11 @@ async fn every_record_and_code_is_listed_across_pages() {
     assert!(first.next_cursor.is_some(), "more than one page");
     let all = client.list_all_resources().await.expect("all pages");
     let codes = Classifier::bundled().expect("classifier").codes().len();
-    assert_eq!(all.len(), 6 + codes);
+    assert_eq!(
+        all.len(),
+        6 + codes + 1,
+        "records, codes and basel://coverage"
+    );
     let uris: Vec<&str> = all.iter().map(|r| r.uri.as_str()).collect();
     assert_eq!(
         &uris[..6],

@@ -89,6 +89,8 @@ async fn register(backend: &Backend, cc: &str, name: &str, ca_name: Option<&str>
         verified: false,
         last_checked: Some(Utc::now().date_naive() - Duration::days(3000)),
         source: Some("fact sheet 2004".into()),
+        contacts: Vec::new(),
+        steward: None,
         today: Utc::now().date_naive(),
     };
     AuthorityCommands::new(backend)
@@ -101,6 +103,8 @@ async fn register(backend: &Backend, cc: &str, name: &str, ca_name: Option<&str>
 pub async fn verify_germany(backend: &Backend, email: &str) {
     let today = Utc::now().date_naive();
     let update = SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: true,
         checked_on: today,
         method: VerificationMethod::Phone,

@@ -41,6 +41,8 @@ pub(crate) async fn register(backend: &Backend, code: &str) {
         verified: false,
         last_checked: None,
         source: None,
+        contacts: Vec::new(),
+        steward: None,
         today,
     };
     AuthorityCommands::new(backend)
@@ -55,6 +57,8 @@ async fn the_directory_shows_registrations_and_verifications(mode: Mode) {
     register(backend, "DE").await;
     let today = Utc::now().date_naive();
     let update = SubmitVerificationUpdate {
+        contact_id: None,
+        outcome: None,
         verified: false,
         checked_on: today,
         method: VerificationMethod::Phone,

@@ -49,6 +49,7 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let mut command = parse(&body)?;
     command.today = Utc::now().date_naive();
+    command.steward = Some(steward.id.clone());
     let country = command.country.clone();
     let committed = AuthorityCommands::new(&state.wiring.store)
         .register(command, &write::metadata(&steward, &headers))
@@ -77,6 +78,7 @@ pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
         phone: fields.text("phone", false),
         address: fields.text("address", false),
         notes: fields.text("notes", false),
+        ..ContactInput::default()
     };
     let verified = fields.flag("verified", false).unwrap_or(false);
     let last_checked = fields.date("last_checked", false);
@@ -90,6 +92,8 @@ pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
             verified,
             last_checked,
             source,
+            contacts: Vec::new(),
+            steward: None,
             today: Utc::now().date_naive(),
         }),
         _ => Err(ApiError::Internal(

@@ -21,8 +21,9 @@ use crate::rest::{AppState, Shared};
 /// The record of `country_code` (case-insensitive).
 ///
 /// # Errors
-/// 400 for a malformed code or `as_of`; 404 when the country is unknown (or
-/// was not registered yet at `as_of`); 503 when the read side is unavailable.
+/// 400 for a malformed code or `as_of`; 404 `country_not_found` when the
+/// country is unknown, `not_yet_recorded` (naming the date of its first
+/// record) when `as_of` is before it; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
         ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then")),
@@ -30,7 +31,7 @@ use crate::rest::{AppState, Shared};
         (status = 200, description = "The record", body = crate::rest::openapi::Record),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
+        (status = 404, description = "`country_not_found`: no record for this code; `not_yet_recorded`: `as_of` is before the first record (the message names its date)", body = crate::rest::openapi::Error),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn get(
@@ -48,9 +49,17 @@ pub async fn get(
                 code: "invalid_parameter",
                 message: "as_of must be an RFC 3339 date-time or a YYYY-MM-DD date".into(),
             })?;
-            projections::history::directory_as_of(state.read_db(), country.as_str(), at)
-                .await?
-                .map(|row| Record::new(row, at.date_naive(), state.stale_after_days))
+            let found =
+                projections::history::directory_as_of(state.read_db(), country.as_str(), at)
+                    .await?;
+            if found.is_none() {
+                let first =
+                    projections::history::first_recorded(state.read_db(), country.as_str()).await?;
+                if let Some(first) = first {
+                    return Err(not_yet_recorded(&country, &first));
+                }
+            }
+            found.map(|row| Record::new(row, at.date_naive(), state.stale_after_days))
         }
     };
     record
@@ -78,6 +87,17 @@ async fn current(state: &AppState, country: &CountryCode) -> Result<Response, Ap
         }
     };
     Ok(([(CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// 404 for an `as_of` before the country's first record, naming its date.
+fn not_yet_recorded(country: &CountryCode, first: &str) -> ApiError {
+    let day = first.get(..10).unwrap_or(first);
+    ApiError::NotFound {
+        code: "not_yet_recorded",
+        message: format!(
+            "the directory holds no record of {country} at that moment: its first record dates from {day} ({first}); ask for as_of={day} or later"
+        ),
+    }
 }
 
 /// An RFC 3339 instant, or a date meaning the end of that day (UTC): the

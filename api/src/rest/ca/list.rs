@@ -121,6 +121,8 @@ mod tests {
                 country_code: format!("{i:02}"),
                 country_name: String::new(),
                 ca_name: None,
+                contacts_count: 0,
+                has_competent_authority: false,
             })
             .collect()
     }

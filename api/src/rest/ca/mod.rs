@@ -4,11 +4,13 @@
 //! - [`list`]: `GET /ca` (pages, `verified`, `q`);
 //! - [`history`]: `GET /ca/{country_code}/history`;
 //! - [`create`]: `POST /ca` (a steward adds a country);
-//! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check).
+//! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check);
+//! - [`contacts`]: a Party's contacts (add, read, check, make primary, withdraw).
 //!
 //! Reads come from the `directory` projection only; writes go through
 //! `commands::authority::AuthorityCommands`.
 
+pub mod contacts;
 pub mod create;
 pub mod get;
 pub mod history;

@@ -1,9 +1,14 @@
 //! `POST /api/v1/ca/{country_code}/verifications`: a steward records a check
 //! of a record, with any corrections.
 //!
-//! Body: `{verified, checked_on, method, source, note?, changes?, expected_version?}`.
-//! `changes` maps `ca_name`, `email`, `phone`, `address`, `notes` to new text
-//! (or `null` to clear). `expected_version` (the `version` the steward last
+//! Body: `{verified, checked_on, method, source, outcome?, note?, changes?, expected_version?}`.
+//! The check concerns the Party's primary competent authority (409
+//! `no_competent_authority` when none is known, unless `changes` names one:
+//! then it is added first). `outcome` is `confirmed`, `changed`, `no_answer`
+//! or `defunct` (default: `changed` with corrections, else `confirmed`).
+//! `changes` maps contact fields (`ca_name`, `contact_person`, `email`,
+//! `phone`, `fax`, `website`, `address`, `area`, `wastes`, `movements`,
+//! `notes`) to new text (or `null` to clear). `expected_version` (the `version` the steward last
 //! read) turns a concurrent update into a 409 instead of a silent overwrite.
 
 use axum::extract::State;
@@ -14,7 +19,8 @@ use serde_json::{Map, Value};
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
-    ContactField, ContactPatch, FieldProblem, SubmitVerificationUpdate, VerificationMethod,
+    CheckOutcome, ContactField, ContactPatch, FieldProblem, SubmitVerificationUpdate,
+    VerificationMethod,
 };
 
 use super::CountryPath;
@@ -99,6 +105,16 @@ pub fn parse(body: &Value) -> Result<VerificationInput, ApiError> {
     });
     let source = fields.text("source", true);
     let note = fields.text("note", false);
+    let outcome = fields.text("outcome", false).and_then(|o| {
+        let parsed = CheckOutcome::parse(&o);
+        if parsed.is_none() {
+            fields.problem(
+                "outcome",
+                "must be one of confirmed, changed, no_answer, defunct",
+            );
+        }
+        parsed
+    });
     let changes = fields.object("changes").map(patch);
     let expected_version = fields.positive("expected_version");
     let changes = match changes {
@@ -113,6 +129,8 @@ pub fn parse(body: &Value) -> Result<VerificationInput, ApiError> {
     match (verified, checked_on, method, source) {
         (Some(verified), Some(checked_on), Some(method), Some(source)) => Ok(VerificationInput {
             update: SubmitVerificationUpdate {
+                contact_id: None,
+                outcome,
                 verified,
                 checked_on,
                 method,
@@ -135,10 +153,10 @@ fn patch(map: &Map<String, Value>) -> Result<ContactPatch, Vec<FieldProblem>> {
     let mut patch = ContactPatch::new();
     let mut problems = Vec::new();
     for (key, value) in map {
-        let Some(field) = ContactField::ALL.into_iter().find(|f| f.name() == key) else {
+        let Some(field) = ContactField::parse(key) else {
             problems.push(FieldProblem::new(
                 format!("changes.{key}"),
-                "is not a contact field (ca_name, email, phone, address, notes)",
+                "is not a contact field (ca_name, contact_person, email, phone, fax, website, address, area, wastes, movements, notes)",
             ));
             continue;
         };
@@ -198,7 +216,7 @@ mod tests {
     fn every_bad_field_is_named() {
         let error = parse(&json!({
             "verified": "yes", "checked_on": "01/03/2025", "method": "fax",
-            "changes": {"fax": "1", "email": 5}, "expected_version": 0, "colour": "red"
+            "changes": {"pager": "1", "email": 5}, "expected_version": 0, "colour": "red"
         }))
         .expect_err("invalid");
         assert_eq!(
@@ -210,7 +228,7 @@ mod tests {
                 "source",
                 "expected_version",
                 "changes.email",
-                "changes.fax",
+                "changes.pager",
                 "colour"
             ]
         );

@@ -1,0 +1,389 @@
+//! A Party's contacts under `/api/v1/ca/{country_code}/contacts`:
+//! - `POST …/contacts` (steward): add a competent authority or the focal
+//!   point; 201 with `Location: /api/v1/ca/{cc}/contacts/{id}` and the record;
+//! - `GET …/contacts/{id}` (API key): one contact as the record lists it;
+//! - `POST …/contacts/{id}/verifications` (steward): a check of that contact,
+//!   the body of `POST …/verifications`;
+//! - `POST …/contacts/{id}/primary` (steward): make it the primary authority;
+//! - `DELETE …/contacts/{id}` (steward, body `{reason}`): withdraw it; the
+//!   history keeps it.
+//!
+//! Every write is attributed to its steward (event metadata and provenance).
+
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chrono::Utc;
+use serde_json::Value;
+
+use commands::authority::AuthorityCommands;
+use domain::authority::{
+    AddContact, ContactInput, DesignatePrimary, NewContact, RemoveContact, Role,
+};
+use domain::values::CountryCode;
+
+use super::CountryPath;
+use crate::rest::auth::Steward;
+use crate::rest::error::ApiError;
+use crate::rest::extract::JsonBody;
+use crate::rest::fields::Fields;
+use crate::rest::write;
+use crate::rest::Shared;
+
+/// `{country_code}` and `{contact_id}` of the path.
+#[derive(Debug, Clone)]
+pub struct ContactPath(pub CountryCode, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for ContactPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path((code, id)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| bad_path())?;
+        let country = CountryCode::parse(&code).map_err(|_| bad_path())?;
+        let valid = !id.is_empty()
+            && id.len() <= 40
+            && id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !valid {
+            return Err(ApiError::BadRequest {
+                code: "invalid_contact_id",
+                message: "a contact id is 1 to 40 characters of a-z, 0-9 and -, e.g. c2".into(),
+            });
+        }
+        Ok(Self(country, id))
+    }
+}
+
+fn bad_path() -> ApiError {
+    ApiError::BadRequest {
+        code: "invalid_country_code",
+        message: "the country code must be two letters (ISO 3166-1 alpha-2), e.g. DE".into(),
+    }
+}
+
+/// Where a contact is read.
+pub fn location(country: &CountryCode, id: &str) -> String {
+    format!("/api/v1/ca/{country}/contacts/{id}")
+}
+
+/// Adds a contact, attributed to the steward.
+///
+/// # Errors
+/// 401/403 (token), 400 (code), 404 (country), 409 (conflict), 422 (fields:
+/// a second focal point, an id in use, invalid details), 503 (store).
+#[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
+    request_body = crate::rest::openapi::ContactBody,
+    responses(
+        (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::openapi::Record,
+            headers(("Location" = String, description = "/api/v1/ca/{country_code}/contacts/{contact_id}"))),
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted),
+        (status = 400, description = "Malformed country code or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No record for this code", body = crate::rest::openapi::Error),
+        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn add(
+    State(state): State<Shared>,
+    steward: Steward,
+    CountryPath(country): CountryPath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let contact = parse_add(&body)?;
+    let command = AddContact {
+        contact,
+        steward: Some(steward.id.clone()),
+        today: Utc::now().date_naive(),
+    };
+    let (committed, id) = AuthorityCommands::new(&state.wiring.store)
+        .add_contact(&country, command, &write::metadata(&steward, &headers))
+        .await
+        .map_err(write::from_command)?;
+    let at = location(&country, &id);
+    Ok(write::answer_at(&state, &country, &committed, StatusCode::CREATED, at).await)
+}
+
+/// The body of `POST …/contacts`.
+///
+/// # Errors
+/// 422 listing every field problem.
+pub fn parse_add(body: &Value) -> Result<NewContact, ApiError> {
+    let mut fields = Fields::of(body)?;
+    let contact = parse_contact(&mut fields);
+    fields.finish()?;
+    Ok(contact)
+}
+
+/// The body of `DELETE …/contacts/{id}`: the reason.
+///
+/// # Errors
+/// 422 when `reason` is missing or not text, or another field is sent.
+pub fn parse_removal(body: &Value) -> Result<String, ApiError> {
+    let mut fields = Fields::of(body)?;
+    let reason = fields.text("reason", true);
+    fields.finish()?;
+    reason.ok_or_else(|| ApiError::invalid("reason", "is required"))
+}
+
+/// Reads a contact's fields (the body of `POST …/contacts`, an element of
+/// `contacts` in an import file): problems go to `fields`.
+pub fn parse_contact(fields: &mut Fields<'_>) -> NewContact {
+    let id = fields.text("contact_id", false);
+    let role = fields.text("role", false).and_then(|r| {
+        let parsed = Role::parse(&r);
+        if parsed.is_none() {
+            fields.problem("role", "must be competent_authority or focal_point");
+        }
+        parsed
+    });
+    let mut details = ContactInput {
+        ca_name: fields.text("name", false),
+        contact_person: fields.text("contact_person", false),
+        email: fields.text("email", false),
+        phone: fields.text("phone", false),
+        fax: fields.text("fax", false),
+        website: fields.text("website", false),
+        address: fields.text("address", false),
+        notes: fields.text("source_notes", false),
+        ..ContactInput::default()
+    };
+    if let Some(scope) = fields.object("scope") {
+        let mut nested = Fields::nested(scope, "scope.");
+        details.area = nested.text("area", false);
+        details.wastes = nested.text("wastes", false);
+        details.movements = nested.strings("movements").map(|m| m.join(","));
+        fields.extend(nested.into_problems());
+    }
+    NewContact {
+        id,
+        role,
+        details,
+        source: fields.text("source", false),
+        verified: fields.flag("verified", false).unwrap_or(false),
+        last_checked: fields.date("last_checked", false),
+        primary: fields.flag("primary", false).unwrap_or(false),
+    }
+}
+
+/// One contact, as the record lists it.
+///
+/// # Errors
+/// 400 (path), 404 (`country_not_found`, `contact_not_found`), 503.
+#[utoipa::path(get, path = "/api/v1/ca/{country_code}/contacts/{contact_id}", tag = "directory", security(("api_key" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
+           ("contact_id" = String, Path, description = "The contact's id, e.g. c2")),
+    responses(
+        (status = 200, description = "The contact", body = crate::rest::openapi::Contact),
+        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or invalid API key", body = crate::rest::openapi::ApiKeyError),
+        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn get(
+    State(state): State<Shared>,
+    ContactPath(country, id): ContactPath,
+) -> Result<Response, ApiError> {
+    let record = super::record(&state, &country)
+        .await?
+        .ok_or_else(write::unknown_country)?;
+    let contact = record
+        .contacts
+        .into_iter()
+        .find(|c| c.id == id)
+        .ok_or_else(|| unknown_contact(&id))?;
+    Ok(Json(contact).into_response())
+}
+
+fn unknown_contact(id: &str) -> ApiError {
+    ApiError::NotFound {
+        code: "contact_not_found",
+        message: format!("this Party has no contact `{id}` (it may have been withdrawn)"),
+    }
+}
+
+/// Records a check of one contact.
+///
+/// # Errors
+/// As `POST …/verifications`; 404 `contact_not_found`.
+#[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
+           ("contact_id" = String, Path, description = "The contact's id")),
+    request_body = crate::rest::openapi::VerificationBody,
+    responses(
+        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record),
+        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
+        (status = 409, description = "`version_mismatch` or `conflict`", body = crate::rest::openapi::Error),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn verify(
+    State(state): State<Shared>,
+    steward: Steward,
+    ContactPath(country, id): ContactPath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let mut input = super::verify::parse(&body)?;
+    input.update.contact_id = Some(id);
+    input.update.steward = Some(steward.id.clone());
+    input.update.today = Utc::now().date_naive();
+    let committed = AuthorityCommands::new(&state.wiring.store)
+        .submit_verification_at(
+            &country,
+            input.update,
+            &write::metadata(&steward, &headers),
+            input.expected_version,
+        )
+        .await
+        .map_err(write::from_command)?;
+    Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
+}
+
+/// Makes a competent authority the primary one (the record's own fields
+/// then describe it).
+///
+/// # Errors
+/// 404 (country, contact), 422 (a focal point, or primary already), 503.
+#[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts/{contact_id}/primary", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
+           ("contact_id" = String, Path, description = "The contact's id")),
+    responses(
+        (status = 200, description = "Designated; the record as GET now returns it", body = crate::rest::openapi::Record),
+        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
+        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
+        (status = 422, description = "Not a competent authority, or primary already", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn make_primary(
+    State(state): State<Shared>,
+    steward: Steward,
+    ContactPath(country, id): ContactPath,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let command = DesignatePrimary {
+        contact_id: id,
+        steward: Some(steward.id.clone()),
+    };
+    let committed = AuthorityCommands::new(&state.wiring.store)
+        .designate_primary(&country, command, &write::metadata(&steward, &headers))
+        .await
+        .map_err(write::from_command)?;
+    Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
+}
+
+/// Withdraws a contact with a reason; the history keeps it.
+///
+/// # Errors
+/// 404 (country, contact), 422 (no reason), 503.
+#[utoipa::path(delete, path = "/api/v1/ca/{country_code}/contacts/{contact_id}", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
+           ("contact_id" = String, Path, description = "The contact's id")),
+    request_body = crate::rest::openapi::RemovalBody,
+    responses(
+        (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::openapi::Record),
+        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
+        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
+        (status = 422, description = "`reason` missing or invalid", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn remove(
+    State(state): State<Shared>,
+    steward: Steward,
+    ContactPath(country, id): ContactPath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let reason = parse_removal(&body)?;
+    let command = RemoveContact {
+        contact_id: id,
+        reason,
+        steward: Some(steward.id.clone()),
+    };
+    let committed = AuthorityCommands::new(&state.wiring.store)
+        .remove_contact(&country, command, &write::metadata(&steward, &headers))
+        .await
+        .map_err(write::from_command)?;
+    Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
+}
+
+/// The documented request bodies (for the OpenAPI document).
+pub mod bodies {
+    use schemars::JsonSchema;
+
+    /// What a contact covers.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ScopeBody {
+        /// The geographical area (a Land, a province…).
+        pub area: Option<String>,
+        /// The wastes it handles, in words.
+        pub wastes: Option<String>,
+        /// `import`, `export`, `transit` (all when absent).
+        pub movements: Option<Vec<String>>,
+    }
+
+    /// `POST /api/v1/ca/{cc}/contacts`.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct ContactBody {
+        /// An id of your choice (`[a-z0-9-]`, ≤ 40); the next `cN` when absent.
+        pub contact_id: Option<String>,
+        /// `competent_authority` (default) or `focal_point` (at most one).
+        pub role: Option<String>,
+        /// The institution's name (required).
+        pub name: String,
+        /// The person to address.
+        pub contact_person: Option<String>,
+        /// E-mail.
+        pub email: Option<String>,
+        /// Phone, `+CC-…` with hyphens.
+        pub phone: Option<String>,
+        /// Fax, `+CC-…` with hyphens.
+        pub fax: Option<String>,
+        /// `http://` or `https://` address.
+        pub website: Option<String>,
+        /// Postal address.
+        pub address: Option<String>,
+        /// What it covers.
+        pub scope: Option<ScopeBody>,
+        /// Notes on where the details come from.
+        pub source_notes: Option<String>,
+        /// What the details rely on (a URL, a letter…).
+        pub source: Option<String>,
+        /// Whether they are verified (needs name, e-mail, phone, `last_checked`).
+        pub verified: Option<bool>,
+        /// When they were last checked, `YYYY-MM-DD`.
+        pub last_checked: Option<String>,
+        /// Make it the primary competent authority.
+        pub primary: Option<bool>,
+    }
+
+    /// `DELETE /api/v1/ca/{cc}/contacts/{id}`.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    pub struct RemovalBody {
+        /// Why the contact is withdrawn (required; kept in the history).
+        pub reason: String,
+    }
+}

@@ -1,0 +1,200 @@
+//! A store written by the first release (commit 5dd3875, before contacts)
+//! opens with this release and upgrades in place, in both storage modes:
+//! migrations run, the read models are rebuilt from the first release's
+//! events (upcast on read), keys and steward tokens still work, records and
+//! history are kept, and `replay --verify` passes.
+//!
+//! The fixtures are in `api/tests/fixtures/first_release/` and are written by
+//! `scripts/first_release_fixture.sh` with the first release's binary: an
+//! embedded SQLite file, and a PostgreSQL dump. A dump holds no JetStream
+//! stream, so in server mode the log is put on a fresh stream with
+//! `basel relay --republish-from 1`: the first release's event payloads
+//! then travel as JetStream messages and are upcast where they are consumed.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+use sqlx::Connection;
+
+use crate::process::{Basel, Nats, Node};
+use crate::support::{both_modes, eventually_some, Mode};
+
+fn fixture(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/first_release")
+        .join(path)
+}
+
+fn credentials(mode: &str) -> Value {
+    let text = std::fs::read_to_string(fixture(&format!("{mode}/credentials.json")))
+        .expect("credentials fixture");
+    serde_json::from_str(&text).expect("credentials JSON")
+}
+
+async fn restore(mode: Mode) -> (Basel, Option<Nats>, Value) {
+    match mode {
+        Mode::Embedded => {
+            let basel = Basel::embedded().with_secret();
+            std::fs::create_dir_all(basel.store.data_dir()).expect("data dir");
+            std::fs::copy(
+                fixture("embedded/basel.db"),
+                basel.store.data_dir().join("basel.db"),
+            )
+            .expect("copy the first release's store");
+            (basel, None, credentials("embedded"))
+        }
+        Mode::Postgres => {
+            let nats = Nats::start();
+            let basel = Basel::postgres().await.with_secret().with_nats(&nats.url());
+            let url = basel.store.database_url.clone().expect("postgres url");
+            let dump = std::fs::read_to_string(fixture("postgres/dump.sql")).expect("dump fixture");
+            let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
+            // The test database comes migrated by this release: start bare.
+            sqlx::raw_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+                .execute(&mut connection)
+                .await
+                .expect("empty the test database");
+            sqlx::raw_sql(&dump)
+                .execute(&mut connection)
+                .await
+                .expect("the first release's dump restores");
+            connection.close().await.expect("close");
+            let republished = basel.run(&["relay", "--republish-from", "1"]);
+            assert!(
+                republished.status.success(),
+                "republish: {}",
+                String::from_utf8_lossy(&republished.stderr)
+            );
+            (basel, Some(nats), credentials("postgres"))
+        }
+    }
+}
+
+async fn record(node: &Node, key: &str, code: &str) -> Value {
+    eventually_some(std::time::Duration::from_secs(30), || async {
+        match node.get_with_key(&format!("/api/v1/ca/{code}"), key).await {
+            Some((200, body)) => Some(body),
+            _ => None,
+        }
+    })
+    .await
+    .unwrap_or_else(|| panic!("{code} is not served"))
+}
+
+async fn the_first_release_store_upgrades_in_place(mode: Mode) {
+    let (basel, _nats, credentials) = restore(mode).await;
+    let key = credentials["api_key"].as_str().expect("key");
+    let token = credentials["steward_token"].as_str().expect("token");
+    let node = basel.serve().await;
+
+    let xk = record(&node, key, "XK").await;
+    assert_eq!(
+        xk["ca_name"], "Ministry of Environment",
+        "the key still works"
+    );
+    assert_eq!(xk["verified"], true);
+    assert_eq!(xk["contacts"][0]["role"], "competent_authority");
+
+    let de = record(&node, key, "DE").await;
+    assert_eq!(
+        de["ca_name"],
+        Value::Null,
+        "the focal point is no longer ca_name"
+    );
+    assert_eq!(de["email"], Value::Null);
+    let focal = &de["contacts"][0];
+    assert_eq!(focal["role"], "focal_point");
+    assert_eq!(focal["email"], "focal.point.basel@uba.de");
+    assert_eq!(focal["provenance"]["last_checked"], "2026-11-21");
+    assert_eq!(
+        focal["provenance"]["outcome"],
+        Value::Null,
+        "a first-release check"
+    );
+    assert_eq!(de["version"], 2);
+
+    let jp = record(&node, key, "JP").await;
+    assert_eq!(jp["verified"], true);
+    assert_eq!(jp["last_checked"], "2026-11-20");
+    assert_eq!(jp["address"], "1-2-2 Kasumigaseki, Chiyoda-ku, Tokyo");
+    assert_eq!(
+        jp["notes"],
+        Value::Null,
+        "source notes are not shown once verified"
+    );
+    assert_eq!(jp["provenance"]["steward"], "ana");
+    assert_eq!(jp["contacts"][0]["primary"], true);
+
+    let ng = record(&node, key, "NG").await;
+    assert_eq!(ng["contacts"], json!([]));
+    assert_eq!(
+        ng["last_checked"],
+        Value::Null,
+        "a check nobody answered confirms nothing"
+    );
+    assert_eq!(ng["stale"], true);
+
+    // The history projection catches up on its own (its own consumer).
+    let history = eventually_some(std::time::Duration::from_secs(30), || async {
+        node.get_with_key("/api/v1/ca/JP/history", key)
+            .await
+            .filter(|(status, body)| {
+                *status == 200 && body["items"].as_array().map(Vec::len) == Some(3)
+            })
+    })
+    .await
+    .expect("JP's history of three events");
+    let kinds: Vec<&str> = history.1["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["event_type"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "AuthorityRegistered",
+            "ContactDetailsChanged",
+            "VerificationRecorded"
+        ]
+    );
+    assert_eq!(history.1["items"][2]["steward"]["id"], "ana");
+
+    let added = node
+        .http
+        .post(format!("{}/api/v1/ca/DE/contacts", node.base))
+        .bearer_auth(token)
+        .json(&json!({"name": "Landesdirektion Sachsen", "scope": {"area": "Saxony"}}))
+        .send()
+        .await
+        .expect("POST contacts");
+    assert_eq!(
+        added.status().as_u16(),
+        201,
+        "the steward token still works"
+    );
+    let de = record(&node, key, "DE").await;
+    assert_eq!(de["ca_name"], "Landesdirektion Sachsen");
+    node.stop();
+
+    let worklist = basel.run(&["worklist"]);
+    assert!(worklist.status.success());
+    let text = String::from_utf8_lossy(&worklist.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.contains("no_contact"), "most urgent first: {first}");
+    let line = |code: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{code}  ")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("NG").contains("no_contact"), "{text}");
+    assert!(line("DE").contains("never_verified"), "{text}");
+    assert!(line("DE").contains("search \"Germany (DE)\""), "{text}");
+    assert_eq!(line("JP"), "", "verified and fresh: not listed");
+
+    let (verified, output) = basel.verify();
+    assert!(verified, "replay --verify after the upgrade:\n{output}");
+}
+
+both_modes!(the_first_release_store_upgrades_in_place);

@@ -1,0 +1,131 @@
+//! How each event moves an [`Authority`]: no decisions, cannot fail. The
+//! directory projection and `as_of` fold with this same function, so the
+//! record clients see is the aggregate's state.
+
+use super::contact::ContactField;
+use super::events::AuthorityEvent;
+use super::party::{CheckOutcome, ContactProvenance, PartyContact, Retired, Role};
+use super::Authority;
+
+/// Applies one event to `state`.
+pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
+    match event {
+        AuthorityEvent::AuthorityRegistered(e) => {
+            state.country = Some(e.country);
+            state.country_name = e.country_name;
+            state.source = e.source;
+            state.notes = e.notes;
+            state.added = u32::try_from(e.contacts.len()).unwrap_or(u32::MAX);
+            state.last_steward = e.steward;
+            state.contacts = e.contacts;
+            state.primary = e.primary;
+        }
+        AuthorityEvent::ContactDetailsChanged(e) if e.contact_id.is_empty() => {
+            for change in e.changes {
+                if change.field == ContactField::Notes {
+                    state.notes = change.new;
+                }
+            }
+        }
+        AuthorityEvent::ContactDetailsChanged(e) => {
+            if state.contact(&e.contact_id).is_none() {
+                // A first-release record that had no details got them from a
+                // steward's correction: that contact was its authority.
+                add(state, legacy_authority(&e.contact_id), false);
+            }
+            if let Some(contact) = contact_mut(state, &e.contact_id) {
+                for change in e.changes {
+                    contact.details.set(change.field, change.new);
+                }
+            }
+        }
+        AuthorityEvent::VerificationRecorded(e) => {
+            if e.steward.is_some() {
+                state.last_steward.clone_from(&e.steward);
+            }
+            if e.contact_id.is_empty() {
+                state.last_attempt = Some(e.checked_on);
+                return;
+            }
+            let Some(contact) = contact_mut(state, &e.contact_id) else {
+                return;
+            };
+            let p = &mut contact.provenance;
+            p.outcome = e.outcome;
+            p.method = Some(e.method);
+            p.steward = e.steward;
+            p.steward_note = e.note;
+            p.source = Some(e.source);
+            match e.outcome {
+                None | Some(CheckOutcome::Confirmed | CheckOutcome::Changed) => {
+                    p.verified = e.verified;
+                    p.last_checked = Some(e.checked_on);
+                }
+                Some(CheckOutcome::NoAnswer) => p.last_attempt = Some(e.checked_on),
+                Some(CheckOutcome::Defunct) => {
+                    p.last_attempt = Some(e.checked_on);
+                    p.verified = false;
+                    retire_channels(contact);
+                }
+            }
+        }
+        AuthorityEvent::ContactAdded(e) => {
+            if e.contact.provenance.steward.is_some() {
+                state.last_steward.clone_from(&e.contact.provenance.steward);
+            }
+            add(state, e.contact, e.primary);
+        }
+        AuthorityEvent::ContactRemoved(e) => {
+            state.contacts.retain(|c| c.id != e.contact_id);
+            if state.primary.as_deref() == Some(e.contact_id.as_str()) {
+                state.primary = e.new_primary;
+            }
+            if e.steward.is_some() {
+                state.last_steward = e.steward;
+            }
+        }
+        AuthorityEvent::PrimaryDesignated(e) => {
+            state.primary = Some(e.contact_id);
+            if e.steward.is_some() {
+                state.last_steward = e.steward;
+            }
+        }
+    }
+}
+
+fn contact_mut<'a>(state: &'a mut Authority, id: &str) -> Option<&'a mut PartyContact> {
+    state.contacts.iter_mut().find(|c| c.id == id)
+}
+
+fn add(state: &mut Authority, contact: PartyContact, primary: bool) {
+    let authority = contact.role == Role::CompetentAuthority;
+    if primary || (authority && state.primary.is_none()) {
+        state.primary = Some(contact.id.clone());
+    }
+    state.contacts.push(contact);
+    state.added += 1;
+}
+
+fn legacy_authority(id: &str) -> PartyContact {
+    PartyContact {
+        id: id.to_owned(),
+        role: Role::CompetentAuthority,
+        details: super::Contact::default(),
+        provenance: ContactProvenance::default(),
+        retired: Vec::new(),
+    }
+}
+
+/// A defunct check: every channel moves to `retired`, out of the served fields.
+fn retire_channels(contact: &mut PartyContact) {
+    for field in ContactField::CHANNELS {
+        if let Some(value) = contact.details.get(field) {
+            contact.retired.push(Retired {
+                field,
+                value,
+                reason: "a check found the contact defunct".into(),
+            });
+            contact.details.set(field, None);
+        }
+    }
+}
