@@ -179,10 +179,11 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
             "phone",
             json!({"maxLength": 40, "pattern": PHONE_PATTERN}),
         );
+        // Empty (or only spaces) means "not known": the field is cleared.
         set(
             schema,
             "email",
-            json!({"format": "email", "maxLength": 254}),
+            json!({"maxLength": 254, "allOf": [{"anyOf": [{"format": "email"}, {"pattern": "^\\s*$"}]}]}),
         );
         set(schema, "ca_name", text(300, false, false));
         set(schema, "address", text(1000, false, true));
