@@ -47,6 +47,10 @@ impl Components {
         let mut schema = self.generator.root_schema_for::<T>();
         schema.remove("$schema");
         schema.remove("$defs");
+        // The generator also copies every definition so far under the
+        // definitions path (`components/schemas`) inside the root: they are
+        // all in `finish`'s map already.
+        schema.remove("components");
         self.named.insert(name.to_owned(), schema.to_value());
         self
     }
@@ -227,6 +231,10 @@ mod tests {
         let mut components = Components::default();
         components.add::<Outer>("Outer");
         let all = components.finish();
+        assert!(
+            all["Outer"].get("components").is_none(),
+            "definitions are listed once, not copied into each schema"
+        );
         assert_eq!(
             all["Outer"]["properties"]["inner"]["$ref"],
             "#/components/schemas/Thing"

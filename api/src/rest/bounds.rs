@@ -11,6 +11,8 @@ use crate::rest::{ca::list, changes, classify, BODY_LIMIT};
 
 /// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
 const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
+/// A contact id: 1 to 40 of a-z, 0-9 and `-` (e.g. `c2`).
+const CONTACT_ID_PATTERN: &str = "^[a-z0-9-]{1,40}$";
 
 /// Adds the enforced bounds and the edge's answers to `doc`.
 pub fn apply(doc: &mut Value) {
@@ -63,6 +65,7 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             "after" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
             "q" => json!({"type": "string", "maxLength": projections::search::MAX_QUERY_CHARS}),
             "country_code" => json!({"type": "string", "pattern": COUNTRY_PATTERN}),
+            "contact_id" => json!({"type": "string", "pattern": CONTACT_ID_PATTERN}),
             "as_of" => {
                 json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
             }
