@@ -127,6 +127,8 @@ const REQUEST_BODIES: &[&str] = &[
     "CreateBody",
     "VerificationBody",
     "RegisterBody",
+    "ContactBody",
+    "RemovalBody",
 ];
 
 /// A text the reader accepts only with something in it besides spaces.
@@ -138,8 +140,12 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
             strict(schema);
         }
     }
-    if let Some(contact) = schemas.get_mut("ContactChanges") {
-        optional_nullables(contact);
+    // Bodies nested in others (a check's corrections, a contact's scope):
+    // a field that may be null may be left out.
+    for nested in ["Corrections", "ScopeBody"] {
+        if let Some(schema) = schemas.get_mut(nested) {
+            optional_nullables(schema);
+        }
     }
     let mut set = |schema: &str, property: &str, bound: Value| {
         if let Some(target) = schemas
@@ -176,7 +182,7 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
         "email",
         json!({"format": "email", "maxLength": 254}),
     );
-    for schema in ["CreateBody", "ContactChanges"] {
+    for schema in ["CreateBody", "Corrections"] {
         set(
             schema,
             "phone",
