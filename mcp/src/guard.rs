@@ -83,7 +83,7 @@ async fn refuse(
     }
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
-            refusals.log("Origin", "");
+            refusals.log("Origin", &bounded(origin.to_str().unwrap_or("(not text)")));
             return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
@@ -382,7 +382,7 @@ impl Refusals {
             let held = self.held.swap(0, Ordering::Relaxed);
             tracing::warn!(
                 refused.held_back = held,
-                "MCP request refused: {what} {value} is not allowed (BASEL_MCP_ALLOWED_{upper}S)",
+                "MCP request refused: {what} {value} is not in BASEL_MCP_ALLOWED_{upper}S",
                 upper = what.to_ascii_uppercase()
             );
         } else {

@@ -46,7 +46,8 @@ async fn a_missing_postgres_database_suggests_createdb() {
     let basel = Basel::embedded();
     let name = format!("basel_missing_{}", uuid::Uuid::new_v4().simple());
     let url = format!("postgres://postgres@127.0.0.1:5432/{name}");
-    let line = error_line(&basel.run(&["--database-url", &url, "export"]));
+    let secret = "a-test-secret-of-at-least-32-characters";
+    let line = error_line(&basel.run(&["--database-url", &url, "--secret", secret, "export"]));
     assert!(
         line.contains(&format!("createdb -h 127.0.0.1 -p 5432 {name}")),
         "{line}"
