@@ -146,8 +146,14 @@ fn from_source(country: CountryCode, country_name: String, record: &SourceRecord
     if record.contact_type == "focal_point" {
         note.push_str(" This is the Basel focal point; the source says the competent authorities are available from it.");
     }
-    if let Some(printed) = &record.phone {
-        note.push_str(&format!(" Phone as printed in the source: {printed}."));
+    match (&record.phone, &phone) {
+        (Some(printed), Some(_)) => {
+            note.push_str(&format!(" Phone as printed in the source: {printed}."));
+        }
+        (Some(printed), None) => note.push_str(&format!(
+            " Phone as printed in the source: {printed}; not served, it does not read as an international number."
+        )),
+        (None, _) => {}
     }
     if let (Some(domain), Some(printed)) = (&retired, &record.email) {
         note.push_str(&format!(
@@ -350,6 +356,25 @@ mod tests {
                 record.country,
                 record.contact.validate()
             );
+        }
+    }
+
+    #[test]
+    fn a_misprinted_phone_is_not_served_and_its_printed_form_is_in_the_note() {
+        let seed = bundled().expect("bundled seed");
+        let cn = seed
+            .iter()
+            .find(|r| r.country.as_str() == "CN")
+            .expect("CN");
+        assert_eq!(cn.contact.phone, None);
+        assert!(cn.contact.notes.as_deref().is_some_and(|n| n.contains(
+            "Phone as printed in the source: (861 0) 66 55 62 56/65 18/62 57; not served"
+        )));
+        for record in &seed {
+            if let Some(phone) = &record.contact.phone {
+                let parsed = Phone::parse_input(phone);
+                assert!(parsed.is_ok(), "{}: {phone}", record.country);
+            }
         }
     }
 

@@ -125,6 +125,20 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
     assert_eq!(jp["provenance"]["steward"], "ana");
     assert_eq!(jp["contacts"][0]["primary"], true);
 
+    let cn = record(&node, key, "CN").await;
+    assert_eq!(
+        cn["phone"],
+        Value::Null,
+        "the seed's misprinted +861-0-… is no longer served"
+    );
+    assert_eq!(cn["contacts"][0]["retired"][0]["field"], "phone");
+    assert!(
+        cn["contacts"][0]["retired"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("calling code")),
+        "{cn}"
+    );
+
     let ng = record(&node, key, "NG").await;
     assert_eq!(ng["contacts"], json!([]));
     assert_eq!(

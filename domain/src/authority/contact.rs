@@ -240,7 +240,7 @@ pub fn parse_field(field: ContactField, raw: Option<&str>) -> Result<Option<Stri
         ContactField::Email => Email::parse(text)
             .map(|e| Some(e.into()))
             .map_err(|e| problem(e.to_string())),
-        ContactField::Phone | ContactField::Fax => Phone::parse(text)
+        ContactField::Phone | ContactField::Fax => Phone::parse_input(text)
             .map(|p| Some(p.into()))
             .map_err(|e| problem(e.to_string())),
         ContactField::Website => {

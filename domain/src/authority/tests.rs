@@ -153,6 +153,21 @@ fn invalid_email_and_phone_are_refused_together() {
 }
 
 #[test]
+fn a_phone_or_fax_without_a_country_calling_code_is_refused() {
+    let contact = ContactInput {
+        phone: Some("+861-0-66-55-62-56".into()),
+        fax: Some("+12-613-555-0100".into()),
+        ..full_contact()
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![])
+            .when(AuthorityCommand::Register(register(false, contact)))
+            .result(),
+    );
+    assert_eq!(fields, vec!["phone", "fax"]);
+}
+
+#[test]
 fn registration_needs_a_country_name() {
     let command = RegisterAuthority {
         country_name: "  ".into(),

@@ -85,7 +85,10 @@ fn legacy_id() -> String {
 impl From<Wire> for AuthorityEvent {
     fn from(wire: Wire) -> Self {
         match wire {
-            Wire::AuthorityRegistered(Registered::Current(e)) => Self::AuthorityRegistered(e),
+            Wire::AuthorityRegistered(Registered::Current(mut e)) => {
+                e.contacts.iter_mut().for_each(retire_misprinted_numbers);
+                Self::AuthorityRegistered(e)
+            }
             Wire::AuthorityRegistered(Registered::First(v1)) => {
                 Self::AuthorityRegistered(registered(v1))
             }
@@ -143,6 +146,28 @@ pub fn retired_mailbox(contact: &Contact) -> Option<Retired> {
     })
 }
 
+/// Moves a phone or fax number whose first group is no country calling code
+/// (the first release's seed turned the fact sheet's misprinted
+/// "(861 0) 66 55 62 56" into `+861-0-66-55-62-56`) out of the served
+/// fields into `retired`. Input never gets such a number past
+/// [`crate::values::Phone::parse_input`], so only seeded records have them.
+fn retire_misprinted_numbers(contact: &mut PartyContact) {
+    for field in [ContactField::Phone, ContactField::Fax] {
+        let slot = match field {
+            ContactField::Phone => &mut contact.details.phone,
+            _ => &mut contact.details.fax,
+        };
+        if let Some(number) = slot.take_if(|n| !n.has_assigned_calling_code()) {
+            contact.retired.push(Retired {
+                field,
+                value: number.to_string(),
+                reason: "the number as printed in the source gives no valid country calling code"
+                    .into(),
+            });
+        }
+    }
+}
+
 fn registered(v1: RegisteredV1) -> AuthorityRegistered {
     let mut details = v1.contact;
     let known = [
@@ -176,7 +201,7 @@ fn registered(v1: RegisteredV1) -> AuthorityRegistered {
     if !retired.is_empty() {
         details.email = None;
     }
-    let contact = PartyContact {
+    let mut contact = PartyContact {
         id: legacy_id(),
         role,
         details,
@@ -188,6 +213,7 @@ fn registered(v1: RegisteredV1) -> AuthorityRegistered {
         },
         retired,
     };
+    retire_misprinted_numbers(&mut contact);
     AuthorityRegistered {
         country: v1.country,
         country_name: v1.country_name,
@@ -255,6 +281,50 @@ mod tests {
         };
         assert_eq!(e.primary.as_deref(), Some("c1"));
         assert_eq!(e.contacts[0].role, Role::CompetentAuthority);
+    }
+
+    #[test]
+    fn a_misprinted_seed_phone_is_retired_in_either_version() {
+        let v1 = decode(json!({"AuthorityRegistered": {
+            "country": "CN", "country_name": "China",
+            "contact": {"ca_name": "Ministry of Environmental Protection", "email": null,
+                        "phone": "+861-0-66-55-62-56", "address": null, "notes": null},
+            "verified": false, "last_checked": null, "source": "fact sheet"}}));
+        let AuthorityEvent::AuthorityRegistered(e) = v1 else {
+            panic!("not a registration")
+        };
+        let c = &e.contacts[0];
+        assert_eq!(c.details.phone, None);
+        assert_eq!(c.retired.len(), 1);
+        assert_eq!(
+            (c.retired[0].field, c.retired[0].value.as_str()),
+            (ContactField::Phone, "+861-0-66-55-62-56")
+        );
+        let current = decode(
+            serde_json::to_value(AuthorityEvent::AuthorityRegistered(AuthorityRegistered {
+                contacts: vec![PartyContact {
+                    details: Contact {
+                        phone: crate::values::Phone::parse("+861-0-66-55-62-56").ok(),
+                        fax: crate::values::Phone::parse("+86-10-6615-1762").ok(),
+                        ..Contact::default()
+                    },
+                    retired: Vec::new(),
+                    ..c.clone()
+                }],
+                ..e.clone()
+            }))
+            .expect("serialises"),
+        );
+        let AuthorityEvent::AuthorityRegistered(e) = current else {
+            panic!("not a registration")
+        };
+        let c = &e.contacts[0];
+        assert_eq!(c.details.phone, None);
+        assert_eq!(
+            c.details.fax.as_ref().map(ToString::to_string).as_deref(),
+            Some("+86-10-6615-1762")
+        );
+        assert_eq!(c.retired.len(), 1);
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum ValueError {
     /// Not an international phone number with hyphens.
     #[error("phone must be in international format with hyphens, like +41-22-917-8218, got {0:?}")]
     Phone(String),
+    /// A phone number whose first group is no country calling code.
+    #[error("phone must start with a country calling code, and {0:?} does not (is a bracket or space misplaced?)")]
+    CallingCode(String),
     /// Not a lower-case slug.
     #[error("id must be lower-case letters, digits and single hyphens, got {0:?}")]
     Slug(String),

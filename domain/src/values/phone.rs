@@ -3,6 +3,14 @@ use std::fmt;
 
 use super::ValueError;
 
+/// The two-digit country calling codes of ITU-T E.164 (zones 2 to 9; every
+/// other code is one digit, 1 or 7, or three digits).
+const TWO_DIGIT_CODES: [&str; 44] = [
+    "20", "27", "30", "31", "32", "33", "34", "36", "39", "40", "41", "43", "44", "45", "46", "47",
+    "48", "49", "51", "52", "53", "54", "55", "56", "57", "58", "60", "61", "62", "63", "64", "65",
+    "66", "81", "82", "84", "86", "90", "91", "92", "93", "94", "95", "98",
+];
+
 /// A phone number in international format: `+`, the country calling code,
 /// then groups of digits separated by single hyphens (`+41-22-917-8218`).
 /// At most 15 digits in all, as E.164 allows.
@@ -35,6 +43,37 @@ impl Phone {
         }
     }
 
+    /// Parses a number a person or a file gives: the house format, with a
+    /// country calling code that ITU-T E.164 assigns.
+    ///
+    /// # Errors
+    /// [`ValueError::Phone`] as [`Phone::parse`];
+    /// [`ValueError::CallingCode`] when the first group cannot be a calling code.
+    pub fn parse_input(input: &str) -> Result<Self, ValueError> {
+        let phone = Self::parse(input)?;
+        if phone.has_assigned_calling_code() {
+            Ok(phone)
+        } else {
+            Err(ValueError::CallingCode(phone.0))
+        }
+    }
+
+    /// Whether the first group can be an E.164 country calling code.
+    /// Calling codes are a prefix code: no code begins with another. So a
+    /// first group that extends an assigned shorter code (`+861-0-…`, where
+    /// `86` is China's; `+12-…`, where `1` is North America's) is a misprint,
+    /// not a number. Checked against the one-digit codes (1, 7) and the
+    /// complete list of two-digit codes; any other three-digit group passes.
+    pub fn has_assigned_calling_code(&self) -> bool {
+        let code = self.0[1..].split('-').next().unwrap_or_default();
+        let zone_one_or_seven = code.starts_with(['1', '7']);
+        match code.len() {
+            1 => zone_one_or_seven,
+            2 => TWO_DIGIT_CODES.contains(&code),
+            _ => !zone_one_or_seven && !TWO_DIGIT_CODES.contains(&&code[..2]),
+        }
+    }
+
     /// Converts a number as printed in the Basel Secretariat's fact sheets,
     /// where the calling code stands in brackets (`(81-3) 5501-3157`), into the
     /// house format (`+81-3-5501-3157`). Only the first number is taken; the
@@ -49,7 +88,9 @@ impl Phone {
             .chain(rest.split(|c: char| c == '-' || c.is_whitespace()))
             .filter(|g| !g.is_empty())
             .collect();
-        Self::parse(&format!("+{}", groups.join("-"))).ok()
+        Self::parse(&format!("+{}", groups.join("-")))
+            .ok()
+            .filter(Self::has_assigned_calling_code)
     }
 
     /// The number as stored.
@@ -86,6 +127,46 @@ mod tests {
         for good in ["+41-22-917-8218", "+1-613-555-0100", "+65-6731-9654"] {
             assert!(Phone::parse(good).is_ok(), "{good:?} was refused");
         }
+    }
+
+    #[test]
+    fn a_first_group_that_extends_an_assigned_code_is_no_calling_code() {
+        for good in [
+            "+1-613-555-0100",
+            "+7-495-123-4567",
+            "+86-10-6615-4547",
+            "+234-9-123-4567",
+            "+679-331-2345",
+        ] {
+            assert!(Phone::parse_input(good).is_ok(), "{good:?} was refused");
+        }
+        for bad in [
+            "+861-0-66-55-62-56",
+            "+12-613-555-0100",
+            "+4-22-917-8218",
+            "+21-555-1234",
+            "+491-30-1234567",
+        ] {
+            assert!(Phone::parse(bad).is_ok(), "{bad:?} has the house shape");
+            assert!(
+                matches!(Phone::parse_input(bad), Err(ValueError::CallingCode(_))),
+                "{bad:?} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn a_misprinted_fact_sheet_number_is_not_converted() {
+        assert_eq!(
+            Phone::from_fact_sheet("(861 0) 66 55 62 56/65 18/62 57"),
+            None
+        );
+        assert_eq!(
+            Phone::from_fact_sheet("(86-10) 6615-4547")
+                .map(String::from)
+                .as_deref(),
+            Some("+86-10-6615-4547")
+        );
     }
 
     #[test]
