@@ -29,6 +29,7 @@ pub fn apply(doc: &mut Value) {
         .and_then(Value::as_object_mut)
     {
         bound_bodies(schemas);
+        verified_needs(schemas);
     }
     // The form of the registration page is read leniently: fields other
     // than `email` are ignored (a browser may add its own).
@@ -182,12 +183,16 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
         "email",
         json!({"format": "email", "maxLength": 254}),
     );
+    for schema in ["CreateBody", "Corrections", "ContactBody"] {
+        for field in ["phone", "fax"] {
+            set(
+                schema,
+                field,
+                json!({"maxLength": 40, "pattern": PHONE_PATTERN}),
+            );
+        }
+    }
     for schema in ["CreateBody", "Corrections"] {
-        set(
-            schema,
-            "phone",
-            json!({"maxLength": 40, "pattern": PHONE_PATTERN}),
-        );
         // Empty (or only spaces) means "not known": the field is cleared.
         set(
             schema,
@@ -197,6 +202,45 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
         set(schema, "ca_name", text(300, false, false));
         set(schema, "address", text(1000, false, true));
         set(schema, "notes", text(4000, false, true));
+    }
+}
+
+/// States the rule the domain applies to a record or contact sent with
+/// `verified: true`: its name, e-mail, phone and date of check must be given
+/// (`require_verifiable`). Without it a client (or schemathesis, which
+/// learns from the 422 answers) could only guess the rule.
+fn verified_needs(schemas: &mut Map<String, Value>) {
+    let needs = |fields: &[&str]| {
+        let properties: Map<String, Value> = fields
+            .iter()
+            .map(|field| {
+                let rule = match *field {
+                    "email" => json!({"type": "string", "format": "email"}),
+                    "phone" => json!({"type": "string", "pattern": PHONE_GIVEN}),
+                    "last_checked" => json!({"type": "string", "format": "date"}),
+                    _ => json!({"type": "string", "pattern": NOT_BLANK}),
+                };
+                ((*field).to_owned(), rule)
+            })
+            .collect();
+        json!({
+            "if": {"properties": {"verified": {"const": true}}, "required": ["verified"]},
+            "then": {"required": fields, "properties": properties},
+        })
+    };
+    for (name, fields) in [
+        (
+            "CreateBody",
+            &["ca_name", "email", "phone", "last_checked"][..],
+        ),
+        ("ContactBody", &["email", "phone", "last_checked"][..]),
+    ] {
+        if let (Some(schema), Value::Object(rule)) = (
+            schemas.get_mut(name).and_then(Value::as_object_mut),
+            needs(fields),
+        ) {
+            schema.extend(rule);
+        }
     }
 }
 
@@ -217,11 +261,22 @@ fn text(max: usize, required: bool, lines: bool) -> Value {
     json!({"maxLength": max, "pattern": pattern})
 }
 
-/// Empty (no number), or `+CC-…`: a calling code of 1–3 digits (no leading
-/// 0) and one group of digits, 7–15 digits in all. The server also takes
-/// more groups (`+49-30-1234567`); the pattern states the one-group form,
-/// whose digit count it can bound.
-const PHONE_PATTERN: &str = "^\\s*$|^\\s*\\+[1-9][0-9]{0,2}-[0-9]{6,12}\\s*$";
+/// The calling codes `Phone::parse_input` accepts, as a regular expression.
+macro_rules! calling_codes {
+    () => {
+        "(?:[17]|2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58]|2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])"
+    };
+}
+
+/// Empty (no number), or [`PHONE_GIVEN`].
+const PHONE_PATTERN: &str = concat!("^\\s*$|^\\s*\\+", calling_codes!(), "-[0-9]{6,12}\\s*$");
+
+/// `+CC-…`: an E.164 calling code (`domain::values::Phone::parse_input`:
+/// 1 or 7, a two-digit code, or three digits that extend neither) and one
+/// group of digits, 7–15 digits in all. The server also takes more groups
+/// (`+49-30-1234567`); the pattern states the one-group form, whose digit
+/// count it can bound.
+const PHONE_GIVEN: &str = concat!("^\\s*\\+", calling_codes!(), "-[0-9]{6,12}\\s*$");
 
 /// Refuses unknown properties and requires only what may not be `null`.
 fn strict(schema: &mut Map<String, Value>) {
@@ -308,5 +363,39 @@ mod tests {
         let health = &doc["paths"]["/healthz"]["get"]["responses"];
         assert!(health.get("413").is_none(), "no body, no 413");
         assert!(health.get("431").is_some());
+    }
+
+    #[test]
+    fn the_phone_pattern_takes_the_calling_codes_the_server_takes() {
+        let pattern = regex::Regex::new(PHONE_GIVEN).expect("a valid pattern");
+        for code in 1..1000 {
+            let number = format!("+{code}-{}", "5".repeat(12 - code.to_string().len().min(6)));
+            let server = domain::values::Phone::parse_input(&number).is_ok();
+            assert_eq!(pattern.is_match(&number), server, "{number}");
+        }
+        assert!(regex::Regex::new(PHONE_PATTERN)
+            .expect("valid")
+            .is_match("  "));
+    }
+
+    #[test]
+    fn a_verified_record_or_contact_states_what_it_needs() {
+        let doc = crate::rest::openapi::document();
+        let create = &doc["components"]["schemas"]["CreateBody"];
+        assert_eq!(create["required"], json!(["country_code", "country_name"]));
+        assert_eq!(create["if"]["properties"]["verified"]["const"], true);
+        assert_eq!(
+            create["then"]["required"],
+            json!(["ca_name", "email", "phone", "last_checked"])
+        );
+        let contact = &doc["components"]["schemas"]["ContactBody"];
+        assert_eq!(
+            contact["then"]["required"],
+            json!(["email", "phone", "last_checked"])
+        );
+        assert_eq!(
+            contact["properties"]["fax"]["pattern"],
+            create["properties"]["phone"]["pattern"]
+        );
     }
 }
