@@ -116,6 +116,23 @@ pub async fn ensure_stream(
         .map_err(nats)
 }
 
+/// Whether an unpublished event lies before a published one. The relay
+/// publishes in position order and marks what it published, so that never
+/// happens in the course of relaying: only sealing an old event in place
+/// (`identity::legacy`) leaves such a hole, and its copy on the stream is
+/// out of date.
+///
+/// # Errors
+/// [`RelayError::Database`] on failure.
+pub async fn stream_rewrite_due(conn: &mut PoolConnection<Postgres>) -> Result<bool, RelayError> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM events WHERE published_at IS NULL \
+         AND position < (SELECT MAX(position) FROM events WHERE published_at IS NOT NULL))",
+    )
+    .fetch_one(&mut **conn)
+    .await?)
+}
+
 /// Events still waiting to be published.
 ///
 /// # Errors
@@ -196,6 +213,9 @@ impl Relay {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(NOTIFY_CHANNEL).await?;
         ensure_stream(&self.context, &self.settings).await?;
+        if stream_rewrite_due(lock).await? {
+            self.rewrite_stream(lock).await?;
+        }
         loop {
             // Each pass runs on the lock's own connection: if that connection
             // is gone, so is the lock, and the relay must stop at once.
@@ -245,8 +265,16 @@ impl Relay {
         &self,
         envelope: &Envelope,
     ) -> Result<jetstream::publish::PublishAck, RelayError> {
+        self.publish_as(envelope, &envelope.message_id()).await
+    }
+
+    async fn publish_as(
+        &self,
+        envelope: &Envelope,
+        message_id: &str,
+    ) -> Result<jetstream::publish::PublishAck, RelayError> {
         let mut headers = HeaderMap::new();
-        headers.insert("Nats-Msg-Id", envelope.message_id().as_str());
+        headers.insert("Nats-Msg-Id", message_id);
         headers.insert(POSITION_HEADER, envelope.position.to_string().as_str());
         let payload = Bytes::from(serde_json::to_vec(envelope).map_err(nats)?);
         let ack = self
@@ -259,6 +287,72 @@ impl Relay {
             .await
             .map_err(nats)?;
         ack.await.map_err(nats)
+    }
+
+    /// Replaces every message of this deployment on the stream with the
+    /// events as stored now, in position order: publishes them all under
+    /// fresh message ids (so the de-duplication window drops none), then
+    /// purges the deployment's subjects up to the last message from before,
+    /// and marks the events published. Run by the active relay, under its
+    /// lock, when [`stream_rewrite_due`]: after old events were sealed in
+    /// place (`identity::legacy`), the stream's copies of them still held
+    /// plaintext addresses. Consumers receive the republished events again
+    /// and skip those they applied; a replay from the stream reads the log
+    /// in order. Returns how many events were published.
+    ///
+    /// # Errors
+    /// NATS or PostgreSQL failures; the rewrite is then due again.
+    pub async fn rewrite_stream(
+        &self,
+        conn: &mut PoolConnection<Postgres>,
+    ) -> Result<usize, RelayError> {
+        let mut stream = ensure_stream(&self.context, &self.settings).await?;
+        let before = stream.info().await.map_err(nats)?.state.last_sequence;
+        let last: Option<i64> = sqlx::query_scalar("SELECT MAX(position) FROM events")
+            .fetch_one(&mut **conn)
+            .await?;
+        let Some(last) = last else { return Ok(0) };
+        let mut sent = 0;
+        let mut after = 0;
+        while after < last {
+            let rows = sqlx::query(
+                "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
+                 FROM events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3",
+            )
+            .bind(after)
+            .bind(last)
+            .bind(BATCH)
+            .fetch_all(&mut **conn)
+            .await?;
+            let Some(row) = rows.last() else { break };
+            after = row.try_get("position")?;
+            for row in &rows {
+                let envelope = envelope(row)?;
+                let id = format!("{}:rewrite-{before}", envelope.message_id());
+                self.publish_as(&envelope, &id).await?;
+                sent += 1;
+            }
+        }
+        if before > 0 {
+            stream
+                .purge()
+                .filter(format!("{}.>", self.settings.subject_prefix))
+                .sequence(before + 1)
+                .await
+                .map_err(nats)?;
+        }
+        sqlx::query(
+            "UPDATE events SET published_at = now() WHERE position <= $1 AND published_at IS NULL",
+        )
+        .bind(last)
+        .execute(&mut **conn)
+        .await?;
+        tracing::warn!(
+            events = sent,
+            purged_up_to = before,
+            "rewrote the stream: events sealed in place had older copies on it"
+        );
+        Ok(sent)
     }
 
     /// Publishes again every event from `position` on (an operator's repair

@@ -168,7 +168,7 @@ async fn seal_legacy_addresses(
     if server_mode && published > 0 {
         tracing::warn!(
             events = published,
-            "events sealed in the store had been published with plaintext addresses; the JetStream stream still holds those messages (see README, \"Erasure\")"
+            "events sealed in the store had been published with plaintext addresses; the active relay rewrites the JetStream stream from the store (see README, \"Erasure\")"
         );
     }
     Ok(())

@@ -46,19 +46,7 @@ async fn restore(mode: Mode) -> (Basel, Option<Nats>, Value) {
         Mode::Postgres => {
             let nats = Nats::start();
             let basel = Basel::postgres().await.with_secret().with_nats(&nats.url());
-            let url = basel.store.database_url.clone().expect("postgres url");
-            let dump = std::fs::read_to_string(fixture("postgres/dump.sql")).expect("dump fixture");
-            let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
-            // The test database comes migrated by this release: start bare.
-            sqlx::raw_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
-                .execute(&mut connection)
-                .await
-                .expect("empty the test database");
-            sqlx::raw_sql(&dump)
-                .execute(&mut connection)
-                .await
-                .expect("the first release's dump restores");
-            connection.close().await.expect("close");
+            restore_dump(&basel).await;
             let republished = basel.run(&["relay", "--republish-from", "1"]);
             assert!(
                 republished.status.success(),
@@ -68,6 +56,23 @@ async fn restore(mode: Mode) -> (Basel, Option<Nats>, Value) {
             (basel, Some(nats), credentials("postgres"))
         }
     }
+}
+
+/// Replaces the test database with the first release's PostgreSQL dump.
+async fn restore_dump(basel: &Basel) {
+    let url = basel.store.database_url.clone().expect("postgres url");
+    let dump = std::fs::read_to_string(fixture("postgres/dump.sql")).expect("dump fixture");
+    let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
+    // The test database comes migrated by this release: start bare.
+    sqlx::raw_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+        .execute(&mut connection)
+        .await
+        .expect("empty the test database");
+    sqlx::raw_sql(&dump)
+        .execute(&mut connection)
+        .await
+        .expect("the first release's dump restores");
+    connection.close().await.expect("close");
 }
 
 async fn record(node: &Node, key: &str, code: &str) -> Value {
@@ -212,3 +217,104 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
 }
 
 both_modes!(the_first_release_store_upgrades_in_place);
+
+/// The first release's address, in plaintext in its `ApiKeyIssued` event.
+const FIXTURE_CLIENT: &str = "fixture-client@example.org";
+
+/// Publishes the restored events as the first release's relay did: their
+/// stored payloads (plaintext addresses), under their own message ids.
+async fn publish_as_first_release(basel: &Basel, nats_url: &str) -> async_nats::jetstream::Context {
+    let settings = commands::relay::LogSettings {
+        url: nats_url.to_owned(),
+        stream: basel.stream.clone(),
+        subject_prefix: basel.prefix.clone(),
+        replicas: 1,
+    };
+    let context = commands::relay::connect(&settings).await.expect("nats");
+    commands::relay::ensure_stream(&context, &settings)
+        .await
+        .expect("stream");
+    let url = basel.store.database_url.clone().expect("postgres url");
+    let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
+    let rows: Vec<Value> = sqlx::query_scalar(
+        "SELECT row_to_json(e) FROM (SELECT position, aggregate_type, aggregate_id, sequence, \
+         event_type, event_version, payload, metadata FROM events ORDER BY position) e",
+    )
+    .fetch_all(&mut connection)
+    .await
+    .expect("events");
+    for row in rows {
+        let envelope: domain::envelope::Envelope = serde_json::from_value(row).expect("envelope");
+        let position = envelope.position;
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert("Nats-Msg-Id", envelope.message_id().as_str());
+        headers.insert(
+            commands::relay::POSITION_HEADER,
+            position.to_string().as_str(),
+        );
+        context
+            .publish_with_headers(
+                envelope.subject(&basel.prefix),
+                headers,
+                serde_json::to_vec(&envelope).expect("json").into(),
+            )
+            .await
+            .expect("publish")
+            .await
+            .expect("ack");
+    }
+    connection.close().await.expect("close");
+    context
+}
+
+fn holds(messages: &[impl AsRef<[u8]>], text: &str) -> bool {
+    messages
+        .iter()
+        .any(|m| String::from_utf8_lossy(m.as_ref()).contains(text))
+}
+
+/// Server mode: the first release's messages on the stream carry plaintext
+/// addresses; after the upgrade the relay has rewritten the stream from the
+/// sealed store, so no message holds the address, every event is still on
+/// the stream, and `replay --verify` (which reads the stream) passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_release_stream_loses_its_plaintext_addresses() {
+    let nats = Nats::start();
+    let basel = Basel::postgres().await.with_secret().with_nats(&nats.url());
+    restore_dump(&basel).await;
+    let context = publish_as_first_release(&basel, &nats.url()).await;
+    let payloads = || commands::store::testing::stream_payloads(&context, &basel.stream);
+    let before = payloads().await;
+    assert!(
+        holds(&before, FIXTURE_CLIENT),
+        "the old stream holds the address"
+    );
+
+    let credentials = credentials("postgres");
+    let key = credentials["api_key"].as_str().expect("key");
+    let node = basel.serve().await;
+    let rewritten = crate::support::eventually(std::time::Duration::from_secs(30), || async {
+        let messages = payloads().await;
+        !holds(&messages, FIXTURE_CLIENT) && holds(&messages, "ApiKeyIssued")
+    })
+    .await;
+    assert!(rewritten.is_some(), "the stream still holds the address");
+    let messages = payloads().await;
+    assert_eq!(messages.len(), before.len(), "every event once, none lost");
+    let xk = record(&node, key, "XK").await;
+    assert_eq!(xk["verified"], true, "the key still works");
+
+    let forget = basel.run(&["forget", FIXTURE_CLIENT]);
+    assert!(
+        forget.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forget.stderr)
+    );
+    node.stop();
+    let (verified, output) = basel.verify();
+    assert!(
+        verified,
+        "replay --verify from the rewritten stream:\n{output}"
+    );
+    assert!(!holds(&payloads().await, FIXTURE_CLIENT));
+}

@@ -8,6 +8,14 @@
 //! cannot be erased by destroying a key. Only the `email` field changes
 //! (plaintext → the sealed object), with `event_version` 2; the rest of the
 //! payload, the metadata, sequence and position stay.
+//!
+//! In server mode the stream holds a copy of each old event. The rewrite
+//! marks the event unpublished (`published_at = NULL`) in the same
+//! statement, which leaves a hole before events already published: the
+//! active relay takes that hole as the sign that the stream holds messages
+//! the store no longer does, and rewrites the stream
+//! (`crate::relay::Relay::rewrite_stream`). The mark survives a crash, so an
+//! interrupted rewrite is done again at the next start.
 
 use serde_json::Value;
 use sqlx::Row;
@@ -120,7 +128,7 @@ async fn rewrite(backend: &Backend, position: i64, payload: &str) -> Result<(), 
     match backend {
         Backend::Postgres(pool) => {
             sqlx::query(
-                "UPDATE events SET payload = $1::jsonb, event_version = '2' WHERE position = $2",
+                "UPDATE events SET payload = $1::jsonb, event_version = '2', published_at = NULL WHERE position = $2",
             )
             .bind(payload)
             .bind(position)
@@ -128,7 +136,7 @@ async fn rewrite(backend: &Backend, position: i64, payload: &str) -> Result<(), 
             .await?;
         }
         Backend::Sqlite(pool) => {
-            sqlx::query("UPDATE events SET payload = $1, event_version = '2' WHERE position = $2")
+            sqlx::query("UPDATE events SET payload = $1, event_version = '2', published_at = NULL WHERE position = $2")
                 .bind(payload)
                 .bind(position)
                 .execute(pool)
