@@ -136,7 +136,8 @@ pub(super) fn simulate(
         }
         Err(AuthorityError::Invalid(problems)) => {
             for p in problems {
-                blame.at(row, cc, &format!("{prefix}{}", p.field), &p.message);
+                let field = format!("{prefix}{}", column_of(&p.field, &command));
+                blame.at(row, cc, &field, &p.message);
             }
             false
         }
@@ -148,6 +149,31 @@ pub(super) fn simulate(
             blame.at(row, cc, &format!("{prefix}contact_id"), &e.to_string());
             false
         }
+    }
+}
+
+/// The file's column for a field the domain names in a refusal: a check's
+/// `checked_on` is the row's `last_checked` (or `last_attempt` for a check
+/// that reached nobody, `party_last_attempt` for the Party's record), its
+/// `changes.X` and a registration's `contacts.X` are the column `X`.
+fn column_of(field: &str, command: &AuthorityCommand) -> String {
+    let field = field
+        .strip_prefix("changes.")
+        .or_else(|| field.strip_prefix("contacts."))
+        .unwrap_or(field);
+    match command {
+        AuthorityCommand::SubmitVerification(c) if field == "checked_on" => {
+            let column = match (&c.contact_id, c.outcome.is_some_and(|o| !o.reached())) {
+                (None, _) => "party_last_attempt",
+                (Some(_), true) => "last_attempt",
+                (Some(_), false) => "last_checked",
+            };
+            column.to_owned()
+        }
+        AuthorityCommand::SubmitVerification(c) if c.contact_id.is_none() && field == "notes" => {
+            "party_notes".to_owned()
+        }
+        _ => field.to_owned(),
     }
 }
 
@@ -222,7 +248,7 @@ fn register(
     );
     if let (true, Some(day)) = (ok, party.last_attempt) {
         let check = party_check(ctx, ContactPatch::new(), Some(CheckOutcome::NoAnswer), day);
-        ok = simulate(sim, check, (party.row, "party_", cc), plan, blame);
+        ok = simulate(sim, check, (party.row, "", cc), plan, blame);
     }
     for want in party.contacts.iter().filter(later) {
         if !ok {

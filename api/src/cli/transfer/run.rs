@@ -136,7 +136,10 @@ fn report(
             Status::Registered => "registered",
             Status::Refused => "refused",
         };
-        let what = row.what.join(", ");
+        let what = match row.status {
+            Status::Refused => "see the problems below".to_owned(),
+            _ => row.what.join(", "),
+        };
         writeln!(
             out,
             "{name}: row {} {}: {verb}{status}: {what}",
