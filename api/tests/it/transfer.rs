@@ -95,6 +95,12 @@ async fn seeded_with_contacts(mode: Mode) -> Deployment {
     let basel = &deployment.basel;
     let token = basel.enrol("Ana", "ana@example.org");
     let node = basel.serve().await;
+    // Steward writes read the directory: wait until the seed is in it.
+    let ready = eventually(Duration::from_secs(60), || async {
+        node.get("/readyz").await.map(|(status, _)| status) == Some(200)
+    })
+    .await;
+    assert!(ready.is_some(), "basel serve was not ready within 60 s");
     post(
         &node,
         &token,
