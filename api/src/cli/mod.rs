@@ -60,14 +60,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             identity::forget(&Runtime::open(&cli.store).await?, &email, &mut stdout).await
         }
         Command::Import(settings) => {
-            let lines = transfer::read(&settings.file, settings.format)?;
+            let rows = transfer::read(&settings.file, settings.format)?;
             let runtime = Runtime::open(&cli.store).await?;
             let import = transfer::Import {
                 file: &settings.file.display().to_string(),
                 steward: &settings.steward,
                 dry_run: settings.dry_run,
             };
-            transfer::import(&runtime, &import, &lines, &mut stdout).await
+            transfer::import(&runtime, &import, &rows, &mut stdout).await
         }
         Command::Relay {
             republish_from: Some(position),

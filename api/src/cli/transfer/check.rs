@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role};
 use domain::values::CountryCode;
 
-use super::read::Line;
+use super::read::{Line, Rows};
 use super::record::DETAIL_COLUMNS;
 
 /// What a file states about one contact.
@@ -81,17 +81,18 @@ impl Blame<'_> {
     }
 }
 
-/// Parses and groups every line; all problems are reported together.
+/// Parses and groups every line; all problems (those found reading the
+/// file included) are reported together.
 ///
 /// # Errors
 /// Every problem found, one per line of the message; nothing is imported.
-pub fn check(name: &str, lines: &[Line]) -> anyhow::Result<Vec<PartyWant>> {
+pub fn check(name: &str, rows: &Rows) -> anyhow::Result<Vec<PartyWant>> {
     let mut blame = Blame {
         name,
-        problems: Vec::new(),
+        problems: rows.problems.clone(),
     };
     let mut parties: Vec<PartyWant> = Vec::new();
-    for line in lines {
+    for line in &rows.lines {
         let Some(want) = party_of(line, &mut blame) else {
             continue;
         };

@@ -60,12 +60,22 @@ fn all_columns() -> String {
         .join(", ")
 }
 
+/// A file's rows, and the problems found reading them (a row that is not
+/// an object, an unknown field…), which [`super::check`] lists with its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rows {
+    /// The rows that could be read.
+    pub lines: Vec<Line>,
+    /// `FILE: row N (CC): field: message`, one per problem.
+    pub problems: Vec<String>,
+}
+
 /// Reads a transfer file, format from `format` or the file's extension.
 ///
 /// # Errors
-/// Unreadable file, unknown format, or rows that do not parse: every
-/// problem is listed, each naming the file, row and field.
-pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Vec<Line>> {
+/// Unreadable file, unknown format, a CSV header with unknown columns, or
+/// JSON that does not parse (naming the file, and the row where it can).
+pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
     let name = path.display().to_string();
     let Some(format) = format.or_else(|| format_of(path)) else {
         bail!("{name}: cannot tell the format from the extension; pass --format json|csv");
@@ -77,14 +87,7 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Vec<Line>> {
         Format::Json => json_lines(&name, &text, &mut problems)?,
         Format::Csv => csv_lines(&name, &text, &mut problems)?,
     };
-    if !problems.is_empty() {
-        bail!(
-            "{} problem(s), nothing imported:\n{}",
-            problems.len(),
-            problems.join("\n")
-        );
-    }
-    Ok(lines)
+    Ok(Rows { lines, problems })
 }
 
 fn format_of(path: &Path) -> Option<Format> {

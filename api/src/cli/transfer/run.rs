@@ -16,7 +16,7 @@ use domain::values::{CountryCode, Slug};
 
 use super::check::{check, Blame};
 use super::plan::{plan, Context, Plan, Status};
-use super::read::Line;
+use super::read::Rows;
 use crate::node::runtime::Runtime;
 
 /// What `basel import` was asked.
@@ -50,7 +50,7 @@ impl fmt::Display for Tally {
     }
 }
 
-/// Imports `lines` read from `import.file`, attributed to `import.steward`.
+/// Imports `rows` read from `import.file`, attributed to `import.steward`.
 ///
 /// # Errors
 /// When a row is invalid or would be refused (every problem listed, nothing
@@ -58,12 +58,12 @@ impl fmt::Display for Tally {
 pub async fn import(
     runtime: &Runtime,
     import: &Import<'_>,
-    lines: &[Line],
+    rows: &Rows,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let name = import.file;
     let steward = Slug::parse(import.steward).map_err(|e| anyhow!("--steward: {e}"))?;
-    let parties = check(name, lines)?;
+    let parties = check(name, rows)?;
     runtime.catch_up().await?;
     match projections::stewards::by_id(&runtime.read_db, steward.as_str()).await? {
         Some(s) if s.status == "active" => {}
