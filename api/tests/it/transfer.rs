@@ -430,3 +430,60 @@ async fn a_row_the_domain_would_refuse_names_its_column_and_nothing_is_written()
         "nothing written, not even DE's change"
     );
 }
+
+#[tokio::test]
+async fn a_new_contact_is_added_and_a_new_primary_designated() {
+    let d = seeded_with_contacts(Mode::Embedded).await;
+    let mut parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
+    let all = parties.as_array_mut().expect("array");
+    let de = all
+        .iter_mut()
+        .find(|p| p["country_code"] == "DE")
+        .expect("DE");
+    let mut bavaria = de["contacts"][1].clone();
+    bavaria["contact_id"] = json!("bavaria");
+    bavaria["ca_name"] = json!("Landesamt für Umwelt Bayern");
+    bavaria["area"] = json!("Bavaria");
+    bavaria["outcome"] = Value::Null;
+    de["contacts"][1]["primary"] = json!(false);
+    de["contacts"]
+        .as_array_mut()
+        .expect("contacts")
+        .push(bavaria);
+    let text = serde_json::to_string_pretty(&parties).expect("json");
+    let before = events(&d).await;
+    let said = stdout(&import(&d, "json", &text, &[]).await);
+    assert!(
+        said.contains("(DE) bavaria: added: a new competent_authority"),
+        "{said}"
+    );
+    assert!(
+        said.contains(": 0 registered, 1 added, 0 updated, "),
+        "{said}"
+    );
+    assert_eq!(events(&d).await, before + 1, "one ContactAdded, primary");
+    let parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
+    let contacts = &the_party(&parties, "DE")["contacts"];
+    assert_eq!(contacts[2]["contact_id"], "bavaria");
+    assert_eq!(contacts[2]["primary"], true);
+    assert_eq!(contacts[1]["primary"], false);
+
+    let mut back = parties.clone();
+    let de = back
+        .as_array_mut()
+        .and_then(|all| all.iter_mut().find(|p| p["country_code"] == "DE"))
+        .expect("DE");
+    de["contacts"][1]["primary"] = json!(true);
+    de["contacts"][2]["primary"] = json!(false);
+    let said = stdout(&import(&d, "json", &back.to_string(), &["--dry-run"]).await);
+    assert!(
+        said.contains("(DE) c2: would be updated: made primary"),
+        "{said}"
+    );
+    let said = stdout(&import(&d, "json", &back.to_string(), &[]).await);
+    assert!(
+        said.contains(": 0 registered, 0 added, 1 updated, "),
+        "{said}"
+    );
+    assert_eq!(events(&d).await, before + 2, "one PrimaryDesignated");
+}

@@ -29,7 +29,7 @@ pub struct Import<'a> {
     pub dry_run: bool,
 }
 
-/// How many rows had each fate.
+/// How many rows had each fate, indexed by [`Status`] in its declared order.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Tally([usize; 5]);
 
