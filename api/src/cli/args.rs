@@ -179,6 +179,9 @@ pub struct ImportSettings {
     /// The file's format (default: from its extension).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Print what would change, row by row, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `basel export`.
@@ -192,8 +195,8 @@ pub struct ExportSettings {
 /// A transfer format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A JSON array of records.
+    /// A JSON array of Parties, each with its `contacts`.
     Json,
-    /// CSV with a header row.
+    /// CSV with a header row, one row per contact.
     Csv,
 }

@@ -62,14 +62,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(settings) => {
             let rows = transfer::read(&settings.file, settings.format)?;
             let runtime = Runtime::open(&cli.store).await?;
-            transfer::import(
-                &runtime,
-                &settings.file.display().to_string(),
-                rows,
-                &settings.steward,
-                &mut stdout,
-            )
-            .await
+            let import = transfer::Import {
+                file: &settings.file.display().to_string(),
+                steward: &settings.steward,
+                dry_run: settings.dry_run,
+            };
+            transfer::import(&runtime, &import, &rows, &mut stdout).await
         }
         Command::Relay {
             republish_from: Some(position),

@@ -37,3 +37,4 @@ mod rest_steward;
 mod running;
 mod serve;
 mod support;
+mod transfer;

@@ -41,6 +41,11 @@ pub struct NewContact {
     pub last_checked: Option<NaiveDate>,
     /// Whether it becomes the primary competent authority.
     pub primary: bool,
+    /// What its last check found, when it arrives with a history (an import
+    /// of another store's export); `None` for a contact never checked.
+    pub outcome: Option<CheckOutcome>,
+    /// The day of its last check that reached nobody, with that history.
+    pub last_attempt: Option<NaiveDate>,
 }
 
 /// Adds a contact to a registered Party.

@@ -48,6 +48,7 @@ pub(super) fn register(
         verified: command.verified,
         last_checked: command.last_checked,
         primary: false,
+        ..NewContact::default()
     };
     if describes_an_office(&command.contact) {
         wanted.push(("", main));
@@ -268,6 +269,7 @@ fn add_authority_from_check(
         verified: false,
         last_checked: None,
         primary: true,
+        ..NewContact::default()
     };
     let mut problems = Vec::new();
     check_date(

@@ -111,6 +111,9 @@ pub(super) fn validate_new(
     if let Some(day) = new.last_checked {
         check_date("last_checked", day, None, today, &mut problems);
     }
+    if let Some(day) = new.last_attempt {
+        check_date("last_attempt", day, None, today, &mut problems);
+    }
     let details = match new.details.validate() {
         Ok(details) => details,
         Err(found) => {
@@ -137,6 +140,8 @@ pub(super) fn validate_new(
             source,
             verified: new.verified,
             last_checked: new.last_checked,
+            last_attempt: new.last_attempt,
+            outcome: new.outcome,
             steward: steward.cloned(),
             ..ContactProvenance::default()
         },

@@ -329,3 +329,27 @@ fn a_check_naming_an_authority_on_an_empty_record_adds_it() {
         Some("Umweltbundesamt (CA)")
     );
 }
+
+#[test]
+fn a_contact_added_with_its_history_keeps_its_last_outcome_and_attempt() {
+    let mut add = saxony();
+    add.contact.outcome = Some(CheckOutcome::NoAnswer);
+    add.contact.last_attempt = Some(day("2026-11-20"));
+    let mut events = de_focal_point_only();
+    events.extend(
+        state_after(events.clone())
+            .decide(&AuthorityCommand::AddContact(add.clone()))
+            .expect("added"),
+    );
+    let state = state_after(events);
+    let c = state.contact("c2").expect("c2");
+    assert_eq!(c.provenance.outcome, Some(CheckOutcome::NoAnswer));
+    assert_eq!(c.provenance.last_attempt, Some(day("2026-11-20")));
+
+    add.contact.last_attempt = Some(day("2026-11-22"));
+    let refused = state_after(de_focal_point_only()).decide(&AuthorityCommand::AddContact(add));
+    assert!(
+        matches!(&refused, Err(AuthorityError::Invalid(p)) if p[0].field == "last_attempt"),
+        "{refused:?}"
+    );
+}

@@ -171,6 +171,7 @@ pub fn parse_contact(fields: &mut Fields<'_>) -> NewContact {
         verified: fields.flag("verified", false).unwrap_or(false),
         last_checked: fields.date("last_checked", false),
         primary: fields.flag("primary", false).unwrap_or(false),
+        ..NewContact::default()
     }
 }
 

@@ -1,0 +1,292 @@
+//! Reading a transfer file into [`Line`]s: the cells each row states, as
+//! text, before any rule is checked. A column that is absent (from the CSV
+//! header, or a JSON object's keys) states nothing; a present empty cell (or
+//! `null`) states "empty".
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use serde_json::{Map, Value};
+
+use super::record::{CONTACT_COLUMNS, PARTY_COLUMNS};
+use crate::cli::args::Format;
+
+/// The cells one row states: column → text (`None` when empty or `null`).
+pub type Cells = BTreeMap<&'static str, Option<String>>;
+
+/// One row of a file: a CSV row, a JSON Party without contacts, one contact
+/// of a JSON Party, or a JSON object in the first release's flat shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based: the CSV data row, or the JSON array element.
+    pub row: usize,
+    /// Where a contact's cells sit within the row (`contacts[1].` in JSON),
+    /// put before a field's name in messages.
+    pub prefix: String,
+    /// What the row states.
+    pub cells: Cells,
+}
+
+impl Line {
+    /// The text of `column`, trimmed, `None` when absent or empty.
+    pub fn text(&self, column: &str) -> Option<&str> {
+        self.cells
+            .get(column)
+            .and_then(|v| v.as_deref())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    }
+
+    /// Whether the row states `column` at all.
+    pub fn states(&self, column: &str) -> bool {
+        self.cells.contains_key(column)
+    }
+}
+
+/// The known column named `name`.
+fn column(name: &str) -> Option<&'static str> {
+    PARTY_COLUMNS
+        .into_iter()
+        .chain(CONTACT_COLUMNS)
+        .find(|c| *c == name)
+}
+
+fn all_columns() -> String {
+    PARTY_COLUMNS
+        .into_iter()
+        .chain(CONTACT_COLUMNS)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A file's rows, and the problems found reading them (a row that is not
+/// an object, an unknown field…), which [`super::check`] lists with its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rows {
+    /// The rows that could be read.
+    pub lines: Vec<Line>,
+    /// `FILE: row N (CC): field: message`, one per problem.
+    pub problems: Vec<String>,
+}
+
+/// Reads a transfer file, format from `format` or the file's extension.
+///
+/// # Errors
+/// Unreadable file, unknown format, a CSV header with unknown columns, or
+/// JSON that does not parse (naming the file, and the row where it can).
+pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
+    let name = path.display().to_string();
+    let Some(format) = format.or_else(|| format_of(path)) else {
+        bail!("{name}: cannot tell the format from the extension; pass --format json|csv");
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the file"))?;
+    let mut problems = Vec::new();
+    let lines = match format {
+        Format::Json => json_lines(&name, &text, &mut problems)?,
+        Format::Csv => csv_lines(&name, &text, &mut problems)?,
+    };
+    Ok(Rows { lines, problems })
+}
+
+fn format_of(path: &Path) -> Option<Format> {
+    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "json" => Some(Format::Json),
+        "csv" => Some(Format::Csv),
+        _ => None,
+    }
+}
+
+fn csv_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Result<Vec<Line>> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = check_header(name, &mut reader)?;
+    let mut lines = Vec::new();
+    for (index, record) in reader.records().enumerate() {
+        let row = index + 1;
+        match record {
+            Ok(record) => lines.push(Line {
+                row,
+                prefix: String::new(),
+                cells: header
+                    .iter()
+                    .zip(record.iter())
+                    .map(|(column, cell)| (*column, Some(cell.to_owned())))
+                    .collect(),
+            }),
+            Err(e) => problems.push(format!("{name}: row {row}: {e}")),
+        }
+    }
+    Ok(lines)
+}
+
+/// The header's columns; refuses unknown, repeated or missing ones (blaming
+/// the header, not the first row).
+fn check_header(name: &str, reader: &mut csv::Reader<&[u8]>) -> anyhow::Result<Vec<&'static str>> {
+    let header = reader
+        .headers()
+        .with_context(|| format!("{name}: cannot read the header row"))?;
+    let unknown: Vec<String> = header
+        .iter()
+        .filter(|c| column(c.trim()).is_none())
+        .map(|c| format!("'{c}'"))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "{name}: the header names unknown column{} {}; the columns are {}",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            all_columns()
+        );
+    }
+    let columns: Vec<&'static str> = header.iter().filter_map(|c| column(c.trim())).collect();
+    for (i, c) in columns.iter().enumerate() {
+        if columns[..i].contains(c) {
+            bail!("{name}: the header names '{c}' twice");
+        }
+    }
+    for required in ["country_code", "country_name"] {
+        if !columns.contains(&required) {
+            bail!(
+                "{name}: the header lacks '{required}'; the columns are {}",
+                all_columns()
+            );
+        }
+    }
+    Ok(columns)
+}
+
+fn json_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Result<Vec<Line>> {
+    if !text.trim_start().starts_with('[') {
+        bail!("{name}: expected a JSON array of records ([{{\"country_code\": …}}, …]), one object per country");
+    }
+    let items: Vec<Value> = serde_json::from_str(text)
+        .map_err(|e| anyhow::anyhow!("{name}: row {}: {e}", row_of_json_error(text, &e)))?;
+    let mut lines = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let row = index + 1;
+        let at = |field: &str, message: &str| {
+            let cc = item
+                .get("country_code")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            format!("{name}: row {row} ({cc}): {field}: {message}")
+        };
+        let Some(object) = item.as_object() else {
+            problems.push(format!(
+                "{name}: row {row}: must be an object with country_code, country_name, …"
+            ));
+            continue;
+        };
+        json_party(row, object, &at, &mut lines, problems);
+    }
+    Ok(lines)
+}
+
+/// One Party object: its own cells, then one line per contact (or one line
+/// for the Party when it lists none, or its flat first-release shape).
+fn json_party(
+    row: usize,
+    object: &Map<String, Value>,
+    at: &dyn Fn(&str, &str) -> String,
+    lines: &mut Vec<Line>,
+    problems: &mut Vec<String>,
+) {
+    let nested = object.get("contacts");
+    let allowed = nested.is_some().then_some(&PARTY_COLUMNS[..]);
+    let party = cells(object, "", allowed, at, problems);
+    let Some(contacts) = nested else {
+        lines.push(Line {
+            row,
+            prefix: String::new(),
+            cells: party,
+        });
+        return;
+    };
+    let Some(contacts) = contacts.as_array() else {
+        problems.push(at("contacts", "must be an array of contact objects"));
+        return;
+    };
+    if contacts.is_empty() {
+        let mut cells = party.clone();
+        cells.insert("contact_id", None);
+        lines.push(Line {
+            row,
+            prefix: String::new(),
+            cells,
+        });
+    }
+    for (i, contact) in contacts.iter().enumerate() {
+        let prefix = format!("contacts[{i}].");
+        let Some(contact) = contact.as_object() else {
+            problems.push(at(&format!("contacts[{i}]"), "must be an object"));
+            continue;
+        };
+        let mut all = party.clone();
+        all.insert("contact_id", None);
+        all.extend(cells(
+            contact,
+            &prefix,
+            Some(&CONTACT_COLUMNS),
+            at,
+            problems,
+        ));
+        lines.push(Line {
+            row,
+            prefix,
+            cells: all,
+        });
+    }
+}
+
+/// The cells of one JSON object; `allowed` lists its columns (`None`: the
+/// flat shape, which may hold any column).
+fn cells(
+    object: &Map<String, Value>,
+    prefix: &str,
+    allowed: Option<&[&str]>,
+    at: &dyn Fn(&str, &str) -> String,
+    problems: &mut Vec<String>,
+) -> Cells {
+    let mut cells = Cells::new();
+    for (key, value) in object {
+        let field = format!("{prefix}{key}");
+        let known = column(key).filter(|c| allowed.is_none_or(|a| a.contains(c)));
+        let Some(key) = known else {
+            if key != "contacts" {
+                problems.push(at(&field, "unknown field"));
+            }
+            continue;
+        };
+        match value {
+            Value::Null => {
+                cells.insert(key, None);
+            }
+            Value::String(text) => {
+                cells.insert(key, Some(text.clone()));
+            }
+            Value::Bool(flag) => {
+                cells.insert(key, Some(flag.to_string()));
+            }
+            Value::Number(_) | Value::Array(_) | Value::Object(_) => {
+                problems.push(at(&field, "must be text, true, false or null"));
+            }
+        }
+    }
+    cells
+}
+
+/// The 1-based index of the array element a JSON error points into.
+fn row_of_json_error(text: &str, error: &serde_json::Error) -> usize {
+    let offset: usize = text
+        .lines()
+        .take(error.line().saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        + error.column();
+    let end = (0..=offset.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    text[..end].matches("\"country_code\"").count().max(1)
+}

@@ -1,0 +1,220 @@
+//! The shapes of a transfer file, and a Party's state in them (export).
+//!
+//! A Party is its country columns ([`PARTY_COLUMNS`]) plus one set of
+//! contact columns ([`CONTACT_COLUMNS`]) per contact. JSON nests the
+//! contacts (`contacts: [...]`) under the Party's object; CSV repeats the
+//! country columns on one row per contact, and gives a Party without
+//! contacts one row with empty contact columns. Both carry exactly the same
+//! cells, under the same names.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use domain::authority::{Authority, ContactField, PartyContact};
+
+/// The Party's columns, in export order.
+pub const PARTY_COLUMNS: [&str; 5] = [
+    "country_code",
+    "country_name",
+    "party_source",
+    "party_notes",
+    "party_last_attempt",
+];
+
+/// A contact's columns, in export order.
+pub const CONTACT_COLUMNS: [&str; 19] = [
+    "contact_id",
+    "role",
+    "primary",
+    "ca_name",
+    "contact_person",
+    "email",
+    "phone",
+    "fax",
+    "website",
+    "address",
+    "area",
+    "wastes",
+    "movements",
+    "notes",
+    "source",
+    "verified",
+    "last_checked",
+    "outcome",
+    "last_attempt",
+];
+
+/// One Party as exported: JSON writes it as one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartyRecord {
+    /// ISO alpha-2, upper case.
+    pub country_code: String,
+    /// The country's name.
+    pub country_name: String,
+    /// What the Party's registration relied on.
+    pub party_source: Option<String>,
+    /// Notes on the Party's record as a whole.
+    pub party_notes: Option<String>,
+    /// The last check of the Party's record itself (made while no competent
+    /// authority was known), `YYYY-MM-DD`.
+    pub party_last_attempt: Option<String>,
+    /// Its contacts, in the order they were added.
+    pub contacts: Vec<ContactRecord>,
+}
+
+/// One contact as exported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContactRecord {
+    /// Its id within the Party (`c1`, …).
+    pub contact_id: String,
+    /// `competent_authority` or `focal_point`.
+    pub role: String,
+    /// Whether it is the primary competent authority.
+    pub primary: bool,
+    /// The institution's name.
+    pub ca_name: Option<String>,
+    /// The person to address.
+    pub contact_person: Option<String>,
+    /// E-mail.
+    pub email: Option<String>,
+    /// Phone, `+CC-…`.
+    pub phone: Option<String>,
+    /// Fax, `+CC-…`.
+    pub fax: Option<String>,
+    /// Website.
+    pub website: Option<String>,
+    /// Postal address.
+    pub address: Option<String>,
+    /// Scope: the area it is competent for.
+    pub area: Option<String>,
+    /// Scope: the wastes it handles.
+    pub wastes: Option<String>,
+    /// Scope: `export`, `import`, `transit` (comma list); empty for all.
+    pub movements: Option<String>,
+    /// Source notes.
+    pub notes: Option<String>,
+    /// What its details rely on.
+    pub source: Option<String>,
+    /// Whether a check confirmed them.
+    pub verified: bool,
+    /// The last check that reached it (or the source's date), `YYYY-MM-DD`.
+    pub last_checked: Option<String>,
+    /// What its last check found.
+    pub outcome: Option<String>,
+    /// The last check that reached nobody or found it defunct.
+    pub last_attempt: Option<String>,
+}
+
+/// The contact columns that hold a detail field, with that field.
+pub const DETAIL_COLUMNS: [(&str, ContactField); 11] = [
+    ("ca_name", ContactField::CaName),
+    ("contact_person", ContactField::ContactPerson),
+    ("email", ContactField::Email),
+    ("phone", ContactField::Phone),
+    ("fax", ContactField::Fax),
+    ("website", ContactField::Website),
+    ("address", ContactField::Address),
+    ("area", ContactField::Area),
+    ("wastes", ContactField::Wastes),
+    ("movements", ContactField::Movements),
+    ("notes", ContactField::Notes),
+];
+
+fn day(date: Option<NaiveDate>) -> Option<String> {
+    date.map(|d| d.format("%Y-%m-%d").to_string())
+}
+
+impl PartyRecord {
+    /// The Party as its state stands.
+    pub fn of(state: &Authority) -> Self {
+        Self {
+            country_code: state
+                .country
+                .as_ref()
+                .map(|c| c.as_str().to_owned())
+                .unwrap_or_default(),
+            country_name: state.country_name.clone(),
+            party_source: state.source.clone(),
+            party_notes: state.notes.clone(),
+            party_last_attempt: day(state.last_attempt),
+            contacts: state
+                .contacts
+                .iter()
+                .map(|c| ContactRecord::of(c, state.primary.as_deref() == Some(c.id.as_str())))
+                .collect(),
+        }
+    }
+
+    /// The Party's cells, in [`PARTY_COLUMNS`] order.
+    pub fn cells(&self) -> Vec<String> {
+        [
+            Some(self.country_code.clone()),
+            Some(self.country_name.clone()),
+            self.party_source.clone(),
+            self.party_notes.clone(),
+            self.party_last_attempt.clone(),
+        ]
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect()
+    }
+}
+
+impl ContactRecord {
+    /// A contact as its state stands.
+    pub fn of(contact: &PartyContact, primary: bool) -> Self {
+        let d = |field| contact.details.get(field);
+        let p = &contact.provenance;
+        Self {
+            contact_id: contact.id.clone(),
+            role: contact.role.as_str().to_owned(),
+            primary,
+            ca_name: d(ContactField::CaName),
+            contact_person: d(ContactField::ContactPerson),
+            email: d(ContactField::Email),
+            phone: d(ContactField::Phone),
+            fax: d(ContactField::Fax),
+            website: d(ContactField::Website),
+            address: d(ContactField::Address),
+            area: d(ContactField::Area),
+            wastes: d(ContactField::Wastes),
+            movements: d(ContactField::Movements),
+            notes: d(ContactField::Notes),
+            source: p.source.clone(),
+            verified: p.verified,
+            last_checked: day(p.last_checked),
+            outcome: p.outcome.map(|o| o.as_str().to_owned()),
+            last_attempt: day(p.last_attempt),
+        }
+    }
+
+    /// The contact's cells, in [`CONTACT_COLUMNS`] order.
+    pub fn cells(&self) -> Vec<String> {
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let mut cells = vec![
+            self.contact_id.clone(),
+            self.role.clone(),
+            self.primary.to_string(),
+        ];
+        cells.extend(
+            [
+                &self.ca_name,
+                &self.contact_person,
+                &self.email,
+                &self.phone,
+                &self.fax,
+                &self.website,
+                &self.address,
+                &self.area,
+                &self.wastes,
+                &self.movements,
+                &self.notes,
+                &self.source,
+            ]
+            .map(text),
+        );
+        cells.push(self.verified.to_string());
+        cells.extend([&self.last_checked, &self.outcome, &self.last_attempt].map(text));
+        cells
+    }
+}

@@ -1,0 +1,201 @@
+//! Running an import: check the file and the steward, plan every Party
+//! against the store, report each row that changes, then write (or, with
+//! `--dry-run`, stop there).
+
+use std::fmt;
+use std::io::Write;
+
+use anyhow::{anyhow, bail};
+use chrono::Utc;
+
+use commands::authority::AuthorityCommands;
+use commands::CommandError;
+use domain::authority::{AuthorityCommand, AuthorityError};
+use domain::metadata::{Actor, Metadata};
+use domain::values::{CountryCode, Slug};
+
+use super::check::{check, Blame};
+use super::plan::{plan, Context, Plan, Status};
+use super::read::Rows;
+use crate::node::runtime::Runtime;
+
+/// What `basel import` was asked.
+pub struct Import<'a> {
+    /// The file's name, as given.
+    pub file: &'a str,
+    /// The steward it is attributed to.
+    pub steward: &'a str,
+    /// Report only, write nothing.
+    pub dry_run: bool,
+}
+
+/// How many rows had each fate, indexed by [`Status`] in its declared order.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally([usize; 5]);
+
+impl Tally {
+    fn of(plans: &[(CountryCode, Plan)]) -> Self {
+        let mut tally = Self::default();
+        for row in plans.iter().flat_map(|(_, p)| &p.rows) {
+            tally.0[row.status as usize] += 1;
+        }
+        tally
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [unchanged, updated, added, registered, refused] = self.0;
+        write!(f, "{registered} registered, {added} added, {updated} updated, {unchanged} unchanged, {refused} refused")
+    }
+}
+
+/// Imports `rows` read from `import.file`, attributed to `import.steward`.
+///
+/// # Errors
+/// When a row is invalid or would be refused (every problem listed, nothing
+/// imported), the steward is unknown or suspended, or the store fails.
+pub async fn import(
+    runtime: &Runtime,
+    import: &Import<'_>,
+    rows: &Rows,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let name = import.file;
+    let steward = Slug::parse(import.steward).map_err(|e| anyhow!("--steward: {e}"))?;
+    let parties = check(name, rows)?;
+    runtime.catch_up().await?;
+    match projections::stewards::by_id(&runtime.read_db, steward.as_str()).await? {
+        Some(s) if s.status == "active" => {}
+        Some(_) => bail!("--steward: steward {steward} is suspended"),
+        None => bail!("--steward: no steward {steward} is enrolled (see `basel steward enrol`)"),
+    }
+    let commands = AuthorityCommands::new(&runtime.backend);
+    let ctx = Context {
+        file: name,
+        steward,
+        today: Utc::now().date_naive(),
+    };
+    let mut blame = Blame {
+        name,
+        problems: Vec::new(),
+    };
+    let mut plans = Vec::new();
+    for party in &parties {
+        let state = commands
+            .current(&party.country)
+            .await
+            .map_err(|e| anyhow!("{e}"))?;
+        plans.push((party.country.clone(), plan(party, &state, &ctx, &mut blame)));
+    }
+    report(name, &plans, import.dry_run, out)?;
+    let tally = Tally::of(&plans);
+    if !blame.problems.is_empty() {
+        writeln!(out, "Nothing imported from {name}: {tally}.")?;
+        bail!(
+            "{} problem(s), nothing imported:\n{}",
+            blame.problems.len(),
+            blame.problems.join("\n")
+        );
+    }
+    if import.dry_run {
+        writeln!(out, "Dry run of {name}, nothing written: {tally}.")?;
+        return Ok(());
+    }
+    let failed = write(&commands, &ctx, &plans).await;
+    runtime.wake.notify_one();
+    if !failed.is_empty() {
+        writeln!(
+            out,
+            "Imported {name} in part: {} row(s) failed while writing.",
+            failed.len()
+        )?;
+        bail!(
+            "{} row(s) failed while writing:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
+    }
+    writeln!(out, "Imported {name}: {tally}.")?;
+    Ok(())
+}
+
+/// One line per row that changes or is refused.
+fn report(
+    name: &str,
+    plans: &[(CountryCode, Plan)],
+    dry_run: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let verb = if dry_run { "would be " } else { "" };
+    for row in plans.iter().flat_map(|(_, p)| &p.rows) {
+        let status = match row.status {
+            Status::Unchanged => continue,
+            Status::Updated => "updated",
+            Status::Added => "added",
+            Status::Registered => "registered",
+            Status::Refused => "refused",
+        };
+        let what = match row.status {
+            Status::Refused => "see the problems below".to_owned(),
+            _ => row.what.join(", "),
+        };
+        writeln!(
+            out,
+            "{name}: row {} {}: {verb}{status}: {what}",
+            row.row, row.label
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes every Party's commands in order; a Party whose command fails (the
+/// store changed since it was read) stops there. Returns what failed.
+async fn write(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    plans: &[(CountryCode, Plan)],
+) -> Vec<String> {
+    let request = uuid::Uuid::new_v4();
+    let mut failed = Vec::new();
+    for (country, plan) in plans {
+        for (row, command) in &plan.steps {
+            let metadata = Metadata {
+                recorded_at: Utc::now(),
+                actor: Actor::Steward(ctx.steward.clone()),
+                request_id: format!("import-{request}-row-{row}"),
+            };
+            if let Err(e) = execute(commands, country, command.clone(), &metadata).await {
+                failed.push(format!("{}: row {row} ({country}): {e}", ctx.file));
+                break;
+            }
+        }
+    }
+    failed
+}
+
+async fn execute(
+    commands: &AuthorityCommands,
+    country: &CountryCode,
+    command: AuthorityCommand,
+    metadata: &Metadata,
+) -> Result<(), CommandError<AuthorityError>> {
+    match command {
+        AuthorityCommand::Register(c) => commands.register(c, metadata).await.map(|_| ()),
+        AuthorityCommand::SubmitVerification(c) => commands
+            .submit_verification(country, c, metadata)
+            .await
+            .map(|_| ()),
+        AuthorityCommand::AddContact(c) => {
+            commands.add_contact(country, c, metadata).await.map(|_| ())
+        }
+        AuthorityCommand::RemoveContact(c) => commands
+            .remove_contact(country, c, metadata)
+            .await
+            .map(|_| ()),
+        AuthorityCommand::DesignatePrimary(c) => commands
+            .designate_primary(country, c, metadata)
+            .await
+            .map(|_| ()),
+    }
+}
