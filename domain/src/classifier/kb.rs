@@ -7,7 +7,7 @@
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
-use super::fast::StrMap;
+use super::fast::{IndexedWords, StrMap};
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
 use super::normalize::phrase_tokens;
@@ -30,6 +30,8 @@ pub struct KnowledgeBase {
     pub vocab: Vocab,
     /// The phrases the warnings look for.
     pub warning_lists: super::signals::Lists,
+    /// The words a description's token index answers questions about.
+    pub indexed: IndexedWords,
     relations: StrMap<usize>,
     mirror_of: StrMap<usize>,
 }
@@ -68,6 +70,17 @@ impl KnowledgeBase {
                 });
             }
         }
+        let contexts = curated
+            .terms
+            .iter()
+            .flat_map(|t| t.ctx_tokens.iter().chain(&t.not_ctx_tokens))
+            .map(Vec::as_slice);
+        let indexed = IndexedWords::new(
+            vocab.len(),
+            contexts
+                .chain(scopes.phrases())
+                .chain(warning_lists.phrases()),
+        );
         let mut relations = StrMap::default();
         for (i, r) in curated.relations.iter().enumerate() {
             relations.insert(&r.code, i);
@@ -86,6 +99,7 @@ impl KnowledgeBase {
             scopes,
             vocab,
             warning_lists,
+            indexed,
             relations,
             mirror_of,
         })

@@ -116,7 +116,7 @@ impl Classifier {
         let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
         let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
-        let index = fast::TokenIndex::new(&tokens);
+        let index = fast::TokenIndex::new(&tokens, &self.kb.indexed);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens));
