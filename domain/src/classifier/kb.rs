@@ -10,7 +10,7 @@ use super::error::KnowledgeBaseError;
 use super::fast::{IndexedWords, StrMap};
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
-use super::normalize::phrase_tokens;
+use super::normalize::{phrase_tokens, WordTable};
 use super::scope::Scopes;
 use super::vocab::Vocab;
 
@@ -30,6 +30,8 @@ pub struct KnowledgeBase {
     pub vocab: Vocab,
     /// The phrases the warnings look for.
     pub warning_lists: super::signals::Lists,
+    /// Folding and looking up a description's words, precomputed.
+    pub words: WordTable,
     /// The words a description's token index answers questions about.
     pub indexed: IndexedWords,
     relations: StrMap<usize>,
@@ -81,6 +83,7 @@ impl KnowledgeBase {
                 .chain(scopes.phrases())
                 .chain(warning_lists.phrases()),
         );
+        let words = WordTable::new(&vocab, &curated.spellings);
         let mut relations = StrMap::default();
         for (i, r) in curated.relations.iter().enumerate() {
             relations.insert(&r.code, i);
@@ -99,6 +102,7 @@ impl KnowledgeBase {
             scopes,
             vocab,
             warning_lists,
+            words,
             indexed,
             relations,
             mirror_of,

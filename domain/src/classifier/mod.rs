@@ -113,7 +113,7 @@ impl Classifier {
         destination: Option<&CountryCode>,
     ) -> Classification {
         let vocab = &self.kb.vocab;
-        let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
+        let tokens = normalize::tokenize_known(description, &self.kb.words, vocab);
         let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
         let index = fast::TokenIndex::new(&tokens, &self.kb.indexed);
