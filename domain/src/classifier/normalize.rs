@@ -205,13 +205,28 @@ fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Tok
     let mut end = 0;
     while let Some((i, ch)) = chars.next() {
         end = i + ch.len_utf8();
+        // A space between words changes nothing (see the steps below).
+        if ch == ' ' && word.is_empty() {
+            continue;
+        }
         if ch.is_ascii_alphanumeric() {
-            if word.is_empty() {
-                start = i;
-            }
-            word.push(ch.to_ascii_lowercase());
             // The ASCII letters and digits that follow, in one step.
             let run = chars.ascii_alphanumeric_run();
+            if word.is_empty() {
+                start = i;
+                // A whole word of ASCII letters and digits (no decimal
+                // point and no other letter may follow): read from the
+                // text itself, as the steps below would read it.
+                let ends = chars
+                    .peek()
+                    .is_none_or(|c| c.is_ascii() && !matches!(c, '.' | ','));
+                if let Some(w) = text.get(i..run.1).filter(|_| ends) {
+                    out.flush_ascii(w, &mut word, i, run.1);
+                    end = run.1;
+                    continue;
+                }
+            }
+            word.push(ch.to_ascii_lowercase());
             if let Some(rest) = text.get(run.0..run.1).filter(|r| !r.is_empty()) {
                 let from = word.len();
                 word.push_str(rest);
@@ -265,6 +280,17 @@ fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Tok
     out.tokens
 }
 
+/// Per byte: an ASCII letter or digit.
+const ASCII_ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
 /// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
 struct Cursor<'a> {
     text: &'a str,
@@ -297,11 +323,14 @@ impl Cursor<'_> {
     /// Reads the ASCII letters and digits that follow; their byte range.
     fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
         let from = self.pos;
-        let bytes = self.text.as_bytes();
-        while self.left > 0 && bytes.get(self.pos).is_some_and(u8::is_ascii_alphanumeric) {
-            self.pos += 1;
-            self.left -= 1;
-        }
+        let rest = self.text.as_bytes().get(from..).unwrap_or_default();
+        let rest = rest.get(..self.left).unwrap_or(rest);
+        let n = rest
+            .iter()
+            .position(|&b| !ASCII_ALNUM[usize::from(b)])
+            .unwrap_or(rest.len());
+        self.pos += n;
+        self.left -= n;
         (from, self.pos)
     }
 }
@@ -332,6 +361,19 @@ impl<'k> Words<'_, 'k> {
             }
             Lookup::Table(table) => self.look_up(table, word),
         };
+        self.push(word, id, known, start, end);
+    }
+
+    /// Pushes the token of the folded `word` (the vocabulary's `known`
+    /// copy, else the text when written so, else a copy) and clears `word`.
+    fn push(
+        &mut self,
+        word: &mut String,
+        id: u32,
+        known: Option<&'k str>,
+        start: usize,
+        end: usize,
+    ) {
         let text = match known {
             Some(k) => Cow::Borrowed(k),
             None => match self.text.get(start..end).filter(|w| *w == word.as_str()) {
@@ -351,14 +393,46 @@ impl<'k> Words<'_, 'k> {
 }
 
 impl<'k> Words<'_, 'k> {
+    /// Ends the word `w` of ASCII letters and digits, written at
+    /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
+    /// `word` is an empty buffer).
+    fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
+        if let (Lookup::Table(table), false) =
+            (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
+        {
+            if let Some(&e) = table.map.get(w).filter(|e| e.stable) {
+                self.tokens.push(Token {
+                    id: e.id,
+                    text: Cow::Borrowed(table.text(e, self.vocab)),
+                    break_before: std::mem::take(&mut self.pending_break),
+                    span: (start, end),
+                    origin: Origin::Written,
+                });
+                return;
+            }
+            word.push_str(w);
+            let (id, known) = self.fold_and_look_up(table, word);
+            self.push(word, id, known, start, end);
+            return;
+        }
+        word.push_str(w);
+        word.make_ascii_lowercase();
+        self.flush(word, start, end);
+    }
+
     /// [`fold_in_place`] then the vocabulary, through `table`: the folded
     /// word's id and, when the table holds it, its text (else the word is
     /// left folded in `word`).
     fn look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
-        let vocab = self.vocab;
         if let Some(&e) = table.map.get(word).filter(|e| e.stable) {
-            return (e.id, Some(table.text(e, vocab)));
+            return (e.id, Some(table.text(e, self.vocab)));
         }
+        self.fold_and_look_up(table, word)
+    }
+
+    /// [`Self::look_up`] of a word the table does not hold as it is.
+    fn fold_and_look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
+        let vocab = self.vocab;
         // Neither a spelling variant nor a word folding leaves as it is:
         // fold by the suffix rules, then what `fold_in_place` and the
         // vocabulary say of the result.
