@@ -16,8 +16,8 @@ use super::vocab::Vocab;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
-    /// The official entries.
-    pub annexes: Annexes,
+    /// The official entries (parsed once per process).
+    pub annexes: &'static Annexes,
     /// The curated data.
     pub curated: Curated,
     /// The compiled phrase table.
@@ -47,7 +47,7 @@ impl KnowledgeBase {
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
         let annexes = Annexes::bundled()?;
         let mut curated = Curated::bundled()?;
-        validate(&annexes, &curated)?;
+        validate(annexes, &curated)?;
         let sp = curated.spellings.clone();
         let mut vocab = Vocab::default();
         for t in &mut curated.terms {
