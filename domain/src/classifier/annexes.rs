@@ -166,26 +166,30 @@ impl Annexes {
         self.get(code).filter(|c| c.status == CodeStatus::InForce)
     }
 
-    /// The official title of an in-force code, or the code itself.
-    pub fn name(&self, code: &str) -> Cow<'_, str> {
-        match self.in_force(code) {
+    /// With one look-up: `code` as the annexes write it (borrowed from them
+    /// where it is a code of theirs as written, else a copy), and the
+    /// official title of an in-force code (else the code itself).
+    pub fn code_and_name(&self, code: &str) -> (Cow<'_, str>, Cow<'_, str>) {
+        let info = self.get(code);
+        let name = match info.filter(|c| c.status == CodeStatus::InForce) {
             Some(c) => Cow::Borrowed(c.name.as_str()),
             None => Cow::Owned(code.to_owned()),
-        }
-    }
-
-    /// `code` as the annexes write it, borrowed from them where it is a
-    /// code of theirs (as written), else a copy.
-    pub fn code(&self, code: &str) -> Cow<'_, str> {
-        match self.get(code).filter(|c| c.code == code) {
-            Some(c) => Cow::Borrowed(c.code.as_str()),
-            None => Cow::Owned(code.to_owned()),
-        }
+        };
+        (borrowed_code(info, code), name)
     }
 
     /// Every entry.
     pub fn all(&self) -> impl Iterator<Item = &CodeInfo> {
         self.codes.values()
+    }
+}
+
+/// `code` borrowed from its entry `info` when the entry writes it so, else
+/// a copy.
+pub fn borrowed_code<'a>(info: Option<&'a CodeInfo>, code: &str) -> Cow<'a, str> {
+    match info.filter(|c| c.code == code) {
+        Some(c) => Cow::Borrowed(c.code.as_str()),
+        None => Cow::Owned(code.to_owned()),
     }
 }
 

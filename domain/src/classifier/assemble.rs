@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::annexes::CodeStatus;
+use super::annexes::{borrowed_code, CodeStatus};
 use super::evidence::{Evidence, Extra, HazardState};
 use super::kb::KnowledgeBase;
 use super::result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
@@ -172,9 +172,10 @@ fn codes(
         if !same_list && score < ALTERNATIVE_SHARE * best_score {
             continue;
         }
+        let (code_text, name) = kb.annexes.code_and_name(code);
         let m = CodeMatch {
-            code: kb.annexes.code(code),
-            name: kb.annexes.name(code),
+            code: code_text.clone(),
+            name,
             confidence: confidence(score),
         };
         match code.as_bytes().first() {
@@ -223,7 +224,7 @@ fn codes(
             criterion = format!("named: {quoted} is a waste {code} covers");
         }
         out.explanation.push(Explanation {
-            code: kb.annexes.code(code),
+            code: code_text,
             matched_terms: terms,
             reason,
             supporting_text: supporting(cx.text, cand.map(|c| c.spans.as_slice())),
@@ -410,7 +411,7 @@ fn push_unique(
     else {
         return;
     };
-    let code = kb.annexes.code(code);
+    let code = borrowed_code(Some(info), code);
     list.push(CodeMatch {
         // In force: its name is the official title (see `Annexes::name`).
         name: Cow::Borrowed(info.name.as_str()),
