@@ -183,11 +183,13 @@ fn codes(
             Some(b'B') => out.b_codes.push(m),
             _ => out.y_codes.push(m),
         }
-        // Each ranked code once: its terms are moved into the explanation.
+        // Each ranked code once: its terms are moved into the explanation
+        // (and its spans put in order, which only the explanation reads).
         let terms: Vec<String> = ev
             .candidates
             .get_mut(code)
             .map(|c| {
+                c.spans.sort_unstable();
                 c.terms
                     .iter_mut()
                     .map(|t| std::mem::take(&mut t.0))
@@ -195,14 +197,19 @@ fn codes(
             })
             .unwrap_or_default();
         let cand = ev.candidates.get(code);
-        let quoted = quoted(&terms);
-        let mut reason = if i == 0 {
-            format!("Decides the answer: the description names {quoted}, which this entry covers")
+        let lead = if i == 0 {
+            "Decides the answer: the description names "
         } else if same_list {
-            format!("Also possible: the description names {quoted}")
+            "Also possible: the description names "
         } else {
-            format!("Alternative on another list: the description names {quoted}")
+            "Alternative on another list: the description names "
         };
+        let mut reason = String::with_capacity(lead.len() + 64);
+        reason.push_str(lead);
+        push_quoted(&mut reason, &terms);
+        if i == 0 {
+            reason.push_str(", which this entry covers");
+        }
         // The criteria joined with "; ": the candidate's, then (for the
         // deciding code) the notes, else what was named.
         let mut criterion = String::new();
@@ -221,7 +228,11 @@ fn codes(
             }
         }
         if i == 0 && own.is_empty() && notes.is_empty() {
-            criterion = format!("named: {quoted} is a waste {code} covers");
+            criterion.push_str("named: ");
+            push_quoted(&mut criterion, &terms);
+            criterion.push_str(" is a waste ");
+            criterion.push_str(code);
+            criterion.push_str(" covers");
         }
         out.explanation.push(Explanation {
             code: code_text,
@@ -234,9 +245,8 @@ fn codes(
     }
 }
 
-/// `'a', 'b'`: each term quoted, joined with ", ".
-fn quoted(terms: &[String]) -> String {
-    let mut out = String::with_capacity(terms.iter().map(|t| t.len() + 4).sum());
+/// `'a', 'b'`: each term quoted, joined with ", ", appended to `out`.
+fn push_quoted(out: &mut String, terms: &[String]) {
     for (i, t) in terms.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -245,15 +255,12 @@ fn quoted(terms: &[String]) -> String {
         out.push_str(t);
         out.push('\'');
     }
-    out
 }
 
-/// The description's words at `spans`, as written, in order, each once.
+/// The description's words at `spans` (in order), as written, each once.
 fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
-    let mut spans: Vec<(usize, usize)> = spans.unwrap_or_default().to_vec();
-    spans.sort_unstable();
     let mut out: Vec<String> = Vec::new();
-    for (a, b) in spans {
+    for &(a, b) in spans.unwrap_or_default() {
         if let Some(s) = text.get(a..b) {
             let s = s.trim().to_owned();
             if !s.is_empty() && !out.contains(&s) && out.len() < 6 {
