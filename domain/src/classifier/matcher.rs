@@ -371,7 +371,7 @@ impl Matcher {
                 pack(len, ordered, pos, i)
             })
             .collect();
-        sort_keys(&mut keyed);
+        keyed.sort_unstable();
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::new();
         for &key in &keyed {
@@ -409,7 +409,6 @@ impl Matcher {
 
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
-    #[inline(never)]
     fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
         // One candidate per (start, phrase): the in-order candidates (at
         // most one per position: its phrase by position) and the
@@ -501,7 +500,6 @@ impl Matcher {
         self.rare.get(h.rare.0 as usize..h.rare.1 as usize)
     }
 
-    #[inline(never)]
     fn used_positions<'s>(
         &'s self,
         tokens: &'s [Token<'_>],
@@ -545,7 +543,6 @@ impl Matcher {
 
     /// The longest phrase starting at `pos` (whose word is `head`) that
     /// spans no break; of phrases with the same words, the first curated.
-    #[inline(never)]
     fn longest_at(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
         let mut node = head.node;
         if node == NO_NODE {
@@ -567,7 +564,6 @@ impl Matcher {
         best
     }
 
-    #[inline(never)]
     fn negate(&self, tokens: &[Token], hits: &mut [Hit]) {
         for i in 0..hits.len() {
             match hits[i].kind {
@@ -648,11 +644,6 @@ impl Matcher {
             Some(next) => next.break_before != NO_BREAK || !matches!(next.word(), "from" | "of"),
         }
     }
-}
-
-#[inline(never)]
-fn sort_keys(k: &mut [u128]) {
-    k.sort_unstable();
 }
 
 /// When every word of `content` occurs in `window`: the first and the
