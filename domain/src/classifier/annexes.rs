@@ -3,6 +3,9 @@
 //! reference JSON in `domain/data/`. Deleted entries are kept for
 //! [`lookup`](super::Classifier::lookup) only.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use super::fast::StrMap;
 
 use schemars::JsonSchema;
@@ -79,12 +82,24 @@ pub struct Annexes {
     texts: StrMap<String>,
 }
 
+/// The embedded annexes, parsed once per process: every classifier reads
+/// the same official text, and results borrow their codes, titles and
+/// quotes from it instead of copying them.
+static BUNDLED: OnceLock<Result<Annexes, KnowledgeBaseError>> = OnceLock::new();
+
 impl Annexes {
-    /// Parses the four embedded annex files.
+    /// The four embedded annex files, parsed (once per process).
     ///
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when a file does not have the expected shape.
-    pub fn bundled() -> Result<Self, KnowledgeBaseError> {
+    pub fn bundled() -> Result<&'static Self, KnowledgeBaseError> {
+        BUNDLED
+            .get_or_init(Self::parse)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn parse() -> Result<Self, KnowledgeBaseError> {
         let mut codes: StrMap<CodeInfo> = StrMap::default();
         let mut texts: StrMap<String> = StrMap::default();
         for (file, text, annex) in [
@@ -132,11 +147,11 @@ impl Annexes {
 
     /// The official title of `code`, quoted and cut at 160 characters:
     /// `A1160: “Waste lead-acid batteries, whole or crushed”`.
-    pub fn quote(&self, code: &str) -> String {
-        self.quotes
-            .get(code)
-            .cloned()
-            .unwrap_or_else(|| code.to_owned())
+    pub fn quote(&self, code: &str) -> Cow<'_, str> {
+        match self.quotes.get(code) {
+            Some(q) => Cow::Borrowed(q.as_str()),
+            None => Cow::Owned(code.to_owned()),
+        }
     }
 
     /// The entry for `code` (any case, surrounding spaces ignored).
@@ -151,15 +166,30 @@ impl Annexes {
         self.get(code).filter(|c| c.status == CodeStatus::InForce)
     }
 
-    /// The official title of an in-force code, or the code itself.
-    pub fn name(&self, code: &str) -> String {
-        self.in_force(code)
-            .map_or_else(|| code.to_owned(), |c| c.name.clone())
+    /// With one look-up: `code` as the annexes write it (borrowed from them
+    /// where it is a code of theirs as written, else a copy), and the
+    /// official title of an in-force code (else the code itself).
+    pub fn code_and_name(&self, code: &str) -> (Cow<'_, str>, Cow<'_, str>) {
+        let info = self.get(code);
+        let name = match info.filter(|c| c.status == CodeStatus::InForce) {
+            Some(c) => Cow::Borrowed(c.name.as_str()),
+            None => Cow::Owned(code.to_owned()),
+        };
+        (borrowed_code(info, code), name)
     }
 
     /// Every entry.
     pub fn all(&self) -> impl Iterator<Item = &CodeInfo> {
         self.codes.values()
+    }
+}
+
+/// `code` borrowed from its entry `info` when the entry writes it so, else
+/// a copy.
+pub fn borrowed_code<'a>(info: Option<&'a CodeInfo>, code: &str) -> Cow<'a, str> {
+    match info.filter(|c| c.code == code) {
+        Some(c) => Cow::Borrowed(c.code.as_str()),
+        None => Cow::Owned(code.to_owned()),
     }
 }
 

@@ -7,7 +7,9 @@
 //! the runner-up's share of the score, by conflicting qualifiers and by a
 //! Green result under a hazard qualifier.
 
-use super::annexes::CodeStatus;
+use std::borrow::Cow;
+
+use super::annexes::{borrowed_code, CodeStatus};
 use super::evidence::{Evidence, Extra, HazardState};
 use super::kb::KnowledgeBase;
 use super::result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
@@ -17,7 +19,7 @@ pub struct Context<'a> {
     /// The description as written (explanations quote it).
     pub text: &'a str,
     /// The classifier version string.
-    pub version: &'a str,
+    pub version: &'static str,
 }
 
 /// An A-code alternative this close to a best B-code decides instead
@@ -135,7 +137,7 @@ fn precaution(ranked: &mut Vec<(&str, f64)>) {
     }
 }
 
-fn empty(version: &str, warnings: Vec<String>) -> Classification {
+fn empty(version: &'static str, warnings: Vec<String>) -> Classification {
     Classification {
         y_codes: Vec::new(),
         a_codes: Vec::new(),
@@ -145,10 +147,10 @@ fn empty(version: &str, warnings: Vec<String>) -> Classification {
         list_type: ListType::Amber,
         pic_required: true,
         overall_confidence: 0.1,
-        disclaimer: DISCLAIMER.to_owned(),
+        disclaimer: Cow::Borrowed(DISCLAIMER),
         explanation: Vec::new(),
         warnings,
-        classifier_version: version.to_owned(),
+        classifier_version: Cow::Borrowed(version),
         procedure: None,
         warning_codes: Vec::new(),
         languages: Vec::new(),
@@ -170,9 +172,10 @@ fn codes(
         if !same_list && score < ALTERNATIVE_SHARE * best_score {
             continue;
         }
+        let (code_text, name) = kb.annexes.code_and_name(code);
         let m = CodeMatch {
-            code: code.to_owned(),
-            name: kb.annexes.name(code),
+            code: code_text.clone(),
+            name,
             confidence: confidence(score),
         };
         match code.as_bytes().first() {
@@ -180,11 +183,13 @@ fn codes(
             Some(b'B') => out.b_codes.push(m),
             _ => out.y_codes.push(m),
         }
-        // Each ranked code once: its terms are moved into the explanation.
+        // Each ranked code once: its terms are moved into the explanation
+        // (and its spans put in order, which only the explanation reads).
         let terms: Vec<String> = ev
             .candidates
             .get_mut(code)
             .map(|c| {
+                c.spans.sort_unstable();
                 c.terms
                     .iter_mut()
                     .map(|t| std::mem::take(&mut t.0))
@@ -192,14 +197,19 @@ fn codes(
             })
             .unwrap_or_default();
         let cand = ev.candidates.get(code);
-        let quoted = quoted(&terms);
-        let mut reason = if i == 0 {
-            format!("Decides the answer: the description names {quoted}, which this entry covers")
+        let lead = if i == 0 {
+            "Decides the answer: the description names "
         } else if same_list {
-            format!("Also possible: the description names {quoted}")
+            "Also possible: the description names "
         } else {
-            format!("Alternative on another list: the description names {quoted}")
+            "Alternative on another list: the description names "
         };
+        let mut reason = String::with_capacity(lead.len() + 64);
+        reason.push_str(lead);
+        push_quoted(&mut reason, &terms);
+        if i == 0 {
+            reason.push_str(", which this entry covers");
+        }
         // The criteria joined with "; ": the candidate's, then (for the
         // deciding code) the notes, else what was named.
         let mut criterion = String::new();
@@ -218,10 +228,14 @@ fn codes(
             }
         }
         if i == 0 && own.is_empty() && notes.is_empty() {
-            criterion = format!("named: {quoted} is a waste {code} covers");
+            criterion.push_str("named: ");
+            push_quoted(&mut criterion, &terms);
+            criterion.push_str(" is a waste ");
+            criterion.push_str(code);
+            criterion.push_str(" covers");
         }
         out.explanation.push(Explanation {
-            code: code.to_owned(),
+            code: code_text,
             matched_terms: terms,
             reason,
             supporting_text: supporting(cx.text, cand.map(|c| c.spans.as_slice())),
@@ -231,9 +245,8 @@ fn codes(
     }
 }
 
-/// `'a', 'b'`: each term quoted, joined with ", ".
-fn quoted(terms: &[String]) -> String {
-    let mut out = String::with_capacity(terms.iter().map(|t| t.len() + 4).sum());
+/// `'a', 'b'`: each term quoted, joined with ", ", appended to `out`.
+fn push_quoted(out: &mut String, terms: &[String]) {
     for (i, t) in terms.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -242,15 +255,12 @@ fn quoted(terms: &[String]) -> String {
         out.push_str(t);
         out.push('\'');
     }
-    out
 }
 
-/// The description's words at `spans`, as written, in order, each once.
+/// The description's words at `spans` (in order), as written, each once.
 fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
-    let mut spans: Vec<(usize, usize)> = spans.unwrap_or_default().to_vec();
-    spans.sort_unstable();
     let mut out: Vec<String> = Vec::new();
-    for (a, b) in spans {
+    for &(a, b) in spans.unwrap_or_default() {
         if let Some(s) = text.get(a..b) {
             let s = s.trim().to_owned();
             if !s.is_empty() && !out.contains(&s) && out.len() < 6 {
@@ -262,7 +272,7 @@ fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
 }
 
 /// The entry's official title, quoted (see `Annexes::quote`).
-pub fn quote(kb: &KnowledgeBase, code: &str) -> String {
+pub fn quote(kb: &KnowledgeBase, code: &str) -> Cow<'static, str> {
     kb.annexes.quote(code)
 }
 
@@ -327,27 +337,17 @@ fn companions(
     }
     let best_conf = out.deciding().first().map_or(0.5, |c| c.confidence);
     let rel = kb.relation(best);
-    let mut ys: Vec<(String, f64, String)> = Vec::new();
-    let mut hs: Vec<(String, f64, String)> = Vec::new();
+    // (code, confidence, the term that names it; none: a companion of
+    // `best`); the reasons are written for the codes kept only.
+    let mut ys: Vec<(&str, f64, Option<&str>)> = Vec::new();
+    let mut hs: Vec<(&str, f64, Option<&str>)> = Vec::new();
+    let mut why = String::new();
     if let Some(r) = rel {
-        let why = format!("Companion of {best}: a constituent or characteristic typical of the waste this entry names");
-        ys.extend(
-            r.y.iter()
-                .map(|y| (y.clone(), best_conf * 0.9, why.clone())),
-        );
-        hs.extend(
-            r.h.iter()
-                .map(|h| (h.clone(), best_conf * 0.8, why.clone())),
-        );
+        why = format!("Companion of {best}: a constituent or characteristic typical of the waste this entry names");
+        ys.extend(r.y.iter().map(|y| (y.as_str(), best_conf * 0.9, None)));
+        hs.extend(r.h.iter().map(|h| (h.as_str(), best_conf * 0.8, None)));
         out.un_codes.extend(r.un.iter().cloned());
     }
-    let from_term = |e: &Extra<'_>| {
-        (
-            e.code.to_owned(),
-            confidence(e.weight) * 0.85,
-            format!("The description names '{}'", e.term),
-        )
-    };
     // A constituent category (Y19–Y45) from the relation only where the
     // relation is read from the entry's wording (source NL), or the entry's
     // text or the description names the constituent.
@@ -369,35 +369,59 @@ fn companions(
             out.un_codes.push(e.code.to_owned());
         }
     }
-    for (code, conf, why) in ys {
-        push_unique(kb, &mut out.y_codes, &mut out.explanation, code, conf, why);
+    let reason = |term: Option<&str>| match term {
+        Some(t) => format!("The description names '{t}'"),
+        None => why.clone(),
+    };
+    for (code, conf, term) in ys {
+        push_unique(
+            kb,
+            &mut out.y_codes,
+            &mut out.explanation,
+            code,
+            conf,
+            || reason(term),
+        );
     }
-    for (code, conf, why) in hs {
-        push_unique(kb, &mut out.h_codes, &mut out.explanation, code, conf, why);
+    for (code, conf, term) in hs {
+        push_unique(
+            kb,
+            &mut out.h_codes,
+            &mut out.explanation,
+            code,
+            conf,
+            || reason(term),
+        );
     }
+}
+
+/// A companion code a term brings: (code, confidence, the term).
+fn from_term<'e>(e: &'e Extra<'_>) -> (&'e str, f64, Option<&'e str>) {
+    (e.code, confidence(e.weight) * 0.85, Some(&*e.term))
 }
 
 fn push_unique(
     kb: &KnowledgeBase,
     list: &mut Vec<CodeMatch>,
     explanation: &mut Vec<Explanation>,
-    code: String,
+    code: &str,
     conf: f64,
-    why: String,
+    why: impl FnOnce() -> String,
 ) {
     if list.iter().any(|c| c.code == code) {
         return;
     }
     let Some(info) = kb
         .annexes
-        .get(&code)
+        .get(code)
         .filter(|c| c.status == CodeStatus::InForce)
     else {
         return;
     };
+    let code = borrowed_code(Some(info), code);
     list.push(CodeMatch {
         // In force: its name is the official title (see `Annexes::name`).
-        name: info.name.clone(),
+        name: Cow::Borrowed(info.name.as_str()),
         code: code.clone(),
         confidence: round(conf),
     });
@@ -405,7 +429,7 @@ fn push_unique(
         quote: quote(kb, &code),
         code,
         matched_terms: Vec::new(),
-        reason: why,
+        reason: why(),
         supporting_text: Vec::new(),
         criterion: String::new(),
     });

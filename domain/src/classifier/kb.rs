@@ -7,17 +7,17 @@
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
-use super::fast::StrMap;
+use super::fast::{IndexedWords, StrMap};
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
-use super::normalize::phrase_tokens;
+use super::normalize::{phrase_tokens, WordTable};
 use super::scope::Scopes;
 use super::vocab::Vocab;
 
 /// Everything the classifier reads, built once.
 pub struct KnowledgeBase {
-    /// The official entries.
-    pub annexes: Annexes,
+    /// The official entries (parsed once per process).
+    pub annexes: &'static Annexes,
     /// The curated data.
     pub curated: Curated,
     /// The compiled phrase table.
@@ -30,6 +30,10 @@ pub struct KnowledgeBase {
     pub vocab: Vocab,
     /// The phrases the warnings look for.
     pub warning_lists: super::signals::Lists,
+    /// Folding and looking up a description's words, precomputed.
+    pub words: WordTable,
+    /// The words a description's token index answers questions about.
+    pub indexed: IndexedWords,
     relations: StrMap<usize>,
     mirror_of: StrMap<usize>,
 }
@@ -43,7 +47,7 @@ impl KnowledgeBase {
     pub fn bundled() -> Result<Self, KnowledgeBaseError> {
         let annexes = Annexes::bundled()?;
         let mut curated = Curated::bundled()?;
-        validate(&annexes, &curated)?;
+        validate(annexes, &curated)?;
         let sp = curated.spellings.clone();
         let mut vocab = Vocab::default();
         for t in &mut curated.terms {
@@ -68,6 +72,18 @@ impl KnowledgeBase {
                 });
             }
         }
+        let contexts = curated
+            .terms
+            .iter()
+            .flat_map(|t| t.ctx_tokens.iter().chain(&t.not_ctx_tokens))
+            .map(Vec::as_slice);
+        let indexed = IndexedWords::new(
+            vocab.len(),
+            contexts
+                .chain(scopes.phrases())
+                .chain(warning_lists.phrases()),
+        );
+        let words = WordTable::new(&vocab, &curated.spellings);
         let mut relations = StrMap::default();
         for (i, r) in curated.relations.iter().enumerate() {
             relations.insert(&r.code, i);
@@ -86,6 +102,8 @@ impl KnowledgeBase {
             scopes,
             vocab,
             warning_lists,
+            words,
+            indexed,
             relations,
             mirror_of,
         })

@@ -71,8 +71,10 @@ pub struct Lexicon {
     /// Per language, its marks sorted (empty: no marks needed).
     marks: Vec<Vec<char>>,
     hs: FastMap<String, Words>,
-    /// Entries keyed by the id of their first word.
-    by_first: FastMap<u32, Vec<Entry>>,
+    /// The entries, grouped by the id of their first word (longest first
+    /// within a group): those of id `i` are `entries[starts[i]..starts[i + 1]]`.
+    entries: Vec<Entry>,
+    starts: Vec<u32>,
     /// Per vocabulary id: whether the word is English (in `english`).
     english_ids: Vec<bool>,
     bigrams: FastSet<(String, String)>,
@@ -145,11 +147,20 @@ impl Lexicon {
                     .then(a.dst.words.cmp(&b.dst.words))
             });
         }
+        // Flattened by id, each group in its order.
+        let mut entries = Vec::new();
+        let mut starts = Vec::with_capacity(vocab.len() + 1);
+        for id in 0..vocab.len() {
+            starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
+            let id = u32::try_from(id).unwrap_or(UNKNOWN);
+            entries.extend(by_first.remove(&id).unwrap_or_default());
+        }
+        starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
         // Each word with what it reads as, so that two spellings of one
         // concept ("batterie", "batterij") are not a tie.
         let mut vocabulary: Vec<(&str, &str)> =
             english.iter().map(|w| (w.as_str(), w.as_str())).collect();
-        for e in by_first.values().flatten() {
+        for e in &entries {
             if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.words.first()) {
                 vocabulary.push((src.as_str(), dst.as_str()));
             }
@@ -173,7 +184,8 @@ impl Lexicon {
             names,
             marks,
             hs,
-            by_first,
+            entries,
+            starts,
             english_ids,
             bigrams,
             speller,
@@ -187,9 +199,8 @@ impl Lexicon {
         original: &str,
         vocab: &'k Vocab,
     ) -> Reading<'k> {
-        let (heads, english) = self.look_up(&tokens);
-        let counts = self.language_counts(&tokens, &heads, original);
-        let english_count = english.iter().filter(|e| **e).count();
+        let counts = self.language_counts(&tokens, original);
+        let english_count = tokens.iter().filter(|t| self.is_english(t.id)).count();
         let mut out = Vec::with_capacity(tokens.len());
         let mut corrections = Vec::new();
         let (mut words, mut unknown) = (0, 0);
@@ -207,14 +218,14 @@ impl Lexicon {
                 i += 1;
                 continue;
             }
-            let head = heads.get(i).copied().flatten();
+            let head = self.entries_of(tok.id);
             if let Some(e) = self.best_at(&tokens, i, head, &counts, english_count) {
                 let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
                 push_reading(&mut out, &e.dst.words, &e.dst.ids, tok.break_before, span);
                 i += e.src.len();
                 continue;
             }
-            if !alpha || english.get(i).copied().unwrap_or(false) {
+            if !alpha || self.is_english(tok.id) {
                 out.push(take(&mut tokens, i));
                 i += 1;
                 continue;
@@ -264,15 +275,15 @@ impl Lexicon {
         }
     }
 
-    /// The lexicon entries starting with each token and whether each token
-    /// is an English word, looked up once per token.
-    fn look_up<'a>(&'a self, tokens: &[Token]) -> (Vec<Option<&'a [Entry]>>, Vec<bool>) {
-        let heads = tokens
-            .iter()
-            .map(|t| self.by_first.get(&t.id).map(Vec::as_slice))
-            .collect();
-        let english = tokens.iter().map(|t| self.is_english(t.id)).collect();
-        (heads, english)
+    /// The entries whose first word has vocabulary id `id` (none: `None`).
+    fn entries_of(&self, id: u32) -> Option<&[Entry]> {
+        let i = id as usize;
+        let (Some(&a), Some(&b)) = (self.starts.get(i), self.starts.get(i.wrapping_add(1))) else {
+            return None;
+        };
+        self.entries
+            .get(a as usize..b as usize)
+            .filter(|e| !e.is_empty())
     }
 
     /// The names of the languages read (not English).
@@ -314,16 +325,11 @@ impl Lexicon {
     /// How many words of each language the description has; a language is
     /// read only where it counts two words or leads the count, and a
     /// language with marks only when the text has one of them.
-    fn language_counts(
-        &self,
-        tokens: &[Token],
-        heads: &[Option<&[Entry]>],
-        original: &str,
-    ) -> Vec<usize> {
+    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
         let mut seen = vec![false; self.names.len()];
-        for (i, head) in heads.iter().enumerate() {
-            if let Some(entries) = head {
+        for (i, t) in tokens.iter().enumerate() {
+            if let Some(entries) = self.entries_of(t.id) {
                 seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
                     let english_word = e.src_ids.len() == 1 && self.is_english(e.src_ids[0]);
@@ -491,8 +497,7 @@ impl Lexicon {
     /// The one-word entry for the word with vocabulary id `id`, in a
     /// language without marks.
     fn single(&self, id: u32) -> Option<&Entry> {
-        self.by_first
-            .get(&id)?
+        self.entries_of(id)?
             .iter()
             .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(Vec::is_empty))
     }

@@ -63,6 +63,9 @@ struct Phrase {
     ids: Vec<u32>,
     /// The ids of the tokens without glue words, for out-of-order matching.
     content: Vec<u32>,
+    /// [`id_bit`] of each word of `content`, or-ed: a window lacking one of
+    /// these bits lacks a content word.
+    content_bits: u64,
     kind: Kind,
     text: String,
 }
@@ -84,19 +87,30 @@ fn pack(len: usize, ordered: bool, pos: usize, i: usize) -> u128 {
 
 /// What a word can begin: the phrases it starts (its node in the [`Trie`])
 /// and the multi-word terms whose rarest content word it is, for matching
-/// them in another word order ("cable of copper insulated").
+/// them in another word order ("cable of copper insulated"): those are
+/// `Matcher::rare[rare.0..rare.1]`.
+#[derive(Clone, Copy)]
 struct Heads {
     node: u32,
-    rare: Vec<usize>,
+    rare: (u32, u32),
+    /// The word is a barrier (see [`is_barrier`]).
+    barrier: bool,
 }
 
 impl Default for Heads {
     fn default() -> Self {
         Self {
             node: NO_NODE,
-            rare: Vec::new(),
+            rare: (0, 0),
+            barrier: false,
         }
     }
+}
+
+/// One of 64 bits for a word id: a window's bits (or-ed) tell a word that
+/// is surely absent (its bit is clear); a set bit proves nothing.
+fn id_bit(id: u32) -> u64 {
+    1 << (id.wrapping_mul(0x9e37_79b1) >> 26)
 }
 
 /// No trie node / no phrase.
@@ -146,11 +160,31 @@ impl Trie {
 /// The compiled phrase table.
 pub struct Matcher {
     phrases: Vec<Phrase>,
-    /// Keyed by word id: one look-up per token serves both kinds of match.
-    heads: FastMap<u32, Heads>,
+    /// By word id: one look-up per token serves both kinds of match.
+    heads: Vec<Heads>,
+    /// The terms of [`Heads::rare`].
+    rare: Vec<Rare>,
     trie: Trie,
     /// Ids of the words that stop a negation.
     stops: Vec<u32>,
+}
+
+/// A multi-word term matched out of order, from its rarest content word:
+/// the phrase, how far from that word its window reaches (its content
+/// words + 2) and its content words' [`id_bit`]s.
+#[derive(Clone, Copy)]
+struct Rare {
+    id: usize,
+    reach: usize,
+    bits: u64,
+}
+
+/// The tokens' ids and the reach of out-of-order windows (see
+/// [`Matcher::runs`]).
+struct Runs {
+    ids: Vec<u32>,
+    left: Vec<u32>,
+    right: Vec<u32>,
 }
 
 /// Words skipped when a term is matched out of order.
@@ -174,27 +208,24 @@ const SYNTAX: [&str; 9] = [
 
 /// Words an out-of-order match does not reach across: they start a new
 /// part of the description (a source, a contaminant, a purpose).
-fn is_barrier(w: &str) -> bool {
-    matches!(
-        w,
-        "from"
-            | "containing"
-            | "with"
-            | "without"
-            | "for"
-            | "free"
-            | "by"
-            | "after"
-            | "before"
-            | "no"
-            | "not"
-            | "non"
-            | "in"
-            | "at"
-            | "during"
-            | "on"
-    )
-}
+const BARRIERS: [&str; 16] = [
+    "from",
+    "containing",
+    "with",
+    "without",
+    "for",
+    "free",
+    "by",
+    "after",
+    "before",
+    "no",
+    "not",
+    "non",
+    "in",
+    "at",
+    "during",
+    "on",
+];
 
 fn is_glue(w: &str) -> bool {
     GLUE.contains(&w)
@@ -228,16 +259,18 @@ impl Matcher {
             .map(|(text, kind)| {
                 let tokens = phrase_tokens(text, sp);
                 let ids = vocab.intern_all(&tokens);
-                let content = tokens
+                let content: Vec<u32> = tokens
                     .iter()
                     .zip(&ids)
                     .filter(|(w, _)| !is_glue(w))
                     .map(|(_, id)| *id)
                     .collect();
+                let content_bits = content.iter().fold(0, |b, &w| b | id_bit(w));
                 Phrase {
                     tokens,
                     ids,
                     content,
+                    content_bits,
                     kind,
                     text: text.to_owned(),
                 }
@@ -245,14 +278,36 @@ impl Matcher {
             .filter(|p| !p.tokens.is_empty())
             .collect();
         let trie = Trie::new(&phrases);
-        let mut heads: FastMap<u32, Heads> = FastMap::default();
+        let mut by_word: FastMap<u32, Vec<usize>> = FastMap::default();
+        for (word, ids) in rare_index(&phrases) {
+            by_word.insert(vocab.intern(&word), ids);
+        }
+        // Every barrier word gets an id, so that the id tells a barrier.
+        let barriers: Vec<u32> = BARRIERS.iter().map(|w| vocab.intern(w)).collect();
+        let mut heads = vec![Heads::default(); vocab.len()];
         for (&(node, word), &child) in &trie.edges {
-            if node == 0 {
-                heads.entry(word).or_default().node = child;
+            if let Some(h) = heads.get_mut(word as usize).filter(|_| node == 0) {
+                h.node = child;
             }
         }
-        for (word, ids) in rare_index(&phrases) {
-            heads.entry(vocab.intern(&word)).or_default().rare = ids;
+        let mut rare = Vec::new();
+        for (word, h) in heads.iter_mut().enumerate() {
+            let ids = u32::try_from(word)
+                .ok()
+                .and_then(|w| by_word.remove(&w))
+                .unwrap_or_default();
+            let from = u32::try_from(rare.len()).unwrap_or(u32::MAX);
+            rare.extend(ids.into_iter().map(|id| Rare {
+                id,
+                reach: phrases[id].content.len() + 2,
+                bits: phrases[id].content_bits,
+            }));
+            h.rare = (from, u32::try_from(rare.len()).unwrap_or(u32::MAX));
+        }
+        for id in barriers {
+            if let Some(h) = heads.get_mut(id as usize) {
+                h.barrier = true;
+            }
         }
         let stops = q
             .negation_stops
@@ -263,6 +318,7 @@ impl Matcher {
         Self {
             phrases,
             heads,
+            rare,
             trie,
             stops,
         }
@@ -296,15 +352,14 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        let heads: Vec<Option<&Heads>> = tokens.iter().map(|t| self.heads.get(&t.id)).collect();
         // (start, end, phrase, in order)
         let mut candidates: Vec<Candidate> = (0..tokens.len())
             .filter_map(|pos| {
-                self.longest_at(tokens, pos, heads[pos]?)
+                self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
                     .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
             })
             .collect();
-        self.unordered(tokens, &heads, &mut candidates);
+        self.unordered(tokens, &mut candidates);
         // Keys computed once and packed into one integer, with the
         // candidate's index last: equal keys keep their order (as a stable
         // sort would) and the sort compares and moves single integers.
@@ -354,50 +409,95 @@ impl Matcher {
 
     /// Multi-word terms whose content words all occur, in any order, within
     /// a short stretch of one clause (no comma or clause break inside).
-    fn unordered(&self, tokens: &[Token], heads: &[Option<&Heads>], out: &mut Vec<Candidate>) {
-        // (start, phrase) of every candidate so far: one candidate each;
-        // built on the first out-of-order match.
-        let mut seen: Option<FastSet<(usize, usize)>> = None;
-        // Whether each token is a barrier, computed on the first match.
-        let mut barriers: Option<Vec<bool>> = None;
-        for (pos, head) in heads.iter().enumerate() {
-            let Some(ids) = head.map(|h| &h.rare).filter(|r| !r.is_empty()) else {
+    fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
+        // One candidate per (start, phrase): the in-order candidates (at
+        // most one per position: its phrase by position) and the
+        // out-of-order ones pushed here; both built on the first match.
+        let mut in_order: Option<Vec<u32>> = None;
+        let mut seen: FastSet<(usize, usize)> = FastSet::default();
+        // The tokens' ids and how far a window may reach, computed on the
+        // first position that needs them.
+        let mut runs: Option<Runs> = None;
+        for (pos, tok) in tokens.iter().enumerate() {
+            let Some(ids) = self.rare_of(tok.id).filter(|r| !r.is_empty()) else {
                 continue;
             };
-            let barrier: &[bool] = barriers
-                .get_or_insert_with(|| tokens.iter().map(|t| is_barrier(&t.text)).collect());
-            for &id in ids {
-                let content = &self.phrases[id].content;
-                let reach = content.len() + 2;
-                let lo = (pos.saturating_sub(reach)..pos)
-                    .rev()
-                    .take_while(|&k| tokens[k + 1].break_before == NO_BREAK && !barrier[k])
-                    .last()
-                    .unwrap_or(pos);
-                let mut hi = pos + 1;
-                while hi < tokens.len()
-                    && hi <= pos + reach
-                    && tokens[hi].break_before == NO_BREAK
-                    && !barrier[hi]
-                {
-                    hi += 1;
-                }
-                let window = &tokens[lo..hi];
-                let all = content.iter().all(|w| window.iter().any(|t| t.id == *w));
-                if !all {
+            let runs = runs.get_or_insert_with(|| self.runs(tokens));
+            // The widest window any of these terms may use; each term's
+            // window is this one cut to its own reach.
+            let widest = ids.iter().map(|r| r.reach).max().unwrap_or(0);
+            let lo_all = (runs.left[pos] as usize).max(pos.saturating_sub(widest));
+            let hi_all = (runs.right[pos] as usize).min(pos + widest + 1);
+            let window = &runs.ids[lo_all..hi_all];
+            let bits = window.iter().fold(0, |b, &w| b | id_bit(w));
+            for &Rare {
+                id,
+                reach,
+                bits: needs,
+            } in ids
+            {
+                if needs & !bits != 0 {
                     continue;
                 }
-                let is_used = |k: &usize| content.contains(&tokens[*k].id);
-                let (Some(s), Some(e)) = ((lo..hi).find(is_used), (lo..hi).rev().find(is_used))
-                else {
+                let content = &self.phrases[id].content;
+                let lo = lo_all.max(pos.saturating_sub(reach));
+                let hi = hi_all.min(pos + reach + 1);
+                let Some((s, e)) = used_span(content, &runs.ids[lo..hi]) else {
                     continue;
                 };
-                let seen = seen.get_or_insert_with(|| out.iter().map(|c| (c.0, c.2)).collect());
-                if seen.insert((s, id)) {
+                let (s, e) = (lo + s, lo + e);
+                let in_order = in_order.get_or_insert_with(|| {
+                    let mut by_pos = vec![NO_NODE; tokens.len()];
+                    for c in out.iter() {
+                        by_pos[c.0] = u32::try_from(c.2).unwrap_or(NO_NODE);
+                    }
+                    by_pos
+                });
+                let known = in_order.get(s).is_some_and(|&p| p as usize == id);
+                if !known && seen.insert((s, id)) {
                     out.push((s, e + 1, id, false));
                 }
             }
         }
+    }
+
+    /// Per token: its id, and the widest window around it an out-of-order
+    /// match may use, before cutting it to a term's reach: back while the
+    /// token before has no barrier word and no break follows it (`left`,
+    /// the first position), ahead while tokens have no break before them
+    /// and are no barrier (`right`, one past the last).
+    fn runs(&self, tokens: &[Token]) -> Runs {
+        let n = tokens.len();
+        let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
+        let barrier: Vec<bool> = ids
+            .iter()
+            .map(|&id| self.head(id).is_some_and(|h| h.barrier))
+            .collect();
+        let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let mut left = vec![0u32; n];
+        for pos in 1..n {
+            let joins = tokens[pos].break_before == NO_BREAK && !barrier[pos - 1];
+            left[pos] = if joins { left[pos - 1] } else { to_u32(pos) };
+        }
+        let mut right = vec![to_u32(n); n];
+        // `open[k]`: token k may be inside a window after its position.
+        for pos in (0..n.saturating_sub(1)).rev() {
+            let next = pos + 1;
+            let open = tokens[next].break_before == NO_BREAK && !barrier[next];
+            right[pos] = if open { right[next] } else { to_u32(next) };
+        }
+        Runs { ids, left, right }
+    }
+
+    /// What the word with id `id` can begin.
+    fn head(&self, id: u32) -> Option<&Heads> {
+        self.heads.get(id as usize)
+    }
+
+    /// The multi-word terms whose rarest content word has id `id`.
+    fn rare_of(&self, id: u32) -> Option<&[Rare]> {
+        let h = self.head(id)?;
+        self.rare.get(h.rare.0 as usize..h.rare.1 as usize)
     }
 
     fn used_positions<'s>(
@@ -546,6 +646,35 @@ impl Matcher {
     }
 }
 
+/// When every word of `content` occurs in `window`: the first and the
+/// last position in `window` of a word of `content`.
+fn used_span(content: &[u32], window: &[u32]) -> Option<(usize, usize)> {
+    if content.len() > 32 {
+        // (Terms matched out of order have at most four content words.)
+        let all = content.iter().all(|w| window.contains(w));
+        let is_used = |k: &usize| content.contains(&window[*k]);
+        let s = (0..window.len()).find(is_used)?;
+        let e = (0..window.len()).rev().find(is_used)?;
+        return all.then_some((s, e));
+    }
+    let mut found = 0u32;
+    let mut span: Option<(usize, usize)> = None;
+    for (k, w) in window.iter().enumerate() {
+        let mut used = false;
+        for (c, cw) in content.iter().enumerate() {
+            if cw == w {
+                found |= 1 << c;
+                used = true;
+            }
+        }
+        if used {
+            span = Some(span.map_or((k, k), |(s, _)| (s, k)));
+        }
+    }
+    let all = found.count_ones() as usize == content.len();
+    span.filter(|_| all)
+}
+
 /// Multi-word term phrases keyed by their content word that is rarest
 /// among all phrases.
 fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
@@ -642,8 +771,7 @@ mod tests {
             let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
             for pos in 0..tokens.len() {
                 let trie = m
-                    .heads
-                    .get(&tokens[pos].id)
+                    .head(tokens[pos].id)
                     .and_then(|h| m.longest_at(&tokens, pos, h));
                 assert_eq!(trie, brute_force(m, &tokens, pos), "{text} at {pos}");
                 checked += usize::from(trie.is_some());

@@ -113,10 +113,10 @@ impl Classifier {
         destination: Option<&CountryCode>,
     ) -> Classification {
         let vocab = &self.kb.vocab;
-        let tokens = normalize::tokenize(description, &self.kb.curated.spellings, vocab);
+        let tokens = normalize::tokenize_known(description, &self.kb.words, vocab);
         let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
-        let index = fast::TokenIndex::new(&tokens);
+        let index = fast::TokenIndex::new(&tokens, &self.kb.indexed);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens));

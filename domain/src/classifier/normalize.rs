@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::fast::FastMap;
+use super::fast::{FastMap, StrMap};
 use super::fold_table::FOLD;
 use super::vocab::{Vocab, UNKNOWN};
 
@@ -80,20 +80,120 @@ pub fn fold_char(ch: char, out: &mut String) {
     }
 }
 
+/// What folding a written word and looking it up in the vocabulary give,
+/// precomputed for every vocabulary word and every spelling variant, so
+/// that most words of a description take one look-up
+/// ([`tokenize_known`]); same tokens as [`tokenize`] (test
+/// `the_word_table_reads_like_folding_then_looking_up`).
+pub struct WordTable {
+    map: StrMap<Looked>,
+    /// Spelling targets the vocabulary does not hold.
+    extra: Vec<Box<str>>,
+}
+
+/// One entry of a [`WordTable`].
+#[derive(Debug, Clone, Copy)]
+struct Looked {
+    /// The id of the folded word ([`UNKNOWN`]: `extra` holds the word).
+    id: u32,
+    extra: u32,
+    /// The key is a spelling variant: folding gives its canonical form.
+    spelling: bool,
+    /// Folding the key gives the entry (a spelling variant, or a word the
+    /// suffix rules leave as it is); else the key is a vocabulary word
+    /// that folding changes, and the entry is the word itself.
+    stable: bool,
+}
+
+impl WordTable {
+    /// The table for `vocab` and the curated `spellings`.
+    pub fn new(vocab: &Vocab, spellings: &FastMap<String, String>) -> Self {
+        let mut map = StrMap::default();
+        let mut extra: Vec<Box<str>> = Vec::new();
+        let mut folded = String::new();
+        for (id, w) in vocab.words() {
+            if spellings.contains_key(w) {
+                continue;
+            }
+            folded.clear();
+            folded.push_str(w);
+            british(&mut folded);
+            singular(&mut folded);
+            let stable = folded == w;
+            map.insert(
+                w,
+                Looked {
+                    id,
+                    extra: UNKNOWN,
+                    spelling: false,
+                    stable,
+                },
+            );
+        }
+        for (variant, canonical) in spellings {
+            let (id, at) = match vocab.get(canonical) {
+                Some((id, _)) => (id, UNKNOWN),
+                None => {
+                    extra.push(canonical.as_str().into());
+                    (UNKNOWN, u32::try_from(extra.len() - 1).unwrap_or(UNKNOWN))
+                }
+            };
+            map.insert(
+                variant,
+                Looked {
+                    id,
+                    extra: at,
+                    spelling: true,
+                    stable: true,
+                },
+            );
+        }
+        Self { map, extra }
+    }
+
+    /// The folded word of an entry.
+    fn text<'t>(&'t self, e: Looked, vocab: &'t Vocab) -> &'t str {
+        if e.id == UNKNOWN {
+            self.extra.get(e.extra as usize).map_or("", |w| &**w)
+        } else {
+            vocab.word(e.id).unwrap_or("")
+        }
+    }
+}
+
+/// How the tokenizer folds and looks words up.
+#[derive(Clone, Copy)]
+enum Lookup<'s, 'k> {
+    /// Fold with the spelling table, then look the word up.
+    Fold(&'s FastMap<String, String>),
+    /// Through the precomputed table (same answers).
+    Table(&'k WordTable),
+}
+
 /// Splits and folds `text` into tokens, reading at most [`MAX_CHARS`].
 /// Decimal numbers stay whole ("0,3" → "0.3"); `<`, `>`, `≤`, `≥` and `%`
 /// are tokens of their own, so amounts can be read.
 /// Each token's `id` is its word's id in `vocab`.
 pub fn tokenize<'k>(
-    text: &str,
+    text: &'k str,
     spellings: &FastMap<String, String>,
     vocab: &'k Vocab,
 ) -> Vec<Token<'k>> {
+    split(text, Lookup::Fold(spellings), vocab)
+}
+
+/// [`tokenize`] with the spellings of `table` (built for `vocab`).
+pub fn tokenize_known<'k>(text: &'k str, table: &'k WordTable, vocab: &'k Vocab) -> Vec<Token<'k>> {
+    split(text, Lookup::Table(table), vocab)
+}
+
+fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Token<'k>> {
     let mut out = Words {
         tokens: Vec::with_capacity(text.len() / 5 + 1),
         pending_break: NO_BREAK,
-        spellings,
+        lookup,
         vocab,
+        text,
     };
     let mut word = String::with_capacity(24);
     let mut start = 0;
@@ -105,13 +205,28 @@ pub fn tokenize<'k>(
     let mut end = 0;
     while let Some((i, ch)) = chars.next() {
         end = i + ch.len_utf8();
+        // A space between words changes nothing (see the steps below).
+        if ch == ' ' && word.is_empty() {
+            continue;
+        }
         if ch.is_ascii_alphanumeric() {
-            if word.is_empty() {
-                start = i;
-            }
-            word.push(ch.to_ascii_lowercase());
             // The ASCII letters and digits that follow, in one step.
             let run = chars.ascii_alphanumeric_run();
+            if word.is_empty() {
+                start = i;
+                // A whole word of ASCII letters and digits (no decimal
+                // point and no other letter may follow): read from the
+                // text itself, as the steps below would read it.
+                let ends = chars
+                    .peek()
+                    .is_none_or(|c| c.is_ascii() && !matches!(c, '.' | ','));
+                if let Some(w) = text.get(i..run.1).filter(|_| ends) {
+                    out.flush_ascii(w, &mut word, i, run.1);
+                    end = run.1;
+                    continue;
+                }
+            }
+            word.push(ch.to_ascii_lowercase());
             if let Some(rest) = text.get(run.0..run.1).filter(|r| !r.is_empty()) {
                 let from = word.len();
                 word.push_str(rest);
@@ -165,6 +280,17 @@ pub fn tokenize<'k>(
     out.tokens
 }
 
+/// Per byte: an ASCII letter or digit.
+const ASCII_ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    t
+};
+
 /// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
 struct Cursor<'a> {
     text: &'a str,
@@ -197,11 +323,14 @@ impl Cursor<'_> {
     /// Reads the ASCII letters and digits that follow; their byte range.
     fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
         let from = self.pos;
-        let bytes = self.text.as_bytes();
-        while self.left > 0 && bytes.get(self.pos).is_some_and(u8::is_ascii_alphanumeric) {
-            self.pos += 1;
-            self.left -= 1;
-        }
+        let rest = self.text.as_bytes().get(from..).unwrap_or_default();
+        let rest = rest.get(..self.left).unwrap_or(rest);
+        let n = rest
+            .iter()
+            .position(|&b| !ASCII_ALNUM[usize::from(b)])
+            .unwrap_or(rest.len());
+        self.pos += n;
+        self.left -= n;
         (from, self.pos)
     }
 }
@@ -210,20 +339,47 @@ impl Cursor<'_> {
 struct Words<'s, 'k> {
     tokens: Vec<Token<'k>>,
     pending_break: u8,
-    spellings: &'s FastMap<String, String>,
+    lookup: Lookup<'s, 'k>,
     vocab: &'k Vocab,
+    /// The text read (an unknown word as written borrows it).
+    text: &'k str,
 }
 
-impl Words<'_, '_> {
+impl<'k> Words<'_, 'k> {
     /// Ends the word being read (if any) as a token spanning `start..end`.
     fn flush(&mut self, word: &mut String, start: usize, end: usize) {
         if word.is_empty() {
             return;
         }
-        fold_in_place(word, self.spellings);
-        let (id, text) = match self.vocab.get(word) {
-            Some((id, known)) => (id, Cow::Borrowed(known)),
-            None => (UNKNOWN, Cow::Owned(word.clone())),
+        let (id, known) = match self.lookup {
+            Lookup::Fold(spellings) => {
+                fold_in_place(word, spellings);
+                match self.vocab.get(word) {
+                    Some((id, known)) => (id, Some(known)),
+                    None => (UNKNOWN, None),
+                }
+            }
+            Lookup::Table(table) => self.look_up(table, word),
+        };
+        self.push(word, id, known, start, end);
+    }
+
+    /// Pushes the token of the folded `word` (the vocabulary's `known`
+    /// copy, else the text when written so, else a copy) and clears `word`.
+    fn push(
+        &mut self,
+        word: &mut String,
+        id: u32,
+        known: Option<&'k str>,
+        start: usize,
+        end: usize,
+    ) {
+        let text = match known {
+            Some(k) => Cow::Borrowed(k),
+            None => match self.text.get(start..end).filter(|w| *w == word.as_str()) {
+                Some(written) => Cow::Borrowed(written),
+                None => Cow::Owned(word.clone()),
+            },
         };
         word.clear();
         self.tokens.push(Token {
@@ -233,6 +389,76 @@ impl Words<'_, '_> {
             span: (start, end),
             origin: Origin::Written,
         });
+    }
+}
+
+impl<'k> Words<'_, 'k> {
+    /// Ends the word `w` of ASCII letters and digits, written at
+    /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
+    /// `word` is an empty buffer).
+    fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
+        if let (Lookup::Table(table), false) =
+            (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
+        {
+            if let Some(&e) = table.map.get(w).filter(|e| e.stable) {
+                self.tokens.push(Token {
+                    id: e.id,
+                    text: Cow::Borrowed(table.text(e, self.vocab)),
+                    break_before: std::mem::take(&mut self.pending_break),
+                    span: (start, end),
+                    origin: Origin::Written,
+                });
+                return;
+            }
+            word.push_str(w);
+            let (id, known) = self.fold_and_look_up(table, word);
+            self.push(word, id, known, start, end);
+            return;
+        }
+        word.push_str(w);
+        word.make_ascii_lowercase();
+        self.flush(word, start, end);
+    }
+
+    /// [`fold_in_place`] then the vocabulary, through `table`: the folded
+    /// word's id and, when the table holds it, its text (else the word is
+    /// left folded in `word`).
+    fn look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
+        if let Some(&e) = table.map.get(word).filter(|e| e.stable) {
+            return (e.id, Some(table.text(e, self.vocab)));
+        }
+        self.fold_and_look_up(table, word)
+    }
+
+    /// [`Self::look_up`] of a word the table does not hold as it is.
+    fn fold_and_look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
+        let vocab = self.vocab;
+        // Neither a spelling variant nor a word folding leaves as it is:
+        // fold by the suffix rules, then what `fold_in_place` and the
+        // vocabulary say of the result.
+        let before = word.len();
+        british(word);
+        singular(word);
+        let e = table.map.get(word).copied();
+        let e = if word.len() != before {
+            // A spelling variant after the suffix rules folds once more.
+            e
+        } else {
+            // Not looked up as a spelling variant again.
+            match e {
+                Some(e) if e.spelling => {
+                    return match vocab.get(word) {
+                        Some((id, known)) => (id, Some(known)),
+                        None => (UNKNOWN, None),
+                    };
+                }
+                e => e,
+            }
+        };
+        match e {
+            Some(e) => (e.id, Some(table.text(e, vocab))),
+            None => (UNKNOWN, None),
+        }
     }
 }
 
@@ -334,6 +560,45 @@ mod tests {
         let texts: Vec<&str> = t.iter().map(|t| t.word()).collect();
         assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
         assert_eq!(t[0].span, (0, "Été".len()));
+    }
+
+    #[test]
+    fn the_word_table_reads_like_folding_then_looking_up() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
+        let mut words: Vec<String> = Vec::new();
+        for w in vocab
+            .words()
+            .map(|(_, w)| w)
+            .chain(sp.keys().map(String::as_str))
+        {
+            for suffix in ["", "s", "es", "ies", "ize", "izes", "ized", "ization", "ss"] {
+                words.push(format!("{w}{suffix}"));
+            }
+            words.push(w.to_uppercase());
+            words.push(w.chars().skip(1).collect());
+        }
+        words.extend(
+            [
+                "organized",
+                "batteries",
+                "colour",
+                "aluminum",
+                "tyres",
+                "x",
+                "12",
+                "0,3",
+            ]
+            .map(str::to_owned),
+        );
+        let mut compared = 0;
+        for chunk in words.chunks(200) {
+            let text = chunk.join(" ");
+            let slow = tokenize(&text, sp, vocab);
+            assert_eq!(slow, tokenize_known(&text, &kb.words, vocab));
+            compared += slow.len();
+        }
+        assert!(compared > 10_000, "{compared}");
     }
 
     #[test]

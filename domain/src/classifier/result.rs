@@ -4,6 +4,8 @@
 //! Field names are a public contract (REST body and MCP tool output): every
 //! field is always present, lists may be empty.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -19,9 +21,9 @@ the countries of export, transit and import.";
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct CodeMatch {
     /// The code, e.g. `"A1160"`, `"Y31"`, `"H8"`.
-    pub code: String,
+    pub code: Cow<'static, str>,
     /// The official title of the entry (first clause where the entry is long).
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// How sure the classifier is that this code applies, from 0 to 1.
     pub confidence: f64,
 }
@@ -60,7 +62,7 @@ impl ListType {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct Explanation {
     /// The code explained.
-    pub code: String,
+    pub code: Cow<'static, str>,
     /// The normalised terms of the description that matched (may be empty for
     /// codes that come from a relation, e.g. the Y-codes of an A-code).
     pub matched_terms: Vec<String>,
@@ -71,7 +73,7 @@ pub struct Explanation {
     pub supporting_text: Vec<String>,
     /// A short quote of the entry's official text.
     #[serde(default)]
-    pub quote: String,
+    pub quote: Cow<'static, str>,
     /// The criterion that put the code in the answer, e.g. "PCB 62 mg/kg ≥
     /// 50 mg/kg (A3180 threshold)"; empty for companion codes.
     #[serde(default)]
@@ -104,14 +106,14 @@ pub struct Classification {
     /// Confidence in the deciding code, from 0 to 1.
     pub overall_confidence: f64,
     /// Fixed text: informational only, to be checked with the competent authority.
-    pub disclaimer: String,
+    pub disclaimer: Cow<'static, str>,
     /// One entry per returned code: matched terms and reason.
     pub explanation: Vec<Explanation>,
     /// Things the user should know: missing information, conflicting
     /// qualifiers, unknown country codes, deleted codes named in the text.
     pub warnings: Vec<String>,
     /// The classifier and knowledge-base version that produced this answer.
-    pub classifier_version: String,
+    pub classifier_version: Cow<'static, str>,
     /// The control procedure for the movement, when both origin and
     /// destination are given.
     pub procedure: Option<Procedure>,
@@ -170,6 +172,6 @@ impl Classification {
 
     /// The best code: the first of the deciding list, if any.
     pub fn best_code(&self) -> Option<&str> {
-        self.deciding().first().map(|c| c.code.as_str())
+        self.deciding().first().map(|c| c.code.as_ref())
     }
 }

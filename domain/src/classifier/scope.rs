@@ -120,6 +120,17 @@ impl Scopes {
         })
     }
 
+    /// Every phrase the rules look for, as vocabulary ids.
+    pub fn phrases(&self) -> impl Iterator<Item = &[u32]> {
+        self.entries.iter().flat_map(|e| &e.rules).flat_map(|r| {
+            r.if_tokens
+                .iter()
+                .chain(&r.unless_tokens)
+                .chain(r.group_tokens.iter().flatten())
+                .map(Vec::as_slice)
+        })
+    }
+
     /// Applies the scopes to the candidates (see the module doc).
     pub fn apply<'a>(&'a self, ev: &mut Evidence<'a>, index: &TokenIndex<'_>, negated: &[bool]) {
         for e in &self.entries {

@@ -128,6 +128,15 @@ impl Lists {
     }
 }
 
+impl Lists {
+    /// Every phrase of the lists, as vocabulary ids.
+    pub fn phrases(&self) -> impl Iterator<Item = &[u32]> {
+        self.lists
+            .iter()
+            .flat_map(|(_, l)| l.iter().map(|(_, ids)| ids.as_slice()))
+    }
+}
+
 fn present(index: &TokenIndex<'_>, list: &[(&'static str, Vec<u32>)]) -> Vec<String> {
     list.iter()
         .filter(|(_, ids)| index.has_phrase(ids))

@@ -55,6 +55,10 @@ fn fmt_mgkg(v: f64) -> String {
 }
 
 fn trim(v: f64) -> String {
+    // A whole number prints as its digits ("13.000" trimmed is "13").
+    if v.fract() == 0.0 && v.is_sign_positive() && v < 1e15 {
+        return (v as u64).to_string();
+    }
     let mut s = format!("{v:.3}");
     let kept = s.trim_end_matches('0').trim_end_matches('.').len();
     s.truncate(kept);
@@ -165,7 +169,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
 /// The constituent's words stop being hazard signals; the listed entries
 /// lose the terms that name it (and go when nothing else supports them).
 fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
-    let names = |t: &str| t.split(' ').any(|w| words.contains(&w));
+    let names = |t: &str| names_any(t, words);
     ev.hazard.retain(|h| !names(h));
     ev.hazard_terms.retain(|(h, _)| !names(h));
     for code in codes {
@@ -181,6 +185,20 @@ fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
             ev.ruled_out.push((*w).to_owned());
         }
     }
+}
+
+/// Whether a word of `t` (split at spaces) is one of `words`.
+fn names_any(t: &str, words: &[&str]) -> bool {
+    let mut start = 0;
+    for (i, b) in t.bytes().enumerate() {
+        if b == b' ' {
+            if t.get(start..i).is_some_and(|w| words.contains(&w)) {
+                return true;
+            }
+            start = i + 1;
+        }
+    }
+    t.get(start..).is_some_and(|w| words.contains(&w))
 }
 
 fn add(
@@ -205,4 +223,47 @@ fn merge(into: &mut Candidate, from: Candidate) {
         into.add(&t, w);
     }
     into.spans.extend(from.spans);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_print_as_formatting_to_three_places_did() {
+        let old = |v: f64| {
+            let mut s = format!("{v:.3}");
+            let kept = s.trim_end_matches('0').trim_end_matches('.').len();
+            s.truncate(kept);
+            s
+        };
+        for v in [
+            0.0, -0.0, 1.0, 5.0, 13.0, 50.0, 1000.0, 21_000.0, 38_000.0, 1e14, 1e15, 1e16, 0.3,
+            1.5, 2.05, 11.5,
+        ] {
+            assert_eq!(trim(v), old(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn names_any_splits_at_spaces() {
+        let words = ["pcb", "lead"];
+        for t in [
+            "pcb",
+            "PCB 62 mg/kg",
+            "lead acid battery",
+            "leaded",
+            "",
+            " ",
+            "a  lead",
+            "pcbs",
+            "x pcb",
+        ] {
+            assert_eq!(
+                names_any(t, &words),
+                t.split(' ').any(|w| words.contains(&w)),
+                "{t}"
+            );
+        }
+    }
 }

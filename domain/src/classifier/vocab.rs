@@ -50,6 +50,19 @@ impl Vocab {
         self.words.get(id as usize).map(|w| (id, &**w))
     }
 
+    /// The word with id `id`.
+    pub fn word(&self, id: u32) -> Option<&str> {
+        self.words.get(id as usize).map(|w| &**w)
+    }
+
+    /// Every word with its id.
+    pub fn words(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (u32::try_from(i).unwrap_or(UNKNOWN), &**w))
+    }
+
     /// How many words there are (ids are `0..len`).
     pub fn len(&self) -> usize {
         self.words.len()

@@ -35,7 +35,7 @@ fn all_codes(r: &Classification) -> Vec<String> {
         .chain(&r.a_codes)
         .chain(&r.b_codes)
         .chain(&r.h_codes)
-        .map(|c| c.code.clone())
+        .map(|c| c.code.to_string())
         .collect()
 }
 

@@ -58,7 +58,7 @@ fn every_explanation_quotes_its_entry_and_the_deciding_one_states_a_criterion() 
         let r = classify(text);
         assert!(!r.explanation.is_empty(), "{text}");
         for e in &r.explanation {
-            assert!(e.quote.starts_with(&e.code), "{text}: {:?}", e);
+            assert!(e.quote.starts_with(e.code.as_ref()), "{text}: {:?}", e);
             assert!(!e.reason.contains("score"), "{text}: {}", e.reason);
         }
         let first = &r.explanation[0];

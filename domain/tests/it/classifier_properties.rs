@@ -115,12 +115,12 @@ fn check(r: &Classification) -> Result<(), TestCaseError> {
             prop_assert!(r.a_codes.is_empty(), "Green with an A-code: {r:?}");
         }
         ListType::AnnexI => {
-            let first = r.y_codes.first().map(|c| c.code.as_str()).unwrap_or("");
+            let first = r.y_codes.first().map(|c| c.code.as_ref()).unwrap_or("");
             prop_assert!(is_y_annex_i(first), "Annex I decided by {first}: {r:?}");
             prop_assert!(r.pic_required);
         }
         ListType::AnnexII => {
-            let first = r.y_codes.first().map(|c| c.code.as_str()).unwrap_or("");
+            let first = r.y_codes.first().map(|c| c.code.as_ref()).unwrap_or("");
             prop_assert!(
                 matches!(first, "Y46" | "Y47" | "Y48" | "Y49"),
                 "Annex II decided by {first}: {r:?}"
