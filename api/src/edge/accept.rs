@@ -32,9 +32,6 @@ use super::wire::{Activity, Wire};
 const REFUSING: usize = 256;
 /// How long a refused client gets to read its answer.
 const REFUSAL_GRACE: Duration = Duration::from_secs(1);
-/// Headers per request hyper parses; more is a 431 from [`super::guard`]
-/// well before hyper's own limit.
-const HYPER_MAX_HEADERS: usize = 256;
 
 /// Serves `router` on `listener` under `limits` until `shutdown` resolves,
 /// then drains. Each request carries `ConnectInfo<SocketAddr>` (the peer).
@@ -97,7 +94,10 @@ fn builder(limits: &ConnSettings) -> Builder {
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
-        .max_headers(HYPER_MAX_HEADERS)
+        // hyper's default limit, 100 headers, is the guard's
+        // (`guard::MAX_HEADERS`); more is hyper's own 431, which the wire
+        // gives a JSON body. Setting any limit explicitly makes hyper
+        // allocate and fill a header table for every request.
         .keep_alive(true);
     builder
 }

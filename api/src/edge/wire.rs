@@ -127,6 +127,37 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Wire<T> {
         written
     }
 
+    /// hyper writes a head and its body in one `writev` when the socket
+    /// can; a head alone (its own error answers have no body) is one
+    /// non-empty slice and gets the same rewrite as in [`Self::poll_write`].
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if this.poll_pending(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        let mut filled = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (filled.next(), filled.next()) {
+            if let Some(rewritten) = with_json_body(only) {
+                this.pending = rewritten;
+                let _ = this.poll_pending(cx)?;
+                return Poll::Ready(Ok(only.len()));
+            }
+        }
+        let written = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            this.activity.touch();
+        }
+        written
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
         if this.poll_pending(cx)?.is_pending() {

@@ -56,6 +56,15 @@ pub async fn access(
             .headers_mut()
             .insert(request_id::HEADER, value.clone());
     }
+    if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
+        // No access line is written (e.g. `BASEL_LOG=warn`): the id still
+        // goes to the handler and the answer, nothing else is prepared.
+        let mut response = request_id::scope(id, next.run(request)).await;
+        if let Some(value) = header {
+            response.headers_mut().insert(request_id::HEADER, value);
+        }
+        return response;
+    }
     let line = Line {
         listener,
         method: request.method().clone(),

@@ -32,9 +32,14 @@ pub fn from_headers(headers: &HeaderMap) -> String {
     presented(headers).unwrap_or_else(fresh)
 }
 
-/// A fresh id.
+/// A fresh id: a version-4 UUID. uuid's `fast-rng` feature draws it from a
+/// thread-local generator seeded from the system (rand's `ThreadRng`), not
+/// from a `getrandom` system call per request.
 pub fn fresh() -> String {
-    uuid::Uuid::new_v4().to_string()
+    uuid::Uuid::new_v4()
+        .hyphenated()
+        .encode_lower(&mut uuid::Uuid::encode_buffer())
+        .to_owned()
 }
 
 /// Runs `future` with `id` as the current request id.
@@ -62,6 +67,17 @@ mod tests {
         assert_eq!(from_headers(&headers).len(), 36);
         headers.insert(HEADER, HeaderValue::from_str(&"a".repeat(101)).unwrap());
         assert_eq!(from_headers(&headers).len(), 36);
+    }
+
+    #[test]
+    fn fresh_ids_are_version_four_uuids_that_do_not_repeat() {
+        let ids: std::collections::HashSet<String> = (0..10_000).map(|_| fresh()).collect();
+        assert_eq!(ids.len(), 10_000);
+        for id in ids.iter().take(100) {
+            let parsed = uuid::Uuid::parse_str(id).expect("a UUID");
+            assert_eq!(parsed.get_version_num(), 4, "{id}");
+            assert_eq!(parsed.to_string(), *id);
+        }
     }
 
     #[tokio::test]

@@ -39,6 +39,9 @@ use super::error::{connect_reason, StoreError};
 pub const DATABASE_FILE: &str = "basel.db";
 
 /// How long a writer waits for another writer's lock before giving up.
+/// `PRAGMA cache_size` of every connection: negative means KiB.
+pub const CACHE_SIZE: &str = "-512";
+
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Events loaded per page by the replay streams, and the channel size.
@@ -69,7 +72,12 @@ pub async fn open_pool(data_dir: &Path) -> Result<SqlitePool, StoreError> {
         .foreign_keys(true)
         // Freed content is zeroed, so an erased address leaves no bytes
         // behind in free pages (`commands::identity::erase`).
-        .pragma("secure_delete", "ON");
+        .pragma("secure_delete", "ON")
+        // Each connection's page cache at most 512 KiB (SQLite's default is
+        // 2 MiB): the pool's caches fill as the log grows, so this bounds
+        // what they add to the process (`projections::connect` does the
+        // same for the read pool); the OS page cache keeps the file anyway.
+        .pragma("cache_size", CACHE_SIZE);
     SqlitePoolOptions::new()
         .acquire_timeout(BUSY_TIMEOUT)
         .connect_with(options)
