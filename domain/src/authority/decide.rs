@@ -31,6 +31,11 @@ pub(super) fn register(
             "country_name",
             "is required (at most 200 characters)",
         ));
+    } else if country_name.chars().any(char::is_control) {
+        problems.push(FieldProblem::new(
+            "country_name",
+            "must not contain control characters (line breaks, tabs)",
+        ));
     }
     let source = optional_text(
         "source",

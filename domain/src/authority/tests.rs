@@ -168,6 +168,20 @@ fn a_phone_or_fax_without_a_country_calling_code_is_refused() {
 }
 
 #[test]
+fn a_country_name_with_a_line_break_inside_is_refused() {
+    let command = RegisterAuthority {
+        country_name: "Ruritania\r\n\t*".into(),
+        ..register(false, full_contact())
+    };
+    let fields = problems_of(
+        given::<Authority>(vec![])
+            .when(AuthorityCommand::Register(command))
+            .result(),
+    );
+    assert_eq!(fields, vec!["country_name"]);
+}
+
+#[test]
 fn registration_needs_a_country_name() {
     let command = RegisterAuthority {
         country_name: "  ".into(),
