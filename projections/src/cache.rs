@@ -76,7 +76,9 @@ impl ReadCache {
 
     /// Whether the key with this SHA-256 was seen active in the current
     /// generation.
-    fn key_is_active(&self, digest: &[u8; 32]) -> bool {
+    /// Whether `digest` is an API key this cache holds as active in the
+    /// current generation (no table read; `false` may just mean unknown).
+    pub fn knows_active_key(&self, digest: &[u8; 32]) -> bool {
         let generation = self.generation();
         self.keys
             .lock()
@@ -140,7 +142,7 @@ impl ReadCache {
         db: &ReadDb,
         digest: [u8; 32],
     ) -> Result<bool, ProjectionError> {
-        if self.key_is_active(&digest) {
+        if self.knows_active_key(&digest) {
             return Ok(true);
         }
         let generation = self.generation();

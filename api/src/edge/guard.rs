@@ -1,4 +1,5 @@
-//! The HTTP middleware in front of every route of both listeners.
+//! The HTTP guard in front of every route of every listener (run by
+//! [`super::front::Front`]).
 //!
 //! Before a route runs: a URI over [`MAX_URI_BYTES`] is a 414, a head with
 //! more than [`MAX_HEADERS`] headers or over [`MAX_HEADER_BYTES`] a 431, a
@@ -13,18 +14,18 @@
 //! rejections, rmcp's plain-text refusals) gets the JSON error shape
 //! `{error, message, code}`, keeping the original text as the message.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{
     CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING,
     X_CONTENT_TYPE_OPTIONS,
 };
 use axum::http::{HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::{Json, Router};
+use axum::Json;
 
 /// The longest request URI (path and query) accepted.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -44,15 +45,16 @@ pub struct BodyLimit {
     pub deadline: Duration,
 }
 
-/// `router` behind the guard.
-pub fn layer(router: Router, limit: BodyLimit) -> Router {
-    router.layer(axum::middleware::from_fn_with_state(limit, guard))
-}
-
-async fn guard(State(limit): State<BodyLimit>, request: Request, next: Next) -> Response {
+/// Runs `inner` on `request` behind the guard (see the module
+/// documentation): refusals before, headers and the JSON error shape after.
+pub async fn around<F, Fut>(limit: BodyLimit, request: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let keys = request.uri().path() == "/register";
     let mut response = match admit(limit, request).await {
-        Ok(request) => next.run(request).await,
+        Ok(request) => inner(request).await,
         Err(refusal) => refusal,
     };
     if response.status().as_u16() >= 400 && !described(&response) {

@@ -7,7 +7,9 @@
 //! - [`accept`]: the accept loop: a global and a per-peer cap on open
 //!   connections, a header-read timeout, an inactivity timeout, graceful
 //!   drain ([`serve`]);
-//! - [`guard`]: the HTTP middleware in front of every route: URI and header
+//! - [`front`]: the service hyper calls for every request: the access line
+//!   and request id, then the guard, then the listener's router ([`Front`]);
+//! - [`guard`]: the HTTP checks in front of every route: URI and header
 //!   size (414/431), `Content-Length` over the limit (413 before reading),
 //!   the body-read deadline (408), `X-Content-Type-Options: nosniff`, and a
 //!   JSON body on every error answer a router or extractor made without one;
@@ -18,11 +20,13 @@
 
 pub mod accept;
 pub mod fdlimit;
+pub mod front;
 pub mod guard;
 pub mod settings;
 pub mod wire;
 
 pub use accept::serve;
 pub use fdlimit::raise_open_file_limit;
+pub use front::Front;
 pub use guard::BodyLimit;
 pub use settings::ConnSettings;

@@ -15,7 +15,8 @@ pub struct ConnSettings {
     #[arg(long, env = "BASEL_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub header_timeout: Duration,
     /// A connection on which no byte moves either way for this long is
-    /// closed (open event streams send a keep-alive comment every 15 s).
+    /// closed, within a quarter more (open event streams send a keep-alive
+    /// comment every 15 s).
     #[arg(long, env = "BASEL_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub idle_timeout: Duration,
     /// Time a client has to send a whole request body once its head is in

@@ -1,4 +1,4 @@
-//! The socket under hyper: it records when bytes last moved (for the idle
+//! The socket under hyper: it records that bytes moved (for the idle
 //! timeout) and gives hyper's own error answers a JSON body.
 //!
 //! hyper answers a request it cannot parse (a malformed request line or
@@ -11,44 +11,33 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// When bytes last moved on a connection.
-#[derive(Clone)]
+/// Whether bytes moved on a connection since the watchdog last looked: a
+/// flag set on every read and write (no clock read on the data path), which
+/// the watchdog takes back at each of its ticks.
+#[derive(Clone, Default)]
 pub struct Activity {
-    start: Instant,
-    last_ms: Arc<AtomicU64>,
+    moved: Arc<AtomicBool>,
 }
 
 impl Activity {
-    /// Now.
+    /// Nothing has moved yet.
     pub fn new() -> Self {
-        Self {
-            start: Instant::now(),
-            last_ms: Arc::default(),
-        }
+        Self::default()
     }
 
     fn touch(&self) {
-        let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(ms, Ordering::Relaxed);
+        self.moved.store(true, Ordering::Relaxed);
     }
 
-    /// How long nothing has moved.
-    pub fn quiet_for(&self) -> Duration {
-        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
-        self.start.elapsed().saturating_sub(last)
-    }
-}
-
-impl Default for Activity {
-    fn default() -> Self {
-        Self::new()
+    /// Whether anything moved since the last call, clearing the flag.
+    pub fn take(&self) -> bool {
+        self.moved.swap(false, Ordering::Relaxed)
     }
 }
 

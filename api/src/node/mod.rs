@@ -252,11 +252,14 @@ async fn start_ops(
         settings.stale_after_days,
         readers.cache.clone(),
     );
-    let router = ops::router(state);
-    let shutdown = wait(stopped.clone());
+    let body = crate::edge::BodyLimit {
+        max_bytes: rest::BODY_LIMIT,
+        deadline: settings.conn.body_timeout,
+    };
+    let front = crate::edge::Front::new("ops", ops::router(state), body);
+    let (shutdown, limits) = (wait(stopped.clone()), settings.conn.clone());
     tasks.spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
+        crate::edge::serve(listener, front, limits, shutdown)
             .await
             .context("ops server failed")
     });
@@ -304,14 +307,13 @@ async fn start_mcp(
         max_bytes: mcp::MAX_BODY_BYTES,
         deadline: settings.conn.body_timeout,
     };
-    let router = crate::edge::guard::layer(router, body);
-    let router = ops::with_mcp_health(router);
-    let router = crate::telemetry::access::with_access_log(router, "mcp");
+    let router = crate::telemetry::access::tag_routes(ops::with_mcp_health(router));
+    let front = crate::edge::Front::new("mcp", router, body);
     let (shutdown, limits) = (wait(stopped.clone()), settings.conn.clone());
     // The edge sets TCP_NODELAY: Nagle's algorithm held each SSE event until
     // the client's delayed ACK (about 40 ms per tool call from some clients).
     tasks.spawn(async move {
-        crate::edge::serve(listener, router, limits, shutdown)
+        crate::edge::serve(listener, front, limits, shutdown)
             .await
             .context("MCP server failed")
     });

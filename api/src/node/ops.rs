@@ -1,31 +1,32 @@
 //! The ops listener of a process without a REST listener (`--role
 //! relay,projector`, `--role mcp`, …): `/healthz`, `/readyz` and `/metrics`
 //! on `BASEL_OPS_LISTEN` (default `127.0.0.1:8082`), the same handlers and
-//! answers as on the REST listener, with an access line per request.
+//! answers as on the REST listener, behind the same edge (access line,
+//! guard, connection limits).
 
 use std::sync::Arc;
 
+use axum::extract::MatchedPath;
 use axum::http::Method;
-use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
 use crate::rest::error::ApiError;
+use crate::rest::observe::Observe;
 use crate::rest::{metrics, ops, AppState, Shared};
-use crate::telemetry::access::with_access_log;
 
 /// The ops router over `state`.
 pub fn router(state: AppState) -> Router {
     let state: Shared = Arc::new(state);
-    let observe = || from_fn_with_state(state.clone(), metrics::observe);
-    let router = Router::new()
+    let observe = || Observe::open(state.clone());
+    Router::new()
         .route("/healthz", get(ops::healthz).route_layer(observe()))
         .route("/readyz", get(ops::readyz).route_layer(observe()))
         .route("/metrics", get(metrics::metrics).route_layer(observe()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state);
-    with_access_log(router, "ops")
+        .with_state(state)
 }
 
 /// The MCP listener's own `/healthz`: answered before the MCP server's
@@ -41,6 +42,8 @@ async fn not_found(_method: Method) -> ApiError {
     }
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::MethodNotAllowed
+async fn method_not_allowed(route: Option<MatchedPath>) -> Response {
+    let mut response = ApiError::MethodNotAllowed.into_response();
+    crate::telemetry::access::tag(&mut response, route);
+    response
 }

@@ -4,7 +4,8 @@
 //! a projection, so no stored secret is ever compared byte by byte.
 //!
 //! - [`check_api_key`]: the check on `X-API-Key` routes (made by their route
-//!   layer, `metrics::observe_with_api_key`). Missing and
+//!   layer, `rest::observe`, after [`known_api_key`], which answers from the
+//!   read cache without a table read). Missing and
 //!   invalid keys get the same 401 body; active keys are remembered in the
 //!   server's `projections::cache::ReadCache` until the read tables change
 //!   (the check the MCP server makes too).
@@ -35,7 +36,7 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 const CATCH_UP: Duration = Duration::from_secs(1);
 
 /// Whether the request's `X-API-Key` is active (the check of every API-key
-/// route, made by the route layer `metrics::observe_with_api_key`).
+/// route, made by the route layer `rest::observe`).
 ///
 /// # Errors
 /// 401 `{error, message, help}` when the key is missing, unknown or revoked;
@@ -54,6 +55,14 @@ pub async fn check_api_key(state: &AppState, headers: &HeaderMap) -> Result<(), 
     } else {
         Err(ApiError::ApiKeyRequired)
     }
+}
+
+/// Whether the request's `X-API-Key` is known to the read cache as active
+/// (no table read: `false` means "ask [`check_api_key`]", not "refused").
+pub fn known_api_key(state: &AppState, headers: &HeaderMap) -> bool {
+    let presented = headers.get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
+    presented_api_key(presented, None)
+        .is_some_and(|key| state.cache.knows_active_key(&secret_digest(key)))
 }
 
 /// The steward making a write, from their bearer token.

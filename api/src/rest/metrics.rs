@@ -5,24 +5,19 @@
 //! published).
 //!
 //! The request series live in the server's [`RequestMetrics`] (in its
-//! `AppState`): every request is recorded by [`observe`], the route layer
+//! `AppState`): every request is recorded by `rest::observe`, the route layer
 //! around every route (which also enforces the request deadline), or by the
 //! fallbacks.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
-use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{MatchedPath, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::rest::error::ApiError;
-use crate::rest::{AppState, Shared, REQUEST_DEADLINE};
+use crate::rest::{AppState, Shared};
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [
@@ -44,7 +39,8 @@ type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
 pub struct RequestMetrics(Arc<Mutex<Registry>>);
 
 impl RequestMetrics {
-    fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
+    /// Counts one answer of `route` (a template) with its latency.
+    pub fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
         let Ok(mut requests) = self.0.lock() else {
             return;
         };
@@ -70,67 +66,6 @@ impl RequestMetrics {
     }
 }
 
-/// The route layer around every matched route: times it, cuts it off at
-/// [`REQUEST_DEADLINE`] (503 JSON: a store that stopped answering must not
-/// hang clients) and records it under the route's template. Unmatched routes
-/// and wrong methods are recorded by their fallback handlers ([`observe_fallback`]).
-pub async fn observe(State(state): State<Shared>, request: Request, next: Next) -> Response {
-    observed(&state, request, next, false).await
-}
-
-/// [`observe`] for routes that need an API key: the key is checked inside
-/// the same layer (one layer per request instead of two: each `from_fn`
-/// layer boxes a future and clones the inner service per request), so a 401
-/// is timed and counted like any answer.
-pub async fn observe_with_api_key(
-    State(state): State<Shared>,
-    request: Request,
-    next: Next,
-) -> Response {
-    observed(&state, request, next, true).await
-}
-
-async fn observed(state: &AppState, request: Request, next: Next, api_key: bool) -> Response {
-    let route = request.extensions().get::<MatchedPath>().cloned();
-    let method = method_label(request.method());
-    let started = Instant::now();
-    let answer = async {
-        if api_key {
-            if let Err(refusal) = crate::rest::auth::check_api_key(state, request.headers()).await {
-                return refusal.into_response();
-            }
-        }
-        next.run(request).await
-    };
-    let response = match within(started + REQUEST_DEADLINE, answer).await {
-        Some(response) => response,
-        None => ApiError::Unavailable(format!(
-            "request did not finish within {REQUEST_DEADLINE:?}"
-        ))
-        .into_response(),
-    };
-    let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
-    state.requests.record(
-        route,
-        method,
-        response.status().as_u16(),
-        started.elapsed().as_secs_f64(),
-    );
-    response
-}
-
-/// `future`'s output, or `None` when it has not finished by `deadline`.
-/// The timer is armed only when the first poll leaves the future pending: an
-/// answer from the read cache finishes in that poll and costs no timer.
-async fn within<F: Future>(deadline: Instant, future: F) -> Option<F::Output> {
-    let mut future = std::pin::pin!(future);
-    let first = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
-    match first {
-        Poll::Ready(output) => Some(output),
-        Poll::Pending => tokio::time::timeout_at(deadline.into(), future).await.ok(),
-    }
-}
-
 /// Records an answer given by a fallback (no route, or not this method).
 pub fn observe_fallback(
     state: &AppState,
@@ -139,22 +74,12 @@ pub fn observe_fallback(
     status: StatusCode,
 ) {
     let route = route.map_or("unmatched", MatchedPath::as_str);
-    state
-        .requests
-        .record(route, method_label(method), status.as_u16(), 0.0);
-}
-
-fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::DELETE => "DELETE",
-        Method::PATCH => "PATCH",
-        Method::HEAD => "HEAD",
-        Method::OPTIONS => "OPTIONS",
-        _ => "other",
-    }
+    state.requests.record(
+        route,
+        crate::rest::observe::method_label(method),
+        status.as_u16(),
+        0.0,
+    );
 }
 
 /// `GET /metrics`.
@@ -293,23 +218,5 @@ mod tests {
         ));
         assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.005\"}"));
         assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.0025\"} 0\n"));
-    }
-
-    #[tokio::test]
-    async fn a_future_finished_in_its_first_poll_is_answered_even_past_the_deadline() {
-        let past = Instant::now() - std::time::Duration::from_secs(1);
-        assert_eq!(within(past, async { 7 }).await, Some(7));
-    }
-
-    #[tokio::test]
-    async fn a_pending_future_gets_the_rest_of_its_time_and_no_more() {
-        let soon = Instant::now() + std::time::Duration::from_millis(200);
-        let slow = async {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-            8
-        };
-        assert_eq!(within(soon, slow).await, Some(8));
-        let soon = Instant::now() + std::time::Duration::from_millis(20);
-        assert_eq!(within(soon, std::future::pending::<u8>()).await, None);
     }
 }

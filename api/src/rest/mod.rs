@@ -11,6 +11,8 @@
 //!   with [`write`] holding what every steward write shares;
 //! - [`classify`], [`shipments`], [`changes`], [`register`] and [`page`]:
 //!   the other routes;
+//! - [`observe`]: the route layer around every route (deadline, metrics,
+//!   the API-key check, the route's template for the access line);
 //! - [`ops`], [`metrics`], [`openapi`]: health, readiness, Prometheus text and
 //!   the OpenAPI document.
 
@@ -28,6 +30,7 @@ pub mod fields;
 pub mod home;
 pub mod mail_delivery;
 pub mod metrics;
+pub mod observe;
 pub mod openapi;
 pub mod ops;
 pub mod page;
@@ -47,9 +50,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, MatchedPath, State};
+use axum::extract::{MatchedPath, State};
 use axum::http::{Method, StatusCode};
-use axum::middleware::from_fn_with_state;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
@@ -231,13 +234,12 @@ pub fn router(state: AppState) -> Router {
         // One route layer per request: timer, deadline, metrics and, where
         // the route needs one, the API-key check.
         let endpoint = match route.auth {
-            Auth::ApiKey => route.endpoint.route_layer(from_fn_with_state(
-                state.clone(),
-                metrics::observe_with_api_key,
-            )),
+            Auth::ApiKey => route
+                .endpoint
+                .route_layer(observe::Observe::with_api_key(state.clone())),
             Auth::None | Auth::Steward => route
                 .endpoint
-                .route_layer(from_fn_with_state(state.clone(), metrics::observe)),
+                .route_layer(observe::Observe::open(state.clone())),
         };
         match paths.iter_mut().find(|(path, _)| *path == route.path) {
             Some((_, existing)) => {
@@ -250,12 +252,13 @@ pub fn router(state: AppState) -> Router {
     for (path, endpoint) in paths {
         router = router.route(path, endpoint);
     }
-    let router = router
+    // No router-wide layers: the edge's front service runs the access line
+    // and the guard (which also bounds bodies at `BODY_LIMIT`) around the
+    // whole router (`crate::edge::front`).
+    router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(state);
-    crate::telemetry::access::with_access_log(router, "rest")
+        .with_state(state)
 }
 
 async fn not_found(State(state): State<Shared>, method: Method) -> ApiError {
@@ -270,14 +273,16 @@ async fn method_not_allowed(
     State(state): State<Shared>,
     method: Method,
     route: Option<MatchedPath>,
-) -> ApiError {
+) -> Response {
     metrics::observe_fallback(
         &state,
         route.as_ref(),
         &method,
         StatusCode::METHOD_NOT_ALLOWED,
     );
-    ApiError::MethodNotAllowed
+    let mut response = ApiError::MethodNotAllowed.into_response();
+    crate::telemetry::access::tag(&mut response, route);
+    response
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then drains,
@@ -317,6 +322,6 @@ pub async fn run_with(
         max_bytes: BODY_LIMIT,
         deadline: limits.body_timeout,
     };
-    let router = crate::edge::guard::layer(router(state), body);
-    crate::edge::serve(listener, router, limits, shutdown).await
+    let front = crate::edge::Front::new("rest", router(state), body);
+    crate::edge::serve(listener, front, limits, shutdown).await
 }

@@ -1,12 +1,16 @@
 //! One access line per request, on every listener (REST, MCP, ops).
 //!
-//! [`with_access_log`] wraps every route and the fallback of a router (a
-//! `Router::layer`, which runs after routing, so the route's *template* is
-//! known: `/api/v1/ca/{country_code}`, never the raw path with what a client
-//! typed in it). The line (target `basel::access`, level info) has
-//! `listener`, `method`, `route` (`unmatched` when no route matched),
-//! `status`, `latency_ms`, `bytes` and `request_id`. Query strings, header
-//! values and bodies are never logged, so no key, token or address can be.
+//! [`around`] runs in the connection edge's front service
+//! (`crate::edge::front`), around the guard and the router, so it sees every
+//! request, refused ones included. The line (target `basel::access`, level
+//! info) has `listener`, `method`, `route`, `status`, `latency_ms`, `bytes`
+//! and `request_id`. `route` is the route's *template*
+//! (`/api/v1/ca/{country_code}`, never the raw path with what a client typed
+//! in it), read from the answer's [`RouteTag`], which whoever matched the
+//! route puts there (the REST route layer, [`tag_routes`] for other routers,
+//! the 405 fallbacks); `unmatched` when no route matched. Query strings,
+//! header values and bodies are never logged, so no key, token or address
+//! can be.
 //!
 //! The request runs inside a `request` span carrying `request.id`, with that
 //! id current (`request_id::current`) and set on the request's
@@ -16,12 +20,13 @@
 //! counted as the body is sent, and the line is written when the stream ends
 //! or the client leaves.
 
+use std::future::Future;
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode};
-use axum::middleware::{from_fn_with_state, Next};
+use axum::extract::{MatchedPath, Request};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{from_fn, Next};
 use axum::response::Response;
 use axum::Router;
 use futures::StreamExt;
@@ -33,60 +38,79 @@ use crate::telemetry::request_id;
 /// The target of access lines (filter them with `BASEL_LOG=…,basel::access=off`).
 pub const TARGET: &str = "basel::access";
 
-/// `router` with one access line per request, naming `listener`
-/// (`rest`, `mcp` or `ops`).
-pub fn with_access_log<S>(router: Router<S>, listener: &'static str) -> Router<S>
+/// The template of the route that answered, carried in the answer's
+/// extensions for the access line.
+#[derive(Debug, Clone)]
+pub struct RouteTag(pub MatchedPath);
+
+/// Puts `route` (when one matched) on `response` as its [`RouteTag`], when
+/// access lines are written (otherwise nobody reads it, and an answer's
+/// first extension costs three allocations).
+pub fn tag(response: &mut Response, route: Option<MatchedPath>) {
+    if let Some(route) = route {
+        if tracing::enabled!(target: TARGET, tracing::Level::INFO) {
+            response.extensions_mut().insert(RouteTag(route));
+        }
+    }
+}
+
+/// `router` with each matched route's template on its answers: for routers
+/// whose routes have no layer of basel's own that does it (MCP).
+pub fn tag_routes<S>(router: Router<S>) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
-    router.layer(from_fn_with_state(listener, access))
+    router.route_layer(from_fn(tag_matched))
 }
 
-/// The middleware (see the module documentation).
-pub async fn access(
-    State(listener): State<&'static str>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+async fn tag_matched(request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().cloned();
+    let mut response = next.run(request).await;
+    tag(&mut response, route);
+    response
+}
+
+/// Runs `inner` on `request` with a request id (see the module
+/// documentation) and writes the access line, naming `listener` (`rest`,
+/// `mcp` or `ops`).
+pub async fn around<F, Fut>(listener: &'static str, mut request: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let started = Instant::now();
     let id = request_id::from_headers(request.headers());
-    let header = HeaderValue::from_str(&id).ok();
-    if let Some(value) = &header {
-        request
-            .headers_mut()
-            .insert(request_id::HEADER, value.clone());
-    }
+    request.headers_mut().insert(request_id::HEADER, id.clone());
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
         // No access line is written (e.g. `BASEL_LOG=warn`): the id still
         // goes to the handler and the answer, nothing else is prepared.
-        let mut response = request_id::scope(id, next.run(request)).await;
-        if let Some(value) = header {
-            response.headers_mut().insert(request_id::HEADER, value);
-        }
+        let mut response = request_id::scope(id.clone(), inner(request)).await;
+        response.headers_mut().insert(request_id::HEADER, id);
         return response;
     }
+    let text = id.to_str().unwrap_or_default().to_owned();
     let line = Line {
         listener,
         method: request.method().clone(),
-        route: request
-            .extensions()
-            .get::<MatchedPath>()
-            .map_or_else(|| "unmatched".to_owned(), |path| path.as_str().to_owned()),
+        route: String::new(),
         status: StatusCode::OK,
         started,
-        request_id: id.clone(),
-        span: tracing::info_span!("request", request.id = %id, listener = %listener),
+        span: tracing::info_span!("request", request.id = %text, listener = %listener),
+        request_id: text,
         bytes: 0,
     };
     let span = line.span.clone();
-    let mut response = request_id::scope(id, next.run(request))
+    let mut response = request_id::scope(id.clone(), inner(request))
         .instrument(span)
         .await;
-    if let Some(value) = header {
-        response.headers_mut().insert(request_id::HEADER, value);
-    }
+    response.headers_mut().insert(request_id::HEADER, id);
+    let route = response
+        .extensions()
+        .get::<RouteTag>()
+        .map_or_else(|| "unmatched".to_owned(), |tag| tag.0.as_str().to_owned());
     let line = Line {
         status: response.status(),
+        route,
         ..line
     };
     match response.body().size_hint().exact() {

@@ -7,61 +7,72 @@
 
 use std::future::Future;
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
-/// The header carrying it.
-pub const HEADER: &str = "x-request-id";
+/// The header carrying it (a constant name: inserting a header by a `&str`
+/// name that is not a standard one allocates the name every time).
+pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 tokio::task_local! {
-    static CURRENT: String;
+    static CURRENT: HeaderValue;
 }
 
-/// The client's id when it is a sane one.
-pub fn presented(headers: &HeaderMap) -> Option<String> {
-    let id = headers.get(HEADER)?.to_str().ok()?.trim();
-    let sane = !id.is_empty()
-        && id.len() <= 100
-        && id
+/// The client's id when it is a sane one (the header's own value: no copy).
+pub fn presented(headers: &HeaderMap) -> Option<HeaderValue> {
+    let value = headers.get(HEADER)?;
+    let id = value.to_str().ok()?;
+    let trimmed = id.trim();
+    let sane = !trimmed.is_empty()
+        && trimmed.len() <= 100
+        && trimmed
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b));
-    sane.then(|| id.to_owned())
+    if !sane {
+        return None;
+    }
+    if trimmed.len() == id.len() {
+        Some(value.clone())
+    } else {
+        HeaderValue::from_str(trimmed).ok()
+    }
 }
 
 /// The client's id when sane, else a fresh UUID.
-pub fn from_headers(headers: &HeaderMap) -> String {
+pub fn from_headers(headers: &HeaderMap) -> HeaderValue {
     presented(headers).unwrap_or_else(fresh)
 }
 
 /// A fresh id: a version-4 UUID. uuid's `fast-rng` feature draws it from a
 /// thread-local generator seeded from the system (rand's `ThreadRng`), not
 /// from a `getrandom` system call per request.
-pub fn fresh() -> String {
-    uuid::Uuid::new_v4()
-        .hyphenated()
-        .encode_lower(&mut uuid::Uuid::encode_buffer())
-        .to_owned()
+pub fn fresh() -> HeaderValue {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buffer);
+    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
 }
 
 /// Runs `future` with `id` as the current request id.
-pub async fn scope<F: Future>(id: String, future: F) -> F::Output {
+pub async fn scope<F: Future>(id: HeaderValue, future: F) -> F::Output {
     CURRENT.scope(id, future).await
 }
 
 /// The current request's id, or a fresh one outside a request.
 pub fn current() -> String {
-    CURRENT.try_with(Clone::clone).unwrap_or_else(|_| fresh())
+    let id = CURRENT.try_with(Clone::clone).unwrap_or_else(|_| fresh());
+    id.to_str().unwrap_or_default().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
     #[test]
     fn a_sane_id_is_kept_and_anything_else_replaced() {
         let mut headers = HeaderMap::new();
         headers.insert(HEADER, HeaderValue::from_static("abc-123.x:y_z"));
         assert_eq!(from_headers(&headers), "abc-123.x:y_z");
+        headers.insert(HEADER, HeaderValue::from_static(" abc-123 "));
+        assert_eq!(from_headers(&headers), "abc-123");
         headers.insert(HEADER, HeaderValue::from_static("has space"));
         assert_ne!(from_headers(&headers), "has space");
         assert_eq!(from_headers(&headers).len(), 36);
@@ -71,7 +82,9 @@ mod tests {
 
     #[test]
     fn fresh_ids_are_version_four_uuids_that_do_not_repeat() {
-        let ids: std::collections::HashSet<String> = (0..10_000).map(|_| fresh()).collect();
+        let ids: std::collections::HashSet<String> = (0..10_000)
+            .map(|_| fresh().to_str().unwrap().to_owned())
+            .collect();
         assert_eq!(ids.len(), 10_000);
         for id in ids.iter().take(100) {
             let parsed = uuid::Uuid::parse_str(id).expect("a UUID");
@@ -82,7 +95,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_current_id_is_the_scoped_one() {
-        let inside = scope("req-1".into(), async { current() }).await;
+        let inside = scope(HeaderValue::from_static("req-1"), async { current() }).await;
         assert_eq!(inside, "req-1");
         assert_ne!(current(), "req-1");
     }
