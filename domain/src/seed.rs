@@ -136,33 +136,7 @@ fn from_source(country: CountryCode, country_name: String, record: &SourceRecord
         .and_then(Phone::from_fact_sheet)
         .map(String::from);
     let date_text = record.source_date.as_deref().unwrap_or("undated");
-    let mut note = format!(
-        "Unverified. Historic record from a public source ({date_text}): {}.",
-        record
-            .source_url_or_repo_path
-            .as_deref()
-            .unwrap_or("unknown")
-    );
-    if record.contact_type == "focal_point" {
-        note.push_str(" This is the Basel focal point; the source says the competent authorities are available from it.");
-    }
-    match (&record.phone, &phone) {
-        (Some(printed), Some(_)) => {
-            note.push_str(&format!(" Phone as printed in the source: {printed}."));
-        }
-        (Some(printed), None) => note.push_str(&format!(
-            " Phone as printed in the source: {printed}; not served, it does not read as an international number."
-        )),
-        (None, _) => {}
-    }
-    if let (Some(domain), Some(printed)) = (&retired, &record.email) {
-        note.push_str(&format!(
-            " E-mail as printed: {printed}; not served, the source note says the {domain} domain is retired."
-        ));
-    }
-    if let Some(remark) = &record.notes {
-        note.push_str(&format!(" Source note: {remark}"));
-    }
+    let note = source_note(record, date_text, phone.is_some(), retired.as_deref());
     let details = ContactInput {
         ca_name: record
             .ca_name
@@ -208,6 +182,44 @@ fn from_source(country: CountryCode, country_name: String, record: &SourceRecord
         last_checked,
         source,
     }
+}
+
+/// The seed record's note: where it comes from, and what of the source's
+/// text is not served and why.
+fn source_note(
+    record: &SourceRecord,
+    date_text: &str,
+    phone_served: bool,
+    retired: Option<&str>,
+) -> String {
+    let mut note = format!(
+        "Unverified. Historic record from a public source ({date_text}): {}.",
+        record
+            .source_url_or_repo_path
+            .as_deref()
+            .unwrap_or("unknown")
+    );
+    if record.contact_type == "focal_point" {
+        note.push_str(" This is the Basel focal point; the source says the competent authorities are available from it.");
+    }
+    match (&record.phone, phone_served) {
+        (Some(printed), true) => {
+            note.push_str(&format!(" Phone as printed in the source: {printed}."));
+        }
+        (Some(printed), false) => note.push_str(&format!(
+            " Phone as printed in the source: {printed}; not served, it does not read as an international number."
+        )),
+        (None, _) => {}
+    }
+    if let (Some(domain), Some(printed)) = (retired, &record.email) {
+        note.push_str(&format!(
+            " E-mail as printed: {printed}; not served, the source note says the {domain} domain is retired."
+        ));
+    }
+    if let Some(remark) = &record.notes {
+        note.push_str(&format!(" Source note: {remark}"));
+    }
+    note
 }
 
 /// The domain of `email` that `notes` call retired ("… x.gov.uk domain retired").

@@ -25,83 +25,15 @@ pub(super) fn register(
         return Err(AuthorityError::AlreadyRegistered(command.country.clone()));
     }
     let mut problems = Vec::new();
-    let country_name = command.country_name.trim();
-    if country_name.is_empty() || command.country_name.chars().count() > MAX_COUNTRY_NAME_CHARS {
-        problems.push(FieldProblem::new(
-            "country_name",
-            "is required (at most 200 characters)",
-        ));
-    } else if country_name.chars().any(char::is_control) {
-        problems.push(FieldProblem::new(
-            "country_name",
-            "must not contain control characters (line breaks, tabs)",
-        ));
-    }
+    let country_name = checked_country_name(&command.country_name, &mut problems);
     let source = optional_text(
         "source",
         command.source.as_deref(),
         MAX_SOURCE_CHARS,
         &mut problems,
     );
-    let mut wanted = Vec::new();
-    let mut notes = None;
-    let main = NewContact {
-        id: None,
-        role: Some(Role::CompetentAuthority),
-        details: command.contact.clone(),
-        source: source.clone(),
-        verified: command.verified,
-        last_checked: command.last_checked,
-        primary: false,
-        ..NewContact::default()
-    };
-    if describes_an_office(&command.contact) {
-        wanted.push(("", main));
-    } else {
-        if command.verified {
-            require_verifiable(
-                &Contact::default(),
-                command.last_checked.is_some(),
-                "last_checked",
-                &mut problems,
-            );
-        }
-        notes = optional_text(
-            "notes",
-            command.contact.notes.as_deref(),
-            MAX_NOTE_CHARS,
-            &mut problems,
-        );
-    }
-    for (i, contact) in command.contacts.iter().enumerate() {
-        wanted.push((
-            if i == 0 { "contacts[0]" } else { "contacts[]" },
-            contact.clone(),
-        ));
-    }
-    let mut draft = Authority::default();
-    let mut contacts = Vec::new();
-    let mut primary = None;
-    for (prefix, new) in wanted {
-        let at_root = prefix.is_empty();
-        match validate_new(&draft, &new, command.steward.as_ref(), command.today) {
-            Ok(contact) => {
-                if (new.primary || primary.is_none()) && contact.role == Role::CompetentAuthority {
-                    primary = Some(contact.id.clone());
-                }
-                draft.added += 1;
-                draft.contacts.push(contact.clone());
-                contacts.push(contact);
-            }
-            Err(found) => problems.extend(found.into_iter().map(|p| {
-                if at_root {
-                    p
-                } else {
-                    FieldProblem::new(format!("contacts.{}", p.field), p.message)
-                }
-            })),
-        }
-    }
+    let (wanted, notes) = wanted_contacts(command, &source, &mut problems);
+    let (contacts, primary) = validated_contacts(wanted, command, &mut problems);
     refuse_if_any(problems)?;
     Ok(vec![AuthorityEvent::AuthorityRegistered(
         AuthorityRegistered {
@@ -114,6 +46,102 @@ pub(super) fn register(
             steward: command.steward.clone(),
         },
     )])
+}
+
+/// The country name, trimmed; a problem when it is empty, too long or holds
+/// control characters.
+fn checked_country_name<'a>(name: &'a str, problems: &mut Vec<FieldProblem>) -> &'a str {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || name.chars().count() > MAX_COUNTRY_NAME_CHARS {
+        problems.push(FieldProblem::new(
+            "country_name",
+            "is required (at most 200 characters)",
+        ));
+    } else if trimmed.chars().any(char::is_control) {
+        problems.push(FieldProblem::new(
+            "country_name",
+            "must not contain control characters (line breaks, tabs)",
+        ));
+    }
+    trimmed
+}
+
+/// The contacts a registration asks for, each with the prefix its problems
+/// are named under (the root's office first, when it describes one), and
+/// the Party's notes when the root describes no office.
+fn wanted_contacts(
+    command: &RegisterAuthority,
+    source: &Option<String>,
+    problems: &mut Vec<FieldProblem>,
+) -> (Vec<(&'static str, NewContact)>, Option<String>) {
+    let mut wanted = Vec::new();
+    let mut notes = None;
+    if describes_an_office(&command.contact) {
+        let main = NewContact {
+            id: None,
+            role: Some(Role::CompetentAuthority),
+            details: command.contact.clone(),
+            source: source.clone(),
+            verified: command.verified,
+            last_checked: command.last_checked,
+            primary: false,
+            ..NewContact::default()
+        };
+        wanted.push(("", main));
+    } else {
+        if command.verified {
+            require_verifiable(
+                &Contact::default(),
+                command.last_checked.is_some(),
+                "last_checked",
+                problems,
+            );
+        }
+        notes = optional_text(
+            "notes",
+            command.contact.notes.as_deref(),
+            MAX_NOTE_CHARS,
+            problems,
+        );
+    }
+    for (i, contact) in command.contacts.iter().enumerate() {
+        let prefix = if i == 0 { "contacts[0]" } else { "contacts[]" };
+        wanted.push((prefix, contact.clone()));
+    }
+    (wanted, notes)
+}
+
+/// The wanted contacts validated in order (ids are given as they would be
+/// added), and the primary: the one marked so, else the first competent
+/// authority.
+fn validated_contacts(
+    wanted: Vec<(&'static str, NewContact)>,
+    command: &RegisterAuthority,
+    problems: &mut Vec<FieldProblem>,
+) -> (Vec<PartyContact>, Option<String>) {
+    let mut draft = Authority::default();
+    let mut contacts = Vec::new();
+    let mut primary = None;
+    for (prefix, new) in wanted {
+        match validate_new(&draft, &new, command.steward.as_ref(), command.today) {
+            Ok(contact) => {
+                if (new.primary || primary.is_none()) && contact.role == Role::CompetentAuthority {
+                    primary = Some(contact.id.clone());
+                }
+                draft.added += 1;
+                draft.contacts.push(contact.clone());
+                contacts.push(contact);
+            }
+            Err(found) => problems.extend(found.into_iter().map(|p| {
+                if prefix.is_empty() {
+                    p
+                } else {
+                    FieldProblem::new(format!("contacts.{}", p.field), p.message)
+                }
+            })),
+        }
+    }
+    (contacts, primary)
 }
 
 /// Records a steward's check of one contact, with the corrections it brings.
@@ -135,7 +163,6 @@ pub(super) fn submit_verification(
         ),
         None => state.primary_contact(),
     };
-    let mut events = Vec::with_capacity(2);
     let (current, id) = match target {
         Some(contact) => (contact.clone(), contact.id.clone()),
         None if names_an_office(&command.changes) => {
@@ -152,52 +179,8 @@ pub(super) fn submit_verification(
         .provenance
         .last_checked
         .max(current.provenance.last_attempt);
-    check_date(
-        "checked_on",
-        command.checked_on,
-        previous,
-        command.today,
-        &mut problems,
-    );
-    let source = optional_text(
-        "source",
-        Some(&command.source),
-        MAX_SOURCE_CHARS,
-        &mut problems,
-    );
-    if source.is_none() {
-        problems.push(FieldProblem::new(
-            "source",
-            "is required: say what the record was checked against",
-        ));
-    }
-    let note = optional_text(
-        "note",
-        command.note.as_deref(),
-        MAX_NOTE_CHARS,
-        &mut problems,
-    );
-    let mut updated = current.details.clone();
-    let mut changes = Vec::new();
-    for (field, raw) in &command.changes {
-        match parse_field(*field, raw.as_deref()) {
-            Ok(new) => {
-                let old = current.details.get(*field);
-                if old != new {
-                    updated.set(*field, new.clone());
-                    changes.push(FieldChange {
-                        field: *field,
-                        old,
-                        new,
-                    });
-                }
-            }
-            Err(problem) => problems.push(FieldProblem::new(
-                format!("changes.{}", problem.field),
-                problem.message,
-            )),
-        }
-    }
+    let (source, note) = checked_source_and_note(command, previous, &mut problems);
+    let (updated, changes) = corrections(&current.details, &command.changes, &mut problems);
     let outcome = command.outcome.unwrap_or(if changes.is_empty() {
         CheckOutcome::Confirmed
     } else {
@@ -211,6 +194,7 @@ pub(super) fn submit_verification(
         require_verifiable(&updated, true, "checked_on", &mut problems);
     }
     refuse_if_any(problems)?;
+    let mut events = Vec::with_capacity(2);
     if !changes.is_empty() {
         events.push(AuthorityEvent::ContactDetailsChanged(
             ContactDetailsChanged {
@@ -230,6 +214,63 @@ pub(super) fn submit_verification(
         note,
     }));
     Ok(events)
+}
+
+/// A check's date (not in the future, not before `previous`), its required
+/// source and its optional note.
+fn checked_source_and_note(
+    command: &SubmitVerificationUpdate,
+    previous: Option<NaiveDate>,
+    problems: &mut Vec<FieldProblem>,
+) -> (Option<String>, Option<String>) {
+    check_date(
+        "checked_on",
+        command.checked_on,
+        previous,
+        command.today,
+        problems,
+    );
+    let source = optional_text("source", Some(&command.source), MAX_SOURCE_CHARS, problems);
+    if source.is_none() {
+        problems.push(FieldProblem::new(
+            "source",
+            "is required: say what the record was checked against",
+        ));
+    }
+    let note = optional_text("note", command.note.as_deref(), MAX_NOTE_CHARS, problems);
+    (source, note)
+}
+
+/// The details with a check's corrections applied, and the fields that
+/// really changed (old and new); unreadable corrections are problems named
+/// `changes.<field>`.
+fn corrections(
+    current: &Contact,
+    patch: &super::ContactPatch,
+    problems: &mut Vec<FieldProblem>,
+) -> (Contact, Vec<FieldChange>) {
+    let mut updated = current.clone();
+    let mut changes = Vec::new();
+    for (field, raw) in patch {
+        match parse_field(*field, raw.as_deref()) {
+            Ok(new) => {
+                let old = current.get(*field);
+                if old != new {
+                    updated.set(*field, new.clone());
+                    changes.push(FieldChange {
+                        field: *field,
+                        old,
+                        new,
+                    });
+                }
+            }
+            Err(problem) => problems.push(FieldProblem::new(
+                format!("changes.{}", problem.field),
+                problem.message,
+            )),
+        }
+    }
+    (updated, changes)
 }
 
 /// Whether corrections name an office (any field but `notes`).
@@ -262,20 +303,6 @@ fn add_authority_from_check(
     state: &Authority,
     command: &SubmitVerificationUpdate,
 ) -> Result<Vec<AuthorityEvent>, AuthorityError> {
-    let mut details = ContactInput::default();
-    for (field, value) in &command.changes {
-        details.set(*field, value.clone());
-    }
-    let new = NewContact {
-        id: Some(state.next_contact_id()),
-        role: Some(Role::CompetentAuthority),
-        details,
-        source: Some(command.source.clone()),
-        verified: false,
-        last_checked: None,
-        primary: true,
-        ..NewContact::default()
-    };
     let mut problems = Vec::new();
     check_date(
         "checked_on",
@@ -284,17 +311,7 @@ fn add_authority_from_check(
         command.today,
         &mut problems,
     );
-    let contact = match validate_new(state, &new, command.steward.as_ref(), command.today) {
-        Ok(contact) => Some(contact),
-        Err(found) => {
-            problems.extend(
-                found
-                    .into_iter()
-                    .map(|p| FieldProblem::new(format!("changes.{}", p.field), p.message)),
-            );
-            None
-        }
-    };
+    let contact = authority_from_corrections(state, command, &mut problems);
     let outcome = command.outcome.unwrap_or(CheckOutcome::Changed);
     if outcome != CheckOutcome::Changed {
         problems.push(FieldProblem::new(
@@ -344,6 +361,40 @@ fn add_authority_from_check(
             note,
         }),
     ])
+}
+
+/// The competent authority a check's corrections describe, validated as a
+/// new primary contact; its problems are named `changes.<field>`.
+fn authority_from_corrections(
+    state: &Authority,
+    command: &SubmitVerificationUpdate,
+    problems: &mut Vec<FieldProblem>,
+) -> Option<PartyContact> {
+    let mut details = ContactInput::default();
+    for (field, value) in &command.changes {
+        details.set(*field, value.clone());
+    }
+    let new = NewContact {
+        id: Some(state.next_contact_id()),
+        role: Some(Role::CompetentAuthority),
+        details,
+        source: Some(command.source.clone()),
+        verified: false,
+        last_checked: None,
+        primary: true,
+        ..NewContact::default()
+    };
+    match validate_new(state, &new, command.steward.as_ref(), command.today) {
+        Ok(contact) => Some(contact),
+        Err(found) => {
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|p| FieldProblem::new(format!("changes.{}", p.field), p.message)),
+            );
+            None
+        }
+    }
 }
 
 /// The rules that tie an outcome to the rest of the check.

@@ -68,40 +68,8 @@ pub(super) fn validate_new(
 ) -> Result<PartyContact, Vec<FieldProblem>> {
     let mut problems = Vec::new();
     let role = new.role.unwrap_or(Role::CompetentAuthority);
-    let id = match &new.id {
-        Some(id) => {
-            let valid = !id.is_empty()
-                && id.len() <= MAX_ID_CHARS
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-            if !valid {
-                problems.push(FieldProblem::new(
-                    "contact_id",
-                    "must be 1 to 40 characters of a-z, 0-9 and -",
-                ));
-            } else if state.contact(id).is_some() {
-                problems.push(FieldProblem::new(
-                    "contact_id",
-                    format!("the Party already has a contact `{id}`"),
-                ));
-            }
-            id.clone()
-        }
-        None => state.next_contact_id(),
-    };
-    if role == Role::FocalPoint && state.focal_point().is_some() {
-        problems.push(FieldProblem::new(
-            "role",
-            "the Party already has a focal point (at most one): withdraw it first",
-        ));
-    }
-    if new.primary && role != Role::CompetentAuthority {
-        problems.push(FieldProblem::new(
-            "primary",
-            "only a competent authority can be primary",
-        ));
-    }
+    let id = checked_id(state, new.id.as_ref(), &mut problems);
+    check_role(state, role, new.primary, &mut problems);
     let source = optional_text(
         "source",
         new.source.as_deref(),
@@ -147,6 +115,51 @@ pub(super) fn validate_new(
         },
         retired: Vec::new(),
     })
+}
+
+/// The new contact's id: the one asked for (a problem when it is malformed
+/// or taken), else the Party's next `cN`.
+fn checked_id(
+    state: &Authority,
+    wanted: Option<&String>,
+    problems: &mut Vec<FieldProblem>,
+) -> String {
+    let Some(id) = wanted else {
+        return state.next_contact_id();
+    };
+    let valid = !id.is_empty()
+        && id.len() <= MAX_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !valid {
+        problems.push(FieldProblem::new(
+            "contact_id",
+            "must be 1 to 40 characters of a-z, 0-9 and -",
+        ));
+    } else if state.contact(id).is_some() {
+        problems.push(FieldProblem::new(
+            "contact_id",
+            format!("the Party already has a contact `{id}`"),
+        ));
+    }
+    id.clone()
+}
+
+/// At most one focal point; only a competent authority can be primary.
+fn check_role(state: &Authority, role: Role, primary: bool, problems: &mut Vec<FieldProblem>) {
+    if role == Role::FocalPoint && state.focal_point().is_some() {
+        problems.push(FieldProblem::new(
+            "role",
+            "the Party already has a focal point (at most one): withdraw it first",
+        ));
+    }
+    if primary && role != Role::CompetentAuthority {
+        problems.push(FieldProblem::new(
+            "primary",
+            "only a competent authority can be primary",
+        ));
+    }
 }
 
 /// Withdraws a contact.

@@ -331,10 +331,10 @@ pub async fn remove(
 /// The documented request bodies (for the OpenAPI document).
 pub mod bodies {
     use schemars::JsonSchema;
+    use serde::Serialize;
 
     /// What a contact covers.
-    #[derive(JsonSchema)]
-    #[allow(dead_code)]
+    #[derive(Debug, Serialize, JsonSchema)]
     pub struct ScopeBody {
         /// The geographical area (a Land, a province…).
         pub area: Option<String>,
@@ -345,8 +345,7 @@ pub mod bodies {
     }
 
     /// `POST /api/v1/ca/{cc}/contacts`.
-    #[derive(JsonSchema)]
-    #[allow(dead_code)]
+    #[derive(Debug, Serialize, JsonSchema)]
     pub struct ContactBody {
         /// An id of your choice (`[a-z0-9-]`, ≤ 40); the next `cN` when absent.
         pub contact_id: Option<String>,
@@ -381,8 +380,7 @@ pub mod bodies {
     }
 
     /// `DELETE /api/v1/ca/{cc}/contacts/{id}`.
-    #[derive(JsonSchema)]
-    #[allow(dead_code)]
+    #[derive(Debug, Serialize, JsonSchema)]
     pub struct RemovalBody {
         /// Why the contact is withdrawn (required; kept in the history).
         pub reason: String,
