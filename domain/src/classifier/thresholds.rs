@@ -83,12 +83,15 @@ pub fn apply(ev: &mut Evidence, measures: &[Measure]) {
     }
 }
 
+/// Which text of which measure: (subject, value's bits, below, which text).
+type TextKey = (Subject, Option<u64>, bool, u8);
+
 /// The texts already written for a measure, and the constituents already
 /// ruled out, within one [`apply`].
 #[derive(Default)]
 struct Texts {
-    /// (subject, value's bits, below, which text) → the text.
-    written: Vec<((Subject, Option<u64>, bool, u8), String)>,
+    /// The texts written, by [`TextKey`].
+    written: Vec<(TextKey, String)>,
     /// The subjects whose words were ruled out.
     ruled_out: Vec<Subject>,
 }
