@@ -203,7 +203,16 @@ fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Tok
         left: MAX_CHARS,
     };
     let mut end = 0;
-    while let Some((i, ch)) = chars.next() {
+    loop {
+        if word.is_empty() {
+            // Between words, ASCII spaces and punctuation only raise the
+            // break before the next token (as the steps below would).
+            let level = chars.skip_separators();
+            out.pending_break = out.pending_break.max(level);
+        }
+        let Some((i, ch)) = chars.next() else {
+            break;
+        };
         end = i + ch.len_utf8();
         // A space between words changes nothing (see the steps below).
         if ch == ' ' && word.is_empty() {
@@ -291,6 +300,29 @@ const ASCII_ALNUM: [bool; 256] = {
     t
 };
 
+/// Per byte: [`SEPARATOR`] for an ASCII character that, between words,
+/// only sets the break before the next token (not a letter, digit, `<`,
+/// `>` or `%`), else [`NOT_SEPARATOR`]; a separator's value is that break.
+const SEPARATORS: [u8; 256] = {
+    let mut t = [NOT_SEPARATOR; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if !c.is_ascii_alphanumeric() && !matches!(c, b'<' | b'>' | b'%') {
+            t[b] = match c {
+                b'.' | b';' | b':' | b'\n' | b'!' | b'?' => CLAUSE,
+                b',' | b'/' | b'&' | b'+' => COMMA,
+                _ => NO_BREAK,
+            };
+        }
+        b += 1;
+    }
+    t
+};
+
+/// In [`SEPARATORS`]: not a separator.
+const NOT_SEPARATOR: u8 = u8::MAX;
+
 /// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
 struct Cursor<'a> {
     text: &'a str,
@@ -318,6 +350,26 @@ impl Cursor<'_> {
             Some(&b) if b.is_ascii() => Some(char::from(b)),
             _ => self.text.get(self.pos..)?.chars().next(),
         }
+    }
+
+    /// Skips the [`SEPARATORS`] that follow; the highest break among them
+    /// ([`NO_BREAK`] when none).
+    fn skip_separators(&mut self) -> u8 {
+        let rest = self.text.as_bytes().get(self.pos..).unwrap_or_default();
+        let rest = rest.get(..self.left).unwrap_or(rest);
+        let mut level = NO_BREAK;
+        let mut n = 0;
+        for &b in rest {
+            let l = SEPARATORS[usize::from(b)];
+            if l == NOT_SEPARATOR {
+                break;
+            }
+            level = level.max(l);
+            n += 1;
+        }
+        self.pos += n;
+        self.left -= n;
+        level
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
@@ -400,7 +452,8 @@ impl<'k> Words<'_, 'k> {
         if let (Lookup::Table(table), false) =
             (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
         {
-            if let Some(&e) = table.map.get(w).filter(|e| e.stable) {
+            let first = table.map.get(w).copied();
+            if let Some(e) = first.filter(|e| e.stable) {
                 self.tokens.push(Token {
                     id: e.id,
                     text: Cow::Borrowed(table.text(e, self.vocab)),
@@ -411,7 +464,7 @@ impl<'k> Words<'_, 'k> {
                 return;
             }
             word.push_str(w);
-            let (id, known) = self.fold_and_look_up(table, word);
+            let (id, known) = self.fold_and_look_up(table, word, first);
             self.push(word, id, known, start, end);
             return;
         }
@@ -424,22 +477,34 @@ impl<'k> Words<'_, 'k> {
     /// word's id and, when the table holds it, its text (else the word is
     /// left folded in `word`).
     fn look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
-        if let Some(&e) = table.map.get(word).filter(|e| e.stable) {
+        let first = table.map.get(word).copied();
+        if let Some(e) = first.filter(|e| e.stable) {
             return (e.id, Some(table.text(e, self.vocab)));
         }
-        self.fold_and_look_up(table, word)
+        self.fold_and_look_up(table, word, first)
     }
 
-    /// [`Self::look_up`] of a word the table does not hold as it is.
-    fn fold_and_look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
+    /// [`Self::look_up`] of a word the table does not hold as it is;
+    /// `first` is what the table holds for the word as it is (when the
+    /// suffix rules leave the word as it is, it is not looked up again).
+    fn fold_and_look_up(
+        &self,
+        table: &'k WordTable,
+        word: &mut String,
+        first: Option<Looked>,
+    ) -> (u32, Option<&'k str>) {
         let vocab = self.vocab;
         // Neither a spelling variant nor a word folding leaves as it is:
         // fold by the suffix rules, then what `fold_in_place` and the
         // vocabulary say of the result.
         let before = word.len();
-        british(word);
-        singular(word);
-        let e = table.map.get(word).copied();
+        let changed = british(word);
+        let changed = singular(word) || changed;
+        let e = if changed {
+            table.map.get(word).copied()
+        } else {
+            first
+        };
         let e = if word.len() != before {
             // A spelling variant after the suffix rules folds once more.
             e
@@ -479,7 +544,8 @@ fn fold_in_place(w: &mut String, spellings: &FastMap<String, String>) {
     }
 }
 
-fn british(word: &mut String) {
+/// `-ize` spellings to `-ise`; whether the word changed.
+fn british(word: &mut String) -> bool {
     for (us, gb) in [
         ("ization", "isation"),
         ("izing", "ising"),
@@ -491,24 +557,26 @@ fn british(word: &mut String) {
         if word.len() > us.len() + 2 && word.ends_with(us) {
             word.truncate(word.len() - us.len());
             word.push_str(gb);
-            return;
+            return true;
         }
     }
+    false
 }
 
-fn singular(word: &mut String) {
+/// A light plural strip; whether the word changed.
+fn singular(word: &mut String) -> bool {
     if word.len() <= 3 || !word.is_ascii() || word.bytes().any(|b| b.is_ascii_digit()) {
-        return;
+        return false;
     }
     if word.ends_with("ies") {
         word.truncate(word.len() - 3);
         word.push('y');
-        return;
+        return true;
     }
     for suffix in ["sses", "xes", "ches", "shes", "zzes"] {
         if word.ends_with(suffix) {
             word.truncate(word.len() - 2);
-            return;
+            return true;
         }
     }
     if word.ends_with('s')
@@ -517,7 +585,9 @@ fn singular(word: &mut String) {
         && !word.ends_with("is")
     {
         word.pop();
+        return true;
     }
+    false
 }
 
 /// Normalises a curated phrase into its token texts.
