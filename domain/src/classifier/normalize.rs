@@ -188,12 +188,23 @@ pub fn tokenize_known<'k>(text: &'k str, table: &'k WordTable, vocab: &'k Vocab)
 }
 
 fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Token<'k>> {
+    split_with(text, lookup, vocab, text.len() >= RECENT_FROM)
+}
+
+/// [`split`], with [`Recent`] on or off (same tokens).
+fn split_with<'k>(
+    text: &'k str,
+    lookup: Lookup<'_, 'k>,
+    vocab: &'k Vocab,
+    recent: bool,
+) -> Vec<Token<'k>> {
     let mut out = Words {
         tokens: Vec::with_capacity(text.len() / 5 + 1),
         pending_break: NO_BREAK,
         lookup,
         vocab,
         text,
+        recent: Recent::new(recent),
     };
     let mut word = String::with_capacity(24);
     let mut start = 0;
@@ -395,6 +406,80 @@ struct Words<'s, 'k> {
     vocab: &'k Vocab,
     /// The text read (an unknown word as written borrows it).
     text: &'k str,
+    /// What the words written in ASCII read as, for the words seen again.
+    recent: Recent<'k>,
+}
+
+/// Descriptions of fewer bytes are read without [`Recent`]: few words
+/// repeat there.
+const RECENT_FROM: usize = 512;
+
+/// How many words [`Recent`] holds.
+const RECENT_SLOTS: usize = 256;
+
+/// The last few words of ASCII letters and digits read in a description,
+/// as written, each with its token's id and text, in a slot chosen by a
+/// hash of the word (a new word takes the slot). A long description
+/// repeats most of its words ("of", "and", "oil", "waste"), and a word's
+/// token depends on the word alone (see [`Words::flush_ascii`]), so a
+/// repeated word is read from here instead of the knowledge base's large
+/// word table (one look-up, often a cache miss, per word).
+struct Recent<'k> {
+    slots: Vec<Option<Seen<'k>>>,
+}
+
+/// One word in [`Recent`].
+struct Seen<'k> {
+    written: &'k str,
+    id: u32,
+    text: Cow<'k, str>,
+}
+
+impl<'k> Recent<'k> {
+    /// A memory of the words read, or none (`on` false).
+    fn new(on: bool) -> Self {
+        let mut slots = Vec::new();
+        if on {
+            slots.resize_with(RECENT_SLOTS, || None);
+        }
+        Self { slots }
+    }
+
+    /// Whether words are held at all.
+    fn is_on(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// The slot of the word `w` (not empty).
+    fn slot(w: &str) -> usize {
+        let b = w.as_bytes();
+        let n = b.len();
+        let (first, last, mid) = (
+            b.first().copied().unwrap_or(0),
+            b.last().copied().unwrap_or(0),
+            b.get(n / 2).copied().unwrap_or(0),
+        );
+        let key = u32::from(first)
+            | u32::from(last) << 8
+            | u32::from(mid) << 16
+            | u32::try_from(n & 0xff).unwrap_or(0) << 24;
+        (key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS
+    }
+
+    /// The id and text of the word `w` if it is held.
+    fn get(&self, w: &str) -> Option<(u32, Cow<'k, str>)> {
+        match self.slots.get(Self::slot(w)) {
+            Some(Some(seen)) if seen.written == w => Some((seen.id, seen.text.clone())),
+            _ => None,
+        }
+    }
+
+    /// Holds the word `w` with its token's id and text.
+    fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
+        if let Some(slot) = self.slots.get_mut(Self::slot(written)) {
+            *slot = Some(Seen { written, id, text });
+        }
+    }
 }
 
 impl<'k> Words<'_, 'k> {
@@ -449,6 +534,29 @@ impl<'k> Words<'_, 'k> {
     /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
     /// `word` is an empty buffer).
     fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
+        if !self.recent.is_on() {
+            self.read_ascii(w, word, start, end);
+            return;
+        }
+        if let Some((id, text)) = self.recent.get(w) {
+            self.tokens.push(Token {
+                id,
+                text,
+                break_before: std::mem::take(&mut self.pending_break),
+                span: (start, end),
+                origin: Origin::Written,
+            });
+            return;
+        }
+        self.read_ascii(w, word, start, end);
+        if let Some(t) = self.tokens.last() {
+            let (id, text) = (t.id, t.text.clone());
+            self.recent.put(w, id, text);
+        }
+    }
+
+    /// [`Self::flush_ascii`] of a word not in [`Recent`].
+    fn read_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if let (Lookup::Table(table), false) =
             (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
         {
@@ -667,6 +775,43 @@ mod tests {
             let slow = tokenize(&text, sp, vocab);
             assert_eq!(slow, tokenize_known(&text, &kb.words, vocab));
             compared += slow.len();
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn words_read_again_from_recent_read_as_from_the_tables() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
+        let mut words: Vec<String> = vocab.words().map(|(_, w)| w.to_owned()).collect();
+        words.extend(sp.keys().cloned());
+        words.extend(
+            [
+                "Lot",
+                "LOT",
+                "lots",
+                "Batteries",
+                "OCC",
+                "12",
+                "1&2",
+                "x",
+                "0,3",
+                "pH",
+                "Été",
+            ]
+            .map(str::to_owned),
+        );
+        // Each chunk repeats its words, in another case and with plurals,
+        // so that many slots are reused and many words are found again.
+        let mut compared = 0;
+        for chunk in words.chunks(150) {
+            let once = chunk.join(" ");
+            let text = format!("{once}. {} {once}s, {once}", once.to_uppercase());
+            for lookup in [Lookup::Table(&kb.words), Lookup::Fold(sp)] {
+                let with = split_with(&text, lookup, vocab, true);
+                assert_eq!(with, split_with(&text, lookup, vocab, false));
+                compared += with.len();
+            }
         }
         assert!(compared > 10_000, "{compared}");
     }
