@@ -236,11 +236,14 @@ fn split_with<'k>(
                 start = i;
                 // A whole word of ASCII letters and digits (no decimal
                 // point and no other letter may follow): read from the
-                // text itself, as the steps below would read it.
+                // text itself, as the steps below would read it. A "." or
+                // "," continues only a number (a word of digits).
+                let w = text.get(i..run.1);
+                let number = || w.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
                 let ends = chars
                     .peek()
-                    .is_none_or(|c| c.is_ascii() && !matches!(c, '.' | ','));
-                if let Some(w) = text.get(i..run.1).filter(|_| ends) {
+                    .is_none_or(|c| c.is_ascii() && (!matches!(c, '.' | ',') || !number()));
+                if let Some(w) = w.filter(|_| ends) {
                     out.flush_ascii(w, &mut word, i, run.1);
                     end = run.1;
                     continue;
@@ -814,6 +817,22 @@ mod tests {
             }
         }
         assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn a_point_or_comma_after_a_word_ends_it_and_after_digits_may_continue_a_number() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let text = "Lead, Batteries. A1160,0,3 % 12.5, x1.5 7,";
+        let t = tokenize_known(text, &kb.words, &kb.vocab);
+        let words: Vec<&str> = t.iter().map(|t| t.word()).collect();
+        assert_eq!(
+            words,
+            ["lead", "battery", "a1160", "0.3", "%", "12.5", "x1", "5", "7"]
+        );
+        let breaks: Vec<u8> = t.iter().map(|t| t.break_before).collect();
+        assert_eq!(breaks, [0, COMMA, CLAUSE, COMMA, 0, 0, COMMA, CLAUSE, 0]);
+        assert_eq!(t[1].span, (6, 15));
+        assert_eq!(t, tokenize(text, &kb.curated.spellings, &kb.vocab));
     }
 
     #[test]
