@@ -397,7 +397,7 @@ impl Matcher {
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
         let candidates = self.candidates(tokens);
         let mut taken = vec![false; tokens.len()];
-        let mut hits = Vec::new();
+        let mut hits = Vec::with_capacity(candidates.len());
         for i in self.take_order(&candidates) {
             let Some(&(pos, end, id, ordered)) = candidates.get(i) else {
                 continue;
@@ -546,21 +546,18 @@ impl Matcher {
         let n = tokens.len();
         let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
         let bits: Vec<u64> = ids.iter().map(|&id| id_bit(id)).collect();
-        let barrier: Vec<bool> = ids
-            .iter()
-            .map(|&id| self.head(id).is_some_and(|h| h.barrier))
-            .collect();
+        let barrier = |k: usize| self.head(ids[k]).is_some_and(|h| h.barrier);
         let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         let mut left = vec![0u32; n];
         for pos in 1..n {
-            let joins = tokens[pos].break_before == NO_BREAK && !barrier[pos - 1];
+            let joins = tokens[pos].break_before == NO_BREAK && !barrier(pos - 1);
             left[pos] = if joins { left[pos - 1] } else { to_u32(pos) };
         }
         let mut right = vec![to_u32(n); n];
         // `open[k]`: token k may be inside a window after its position.
         for pos in (0..n.saturating_sub(1)).rev() {
             let next = pos + 1;
-            let open = tokens[next].break_before == NO_BREAK && !barrier[next];
+            let open = tokens[next].break_before == NO_BREAK && !barrier(next);
             right[pos] = if open { right[next] } else { to_u32(next) };
         }
         Runs {
