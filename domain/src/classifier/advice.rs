@@ -65,14 +65,18 @@ pub fn add(out: &mut Classification, found: &Signals, corrections: &[(String, St
         }
     }
     if !corrections.is_empty() {
-        let list = corrections
-            .iter()
-            .map(|(a, b)| format!("'{a}' as '{b}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        out.warnings.push(format!(
-            "Read {list} (spelling); check the answer if that is wrong."
-        ));
+        // "Read 'a' as 'b', 'c' as 'd' (spelling); ...", written in one string.
+        let mut read = String::from("Read ");
+        for (k, (a, b)) in corrections.iter().enumerate() {
+            if k > 0 {
+                read.push_str(", ");
+            }
+            for part in ["'", a, "' as '", b, "'"] {
+                read.push_str(part);
+            }
+        }
+        read.push_str(" (spelling); check the answer if that is wrong.");
+        out.warnings.push(read);
         out.warning_codes.push(WarningCode::SpellingCorrected);
     }
     if out.warnings.iter().any(|w| w.contains(" is not in force")) {

@@ -166,6 +166,7 @@ fn codes(
 ) {
     let best_score = ranked.first().map_or(0.0, |r| r.1);
     let decides = out.list_type;
+    out.explanation.reserve(ranked.len());
     for (i, &(code, score)) in ranked.iter().enumerate() {
         let same_list = list_of(code) == decides
             || (matches!(decides, ListType::AnnexI | ListType::AnnexII) && code.starts_with('Y'));

@@ -163,6 +163,10 @@ pub fn gather<'a>(
     hits: &[Hit],
 ) -> Evidence<'a> {
     let mut ev = Evidence::default();
+    let mut contexts = Contexts {
+        index,
+        known: Vec::new(),
+    };
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
         let text = kb.matcher.text(hit.phrase);
@@ -176,7 +180,16 @@ pub fn gather<'a>(
         match hit.kind {
             Kind::Term(i) => {
                 let contaminant = contaminants_from.is_some();
-                term(kb, &mut ev, tokens, index, hit, i, text, contaminant);
+                term(
+                    kb,
+                    &mut ev,
+                    tokens,
+                    &mut contexts,
+                    hit,
+                    i,
+                    text,
+                    contaminant,
+                );
             }
             Kind::Source => contaminants_from = Some(hit.end),
             Kind::Introducer(hazard) => {
@@ -214,7 +227,7 @@ fn term<'a>(
     kb: &'a KnowledgeBase,
     ev: &mut Evidence<'a>,
     tokens: &[Token],
-    index: &TokenIndex<'_>,
+    contexts: &mut Contexts<'_, '_>,
     hit: &Hit,
     i: usize,
     text: &'a str,
@@ -223,10 +236,7 @@ fn term<'a>(
     let Some(entry) = kb.curated.terms.get(i) else {
         return;
     };
-    if !entry.ctx_tokens.is_empty() && !entry.ctx_tokens.iter().any(|c| index.has_phrase(c)) {
-        return;
-    }
-    if entry.not_ctx_tokens.iter().any(|c| index.has_phrase(c)) {
+    if !contexts.allow(i, entry) {
         return;
     }
     if hit.negated {
@@ -261,6 +271,34 @@ fn term<'a>(
     cand.add(text, weight);
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
+    }
+}
+
+/// Whether a term's context words allow it, asked of the token index once
+/// per term of the curated data (the answer depends on the description
+/// only, and a long description names the same terms again and again).
+struct Contexts<'i, 'a> {
+    index: &'i TokenIndex<'a>,
+    /// (term index, allowed) for the terms with context words asked so far.
+    known: Vec<(usize, bool)>,
+}
+
+impl Contexts<'_, '_> {
+    /// Whether term `i` (`entry`) counts here: one of its context phrases
+    /// (if it has any) occurs and none of its excluding phrases does.
+    fn allow(&mut self, i: usize, entry: &super::curated::TermEntry) -> bool {
+        if entry.ctx_tokens.is_empty() && entry.not_ctx_tokens.is_empty() {
+            return true;
+        }
+        if let Some(&(_, allowed)) = self.known.iter().find(|k| k.0 == i) {
+            return allowed;
+        }
+        let index = self.index;
+        let allowed = (entry.ctx_tokens.is_empty()
+            || entry.ctx_tokens.iter().any(|c| index.has_phrase(c)))
+            && !entry.not_ctx_tokens.iter().any(|c| index.has_phrase(c));
+        self.known.push((i, allowed));
+        allowed
     }
 }
 

@@ -287,33 +287,37 @@ impl Seen {
 const STACK_WORD: usize = 40;
 
 /// Damerau–Levenshtein distance (optimal string alignment). Keeps three
-/// rows of the table on the stack (words up to [`STACK_WORD`] letters).
+/// rows of the table on the stack (words up to [`STACK_WORD`] letters),
+/// used in turn (row `i` in `rows[i % 3]`), so that no row is copied.
 pub fn distance(a: &[char], b: &[char]) -> usize {
     if b.len() >= STACK_WORD {
         return distance_table(a, b);
     }
     let m = b.len();
-    // prev2: row i-2, prev: row i-1, cur: row i.
-    let mut prev2 = [0usize; STACK_WORD];
-    let mut prev = [0usize; STACK_WORD];
-    let mut cur = [0usize; STACK_WORD];
-    for (j, cell) in prev.iter_mut().enumerate().take(m + 1) {
+    let mut rows = [[0usize; STACK_WORD]; 3];
+    for (j, cell) in rows[0].iter_mut().enumerate().take(m + 1) {
         *cell = j;
     }
     for i in 1..=a.len() {
-        cur[0] = i;
+        // Rows i-2, i-1 and i.
+        let [prev2, prev, cur] = match i % 3 {
+            0 => [1, 2, 0],
+            1 => [2, 0, 1],
+            _ => [0, 1, 2],
+        };
+        rows[cur][0] = i;
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let mut v = (rows[prev][j] + 1)
+                .min(rows[cur][j - 1] + 1)
+                .min(rows[prev][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(prev2[j - 2] + 1);
+                v = v.min(rows[prev2][j - 2] + 1);
             }
-            cur[j] = v;
+            rows[cur][j] = v;
         }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
     }
-    prev[m]
+    rows[a.len() % 3][m]
 }
 
 /// [`distance`] with the whole table on the heap, for long words.

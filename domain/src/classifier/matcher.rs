@@ -126,6 +126,12 @@ struct Trie {
     /// Per node: the phrase that ends there ([`NO_NODE`]: none). Of phrases
     /// with the same words, the first in curated order.
     ends: Vec<u32>,
+    /// Per node: its children are `kids[first[node]..first[node + 1]]`,
+    /// sorted by word id (the same edges as `edges`, read without hashing:
+    /// most nodes have one or two children).
+    first: Vec<u32>,
+    /// (word id, child node), grouped by parent node.
+    kids: Vec<(u32, u32)>,
 }
 
 impl Trie {
@@ -146,7 +152,26 @@ impl Trie {
                 }
             }
         }
-        Self { edges, ends }
+        let mut sorted: Vec<(u32, u32, u32)> =
+            edges.iter().map(|(&(n, w), &c)| (n, w, c)).collect();
+        sorted.sort_unstable();
+        let mut first = Vec::with_capacity(ends.len() + 1);
+        let mut kids = Vec::with_capacity(sorted.len());
+        let mut at = 0;
+        for node in 0..ends.len() {
+            first.push(u32::try_from(kids.len()).unwrap_or(NO_NODE));
+            while let Some(&(_, w, c)) = sorted.get(at).filter(|e| e.0 as usize == node) {
+                kids.push((w, c));
+                at += 1;
+            }
+        }
+        first.push(u32::try_from(kids.len()).unwrap_or(NO_NODE));
+        Self {
+            edges,
+            ends,
+            first,
+            kids,
+        }
     }
 
     fn end(&self, node: u32) -> Option<usize> {
@@ -154,6 +179,22 @@ impl Trie {
             .get(node as usize)
             .filter(|e| **e != NO_NODE)
             .map(|e| *e as usize)
+    }
+
+    /// The child of `node` by the word with id `word` (as `edges` says).
+    fn child(&self, node: u32, word: u32) -> Option<u32> {
+        let n = node as usize;
+        let (Some(&a), Some(&b)) = (self.first.get(n), self.first.get(n.wrapping_add(1))) else {
+            return None;
+        };
+        let kids = self.kids.get(a as usize..b as usize)?;
+        if kids.len() <= 8 {
+            return kids.iter().find(|k| k.0 == word).map(|k| k.1);
+        }
+        kids.binary_search_by_key(&word, |k| k.0)
+            .ok()
+            .and_then(|i| kids.get(i))
+            .map(|k| k.1)
     }
 }
 
@@ -183,6 +224,8 @@ struct Rare {
 /// [`Matcher::runs`]).
 struct Runs {
     ids: Vec<u32>,
+    /// [`id_bit`] of each token's id.
+    bits: Vec<u64>,
     left: Vec<u32>,
     right: Vec<u32>,
 }
@@ -352,30 +395,10 @@ impl Matcher {
     /// one already taken, so "scrap lead-acid batteries" is read as "lead
     /// acid battery" rather than "scrap lead".
     pub fn find(&self, tokens: &[Token]) -> Vec<Hit> {
-        // (start, end, phrase, in order)
-        let mut candidates: Vec<Candidate> = (0..tokens.len())
-            .filter_map(|pos| {
-                self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
-                    .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
-            })
-            .collect();
-        self.unordered(tokens, &mut candidates);
-        // Keys computed once and packed into one integer, with the
-        // candidate's index last: equal keys keep their order (as a stable
-        // sort would) and the sort compares and moves single integers.
-        let mut keyed: Vec<u128> = candidates
-            .iter()
-            .enumerate()
-            .map(|(i, &(pos, _, id, ordered))| {
-                let len = 2 * self.phrases[id].content.len() + usize::from(ordered);
-                pack(len, ordered, pos, i)
-            })
-            .collect();
-        keyed.sort_unstable();
+        let candidates = self.candidates(tokens);
         let mut taken = vec![false; tokens.len()];
-        let mut hits = Vec::new();
-        for &key in &keyed {
-            let i = (key & u128::from(u32::MAX)) as usize;
+        let mut hits = Vec::with_capacity(candidates.len());
+        for i in self.take_order(&candidates) {
             let Some(&(pos, end, id, ordered)) = candidates.get(i) else {
                 continue;
             };
@@ -402,9 +425,62 @@ impl Matcher {
                 phrase: id,
             });
         }
-        hits.sort_by_key(|h| h.start);
+        let mut hits = by_start(hits, tokens.len());
         self.negate(tokens, &mut hits);
         hits
+    }
+
+    /// The longest phrase at each position (in order), then the terms
+    /// found out of order.
+    fn candidates(&self, tokens: &[Token]) -> Vec<Candidate> {
+        let mut candidates: Vec<Candidate> = (0..tokens.len())
+            .filter_map(|pos| {
+                self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
+                    .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
+            })
+            .collect();
+        self.unordered(tokens, &mut candidates);
+        candidates
+    }
+
+    /// The order candidates are taken in: longest first (`2 ×` content
+    /// words, `+ 1` in order), in order first, leftmost, then as found;
+    /// the order of sorting by [`pack`], without sorting them all.
+    ///
+    /// A length's parity tells whether its candidates are in order, so a
+    /// counting sort by length (stable: as found) puts them in that order
+    /// but for the position: in-order candidates are found by position, and
+    /// only each length's out-of-order ones are sorted by position.
+    fn take_order(&self, candidates: &[Candidate]) -> Vec<usize> {
+        let len = |c: &Candidate| 2 * self.phrases[c.2].content.len() + usize::from(c.3);
+        let longest = candidates.iter().map(len).max().unwrap_or(0);
+        // Few candidates (a short description): one small sort is cheaper.
+        if longest >= 1024 || candidates.len() < 64 {
+            return sorted_by_pack(candidates.iter().map(|c| (len(c), c.3, c.0)));
+        }
+        // Where each length's run starts, longest first.
+        let mut runs = vec![0usize; longest + 2];
+        for c in candidates {
+            runs[longest - len(c) + 1] += 1;
+        }
+        for l in 1..runs.len() {
+            runs[l] += runs[l - 1];
+        }
+        let mut next = runs.clone();
+        let mut order = vec![0usize; candidates.len()];
+        for (i, c) in candidates.iter().enumerate() {
+            let slot = &mut next[longest - len(c)];
+            order[*slot] = i;
+            *slot += 1;
+        }
+        for k in 0..=longest {
+            let run = &mut order[runs[k]..runs[k + 1]];
+            if (longest - k) % 2 == 0 && run.len() > 1 {
+                // Out of order (even length): leftmost first, then as found.
+                run.sort_unstable_by_key(|&i| (candidates[i].0, i));
+            }
+        }
+        order
     }
 
     /// Multi-word terms whose content words all occur, in any order, within
@@ -428,8 +504,7 @@ impl Matcher {
             let widest = ids.iter().map(|r| r.reach).max().unwrap_or(0);
             let lo_all = (runs.left[pos] as usize).max(pos.saturating_sub(widest));
             let hi_all = (runs.right[pos] as usize).min(pos + widest + 1);
-            let window = &runs.ids[lo_all..hi_all];
-            let bits = window.iter().fold(0, |b, &w| b | id_bit(w));
+            let bits = runs.bits[lo_all..hi_all].iter().fold(0, |b, &w| b | w);
             for &Rare {
                 id,
                 reach,
@@ -442,7 +517,8 @@ impl Matcher {
                 let content = &self.phrases[id].content;
                 let lo = lo_all.max(pos.saturating_sub(reach));
                 let hi = hi_all.min(pos + reach + 1);
-                let Some((s, e)) = used_span(content, &runs.ids[lo..hi]) else {
+                let window = (&runs.ids[lo..hi], &runs.bits[lo..hi]);
+                let Some((s, e)) = used_span(content, needs, window) else {
                     continue;
                 };
                 let (s, e) = (lo + s, lo + e);
@@ -469,24 +545,27 @@ impl Matcher {
     fn runs(&self, tokens: &[Token]) -> Runs {
         let n = tokens.len();
         let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
-        let barrier: Vec<bool> = ids
-            .iter()
-            .map(|&id| self.head(id).is_some_and(|h| h.barrier))
-            .collect();
+        let bits: Vec<u64> = ids.iter().map(|&id| id_bit(id)).collect();
+        let barrier = |k: usize| self.head(ids[k]).is_some_and(|h| h.barrier);
         let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
         let mut left = vec![0u32; n];
         for pos in 1..n {
-            let joins = tokens[pos].break_before == NO_BREAK && !barrier[pos - 1];
+            let joins = tokens[pos].break_before == NO_BREAK && !barrier(pos - 1);
             left[pos] = if joins { left[pos - 1] } else { to_u32(pos) };
         }
         let mut right = vec![to_u32(n); n];
         // `open[k]`: token k may be inside a window after its position.
         for pos in (0..n.saturating_sub(1)).rev() {
             let next = pos + 1;
-            let open = tokens[next].break_before == NO_BREAK && !barrier[next];
+            let open = tokens[next].break_before == NO_BREAK && !barrier(next);
             right[pos] = if open { right[next] } else { to_u32(next) };
         }
-        Runs { ids, left, right }
+        Runs {
+            ids,
+            bits,
+            left,
+            right,
+        }
     }
 
     /// What the word with id `id` can begin.
@@ -553,8 +632,8 @@ impl Matcher {
             if tok.break_before != NO_BREAK {
                 break;
             }
-            match self.trie.edges.get(&(node, tok.id)) {
-                Some(&child) => node = child,
+            match self.trie.child(node, tok.id) {
+                Some(child) => node = child,
                 None => break,
             }
             if let Some(end) = self.trie.end(node) {
@@ -647,8 +726,12 @@ impl Matcher {
 }
 
 /// When every word of `content` occurs in `window`: the first and the
-/// last position in `window` of a word of `content`.
-fn used_span(content: &[u32], window: &[u32]) -> Option<(usize, usize)> {
+/// last position in `window` of a word of `content`. `window` is the
+/// words' ids and their [`id_bit`]s; `needs` is the content words' bits
+/// or-ed, so a word whose bit is not among them is surely not one of them
+/// and is passed over without comparing.
+fn used_span(content: &[u32], needs: u64, window: (&[u32], &[u64])) -> Option<(usize, usize)> {
+    let (window, bits) = window;
     if content.len() > 32 {
         // (Terms matched out of order have at most four content words.)
         let all = content.iter().all(|w| window.contains(w));
@@ -659,7 +742,10 @@ fn used_span(content: &[u32], window: &[u32]) -> Option<(usize, usize)> {
     }
     let mut found = 0u32;
     let mut span: Option<(usize, usize)> = None;
-    for (k, w) in window.iter().enumerate() {
+    for (k, (w, b)) in window.iter().zip(bits).enumerate() {
+        if b & needs == 0 {
+            continue;
+        }
         let mut used = false;
         for (c, cw) in content.iter().enumerate() {
             if cw == w {
@@ -673,6 +759,48 @@ fn used_span(content: &[u32], window: &[u32]) -> Option<(usize, usize)> {
     }
     let all = found.count_ones() as usize == content.len();
     span.filter(|_| all)
+}
+
+/// The indices of candidates given as (length, in order, position), in
+/// the order of their [`pack`]ed keys.
+fn sorted_by_pack(candidates: impl Iterator<Item = (usize, bool, usize)>) -> Vec<usize> {
+    let mut keyed: Vec<u128> = candidates
+        .enumerate()
+        .map(|(i, (len, ordered, pos))| pack(len, ordered, pos, i))
+        .collect();
+    keyed.sort_unstable();
+    keyed
+        .into_iter()
+        .map(|key| (key & u128::from(u32::MAX)) as usize)
+        .collect()
+}
+
+/// `hits` ordered by their first token (as a stable sort by `start`
+/// would): hits share no token, so each start has one hit, placed in a
+/// slot per token instead of sorting (for 32 hits or more).
+fn by_start(mut hits: Vec<Hit>, tokens: usize) -> Vec<Hit> {
+    if hits.len() < 32 {
+        // A few hits (a short description): one small sort is cheaper.
+        hits.sort_by_key(|h| h.start);
+        return hits;
+    }
+    let mut slot = vec![u32::MAX; tokens];
+    for (k, h) in hits.iter().enumerate() {
+        match slot.get_mut(h.start) {
+            Some(s) if *s == u32::MAX => *s = u32::try_from(k).unwrap_or(u32::MAX),
+            _ => {
+                hits.sort_by_key(|h| h.start);
+                return hits;
+            }
+        }
+    }
+    let mut ordered = Vec::with_capacity(hits.len());
+    for &k in &slot {
+        if let Some(h) = hits.get(k as usize) {
+            ordered.push(h.clone());
+        }
+    }
+    ordered
 }
 
 /// Multi-word term phrases keyed by their content word that is rarest
@@ -728,6 +856,100 @@ mod tests {
             }
         }
         best
+    }
+
+    #[test]
+    fn counting_by_length_orders_candidates_as_the_packed_sort() {
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let m = &kb.matcher;
+        let long = [
+            "Lot 2: HMS 1&2 steel scrap, cut to size, free of oil and sealed containers. ",
+            "insulated copper cable offcuts, cable of copper insulated, PVC sheathed; ",
+            "batteries lead acid spent, acid lead batteries, oil used lubricating, ",
+            "fly ash from municipal waste incineration, asbestos cement sheets. ",
+        ]
+        .concat()
+        .repeat(8);
+        let mut compared = 0;
+        for text in [long.as_str(), "lead acid battery", "", "battery acid lead"] {
+            let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
+            let c = m.candidates(&tokens);
+            let len = |c: &Candidate| 2 * m.phrases[c.2].content.len() + usize::from(c.3);
+            let packed = sorted_by_pack(c.iter().map(|c| (len(c), c.3, c.0)));
+            assert_eq!(m.take_order(&c), packed, "{text}");
+            // The long text takes the counting sort.
+            assert!(c.len() >= 64 || text.len() < 100, "{}", c.len());
+            compared += c.iter().filter(|c| !c.3).count();
+        }
+        assert!(compared > 10, "only {compared} out-of-order candidates");
+    }
+
+    #[test]
+    fn the_trie_children_are_its_edges() {
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let t = &kb.matcher.trie;
+        for (&(node, word), &child) in &t.edges {
+            assert_eq!(t.child(node, word), Some(child));
+            assert_eq!(
+                t.child(node, word.wrapping_add(1)),
+                t.edges.get(&(node, word.wrapping_add(1))).copied()
+            );
+            assert_eq!(t.child(node, super::super::vocab::UNKNOWN), None);
+        }
+        assert_eq!(t.child(NO_NODE, 0), None);
+    }
+
+    #[test]
+    fn the_span_passes_over_only_words_that_are_surely_not_content() {
+        // Every window of up to 6 words over 8 ids (bits collide: 8 ids in
+        // 64 bits), every content of 2 or 3 ids: the direct answer.
+        let direct = |content: &[u32], window: &[u32]| {
+            let used = |k: &usize| content.contains(&window[*k]);
+            let all = content.iter().all(|w| window.contains(w));
+            let s = (0..window.len()).find(used)?;
+            let e = (0..window.len()).rev().find(used)?;
+            all.then_some((s, e))
+        };
+        let ids: Vec<u32> = (0..8).map(|k| k * 977 + 3).collect();
+        let mut checked = 0;
+        for seed in 0u32..4000 {
+            let len = (seed % 6) as usize + 1;
+            let window: Vec<u32> = (0..len)
+                .map(|k| ids[((seed / 7 + k as u32 * 5 + seed % 11) % 8) as usize])
+                .collect();
+            let bits: Vec<u64> = window.iter().map(|&w| id_bit(w)).collect();
+            let content: Vec<u32> = (0..2 + seed % 2)
+                .map(|k| ids[((seed / 3 + k * 3) % 8) as usize])
+                .collect();
+            let needs = content.iter().fold(0, |b, &w| b | id_bit(w));
+            let got = used_span(&content, needs, (&window, &bits));
+            assert_eq!(got, direct(&content, &window), "{content:?} in {window:?}");
+            checked += usize::from(got.is_some());
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn hits_by_start_are_sorted_by_start() {
+        let hit = |start| Hit {
+            kind: Kind::Hazard,
+            start,
+            end: start + 1,
+            negated: false,
+            phrase: start,
+        };
+        let starts = |h: Vec<Hit>| h.iter().map(|h| h.phrase).collect::<Vec<_>>();
+        let many: Vec<Hit> = (0..40).rev().map(|k| hit(2 * k)).collect();
+        let sorted: Vec<usize> = (0..40).map(|k| 2 * k).collect();
+        assert_eq!(starts(by_start(many.clone(), 80)), sorted);
+        assert_eq!(starts(by_start(many[30..].to_vec(), 80)), sorted[..10]);
+        // A start shared (not produced by `find`) or out of range: still sorted, stably.
+        let mut shared = many.clone();
+        shared[3].start = 0;
+        shared.push(hit(99));
+        let by = by_start(shared.clone(), 80);
+        shared.sort_by_key(|h| h.start);
+        assert_eq!(starts(by), starts(shared));
     }
 
     #[test]

@@ -188,12 +188,23 @@ pub fn tokenize_known<'k>(text: &'k str, table: &'k WordTable, vocab: &'k Vocab)
 }
 
 fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Token<'k>> {
+    split_with(text, lookup, vocab, text.len() >= RECENT_FROM)
+}
+
+/// [`split`], with [`Recent`] on or off (same tokens).
+fn split_with<'k>(
+    text: &'k str,
+    lookup: Lookup<'_, 'k>,
+    vocab: &'k Vocab,
+    recent: bool,
+) -> Vec<Token<'k>> {
     let mut out = Words {
         tokens: Vec::with_capacity(text.len() / 5 + 1),
         pending_break: NO_BREAK,
         lookup,
         vocab,
         text,
+        recent: Recent::new(recent),
     };
     let mut word = String::with_capacity(24);
     let mut start = 0;
@@ -203,7 +214,16 @@ fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Tok
         left: MAX_CHARS,
     };
     let mut end = 0;
-    while let Some((i, ch)) = chars.next() {
+    loop {
+        if word.is_empty() {
+            // Between words, ASCII spaces and punctuation only raise the
+            // break before the next token (as the steps below would).
+            let level = chars.skip_separators();
+            out.pending_break = out.pending_break.max(level);
+        }
+        let Some((i, ch)) = chars.next() else {
+            break;
+        };
         end = i + ch.len_utf8();
         // A space between words changes nothing (see the steps below).
         if ch == ' ' && word.is_empty() {
@@ -216,11 +236,14 @@ fn split<'k>(text: &'k str, lookup: Lookup<'_, 'k>, vocab: &'k Vocab) -> Vec<Tok
                 start = i;
                 // A whole word of ASCII letters and digits (no decimal
                 // point and no other letter may follow): read from the
-                // text itself, as the steps below would read it.
+                // text itself, as the steps below would read it. A "." or
+                // "," continues only a number (a word of digits).
+                let w = text.get(i..run.1);
+                let number = || w.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
                 let ends = chars
                     .peek()
-                    .is_none_or(|c| c.is_ascii() && !matches!(c, '.' | ','));
-                if let Some(w) = text.get(i..run.1).filter(|_| ends) {
+                    .is_none_or(|c| c.is_ascii() && (!matches!(c, '.' | ',') || !number()));
+                if let Some(w) = w.filter(|_| ends) {
                     out.flush_ascii(w, &mut word, i, run.1);
                     end = run.1;
                     continue;
@@ -291,6 +314,29 @@ const ASCII_ALNUM: [bool; 256] = {
     t
 };
 
+/// Per byte: [`SEPARATOR`] for an ASCII character that, between words,
+/// only sets the break before the next token (not a letter, digit, `<`,
+/// `>` or `%`), else [`NOT_SEPARATOR`]; a separator's value is that break.
+const SEPARATORS: [u8; 256] = {
+    let mut t = [NOT_SEPARATOR; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if !c.is_ascii_alphanumeric() && !matches!(c, b'<' | b'>' | b'%') {
+            t[b] = match c {
+                b'.' | b';' | b':' | b'\n' | b'!' | b'?' => CLAUSE,
+                b',' | b'/' | b'&' | b'+' => COMMA,
+                _ => NO_BREAK,
+            };
+        }
+        b += 1;
+    }
+    t
+};
+
+/// In [`SEPARATORS`]: not a separator.
+const NOT_SEPARATOR: u8 = u8::MAX;
+
 /// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
 struct Cursor<'a> {
     text: &'a str,
@@ -320,6 +366,26 @@ impl Cursor<'_> {
         }
     }
 
+    /// Skips the [`SEPARATORS`] that follow; the highest break among them
+    /// ([`NO_BREAK`] when none).
+    fn skip_separators(&mut self) -> u8 {
+        let rest = self.text.as_bytes().get(self.pos..).unwrap_or_default();
+        let rest = rest.get(..self.left).unwrap_or(rest);
+        let mut level = NO_BREAK;
+        let mut n = 0;
+        for &b in rest {
+            let l = SEPARATORS[usize::from(b)];
+            if l == NOT_SEPARATOR {
+                break;
+            }
+            level = level.max(l);
+            n += 1;
+        }
+        self.pos += n;
+        self.left -= n;
+        level
+    }
+
     /// Reads the ASCII letters and digits that follow; their byte range.
     fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
         let from = self.pos;
@@ -343,6 +409,80 @@ struct Words<'s, 'k> {
     vocab: &'k Vocab,
     /// The text read (an unknown word as written borrows it).
     text: &'k str,
+    /// What the words written in ASCII read as, for the words seen again.
+    recent: Recent<'k>,
+}
+
+/// Descriptions of fewer bytes are read without [`Recent`]: few words
+/// repeat there.
+const RECENT_FROM: usize = 512;
+
+/// How many words [`Recent`] holds.
+const RECENT_SLOTS: usize = 256;
+
+/// The last few words of ASCII letters and digits read in a description,
+/// as written, each with its token's id and text, in a slot chosen by a
+/// hash of the word (a new word takes the slot). A long description
+/// repeats most of its words ("of", "and", "oil", "waste"), and a word's
+/// token depends on the word alone (see [`Words::flush_ascii`]), so a
+/// repeated word is read from here instead of the knowledge base's large
+/// word table (one look-up, often a cache miss, per word).
+struct Recent<'k> {
+    slots: Vec<Option<Seen<'k>>>,
+}
+
+/// One word in [`Recent`].
+struct Seen<'k> {
+    written: &'k str,
+    id: u32,
+    text: Cow<'k, str>,
+}
+
+impl<'k> Recent<'k> {
+    /// A memory of the words read, or none (`on` false).
+    fn new(on: bool) -> Self {
+        let mut slots = Vec::new();
+        if on {
+            slots.resize_with(RECENT_SLOTS, || None);
+        }
+        Self { slots }
+    }
+
+    /// Whether words are held at all.
+    fn is_on(&self) -> bool {
+        !self.slots.is_empty()
+    }
+
+    /// The slot of the word `w` (not empty).
+    fn slot(w: &str) -> usize {
+        let b = w.as_bytes();
+        let n = b.len();
+        let (first, last, mid) = (
+            b.first().copied().unwrap_or(0),
+            b.last().copied().unwrap_or(0),
+            b.get(n / 2).copied().unwrap_or(0),
+        );
+        let key = u32::from(first)
+            | u32::from(last) << 8
+            | u32::from(mid) << 16
+            | u32::try_from(n & 0xff).unwrap_or(0) << 24;
+        (key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS
+    }
+
+    /// The id and text of the word `w` if it is held.
+    fn get(&self, w: &str) -> Option<(u32, Cow<'k, str>)> {
+        match self.slots.get(Self::slot(w)) {
+            Some(Some(seen)) if seen.written == w => Some((seen.id, seen.text.clone())),
+            _ => None,
+        }
+    }
+
+    /// Holds the word `w` with its token's id and text.
+    fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
+        if let Some(slot) = self.slots.get_mut(Self::slot(written)) {
+            *slot = Some(Seen { written, id, text });
+        }
+    }
 }
 
 impl<'k> Words<'_, 'k> {
@@ -397,10 +537,34 @@ impl<'k> Words<'_, 'k> {
     /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
     /// `word` is an empty buffer).
     fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
+        if !self.recent.is_on() {
+            self.read_ascii(w, word, start, end);
+            return;
+        }
+        if let Some((id, text)) = self.recent.get(w) {
+            self.tokens.push(Token {
+                id,
+                text,
+                break_before: std::mem::take(&mut self.pending_break),
+                span: (start, end),
+                origin: Origin::Written,
+            });
+            return;
+        }
+        self.read_ascii(w, word, start, end);
+        if let Some(t) = self.tokens.last() {
+            let (id, text) = (t.id, t.text.clone());
+            self.recent.put(w, id, text);
+        }
+    }
+
+    /// [`Self::flush_ascii`] of a word not in [`Recent`].
+    fn read_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if let (Lookup::Table(table), false) =
             (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
         {
-            if let Some(&e) = table.map.get(w).filter(|e| e.stable) {
+            let first = table.map.get(w).copied();
+            if let Some(e) = first.filter(|e| e.stable) {
                 self.tokens.push(Token {
                     id: e.id,
                     text: Cow::Borrowed(table.text(e, self.vocab)),
@@ -411,7 +575,7 @@ impl<'k> Words<'_, 'k> {
                 return;
             }
             word.push_str(w);
-            let (id, known) = self.fold_and_look_up(table, word);
+            let (id, known) = self.fold_and_look_up(table, word, first);
             self.push(word, id, known, start, end);
             return;
         }
@@ -424,22 +588,34 @@ impl<'k> Words<'_, 'k> {
     /// word's id and, when the table holds it, its text (else the word is
     /// left folded in `word`).
     fn look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
-        if let Some(&e) = table.map.get(word).filter(|e| e.stable) {
+        let first = table.map.get(word).copied();
+        if let Some(e) = first.filter(|e| e.stable) {
             return (e.id, Some(table.text(e, self.vocab)));
         }
-        self.fold_and_look_up(table, word)
+        self.fold_and_look_up(table, word, first)
     }
 
-    /// [`Self::look_up`] of a word the table does not hold as it is.
-    fn fold_and_look_up(&self, table: &'k WordTable, word: &mut String) -> (u32, Option<&'k str>) {
+    /// [`Self::look_up`] of a word the table does not hold as it is;
+    /// `first` is what the table holds for the word as it is (when the
+    /// suffix rules leave the word as it is, it is not looked up again).
+    fn fold_and_look_up(
+        &self,
+        table: &'k WordTable,
+        word: &mut String,
+        first: Option<Looked>,
+    ) -> (u32, Option<&'k str>) {
         let vocab = self.vocab;
         // Neither a spelling variant nor a word folding leaves as it is:
         // fold by the suffix rules, then what `fold_in_place` and the
         // vocabulary say of the result.
         let before = word.len();
-        british(word);
-        singular(word);
-        let e = table.map.get(word).copied();
+        let changed = british(word);
+        let changed = singular(word) || changed;
+        let e = if changed {
+            table.map.get(word).copied()
+        } else {
+            first
+        };
         let e = if word.len() != before {
             // A spelling variant after the suffix rules folds once more.
             e
@@ -479,7 +655,8 @@ fn fold_in_place(w: &mut String, spellings: &FastMap<String, String>) {
     }
 }
 
-fn british(word: &mut String) {
+/// `-ize` spellings to `-ise`; whether the word changed.
+fn british(word: &mut String) -> bool {
     for (us, gb) in [
         ("ization", "isation"),
         ("izing", "ising"),
@@ -491,24 +668,26 @@ fn british(word: &mut String) {
         if word.len() > us.len() + 2 && word.ends_with(us) {
             word.truncate(word.len() - us.len());
             word.push_str(gb);
-            return;
+            return true;
         }
     }
+    false
 }
 
-fn singular(word: &mut String) {
+/// A light plural strip; whether the word changed.
+fn singular(word: &mut String) -> bool {
     if word.len() <= 3 || !word.is_ascii() || word.bytes().any(|b| b.is_ascii_digit()) {
-        return;
+        return false;
     }
     if word.ends_with("ies") {
         word.truncate(word.len() - 3);
         word.push('y');
-        return;
+        return true;
     }
     for suffix in ["sses", "xes", "ches", "shes", "zzes"] {
         if word.ends_with(suffix) {
             word.truncate(word.len() - 2);
-            return;
+            return true;
         }
     }
     if word.ends_with('s')
@@ -517,7 +696,9 @@ fn singular(word: &mut String) {
         && !word.ends_with("is")
     {
         word.pop();
+        return true;
     }
+    false
 }
 
 /// Normalises a curated phrase into its token texts.
@@ -599,6 +780,59 @@ mod tests {
             compared += slow.len();
         }
         assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn words_read_again_from_recent_read_as_from_the_tables() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
+        let mut words: Vec<String> = vocab.words().map(|(_, w)| w.to_owned()).collect();
+        words.extend(sp.keys().cloned());
+        words.extend(
+            [
+                "Lot",
+                "LOT",
+                "lots",
+                "Batteries",
+                "OCC",
+                "12",
+                "1&2",
+                "x",
+                "0,3",
+                "pH",
+                "Été",
+            ]
+            .map(str::to_owned),
+        );
+        // Each chunk repeats its words, in another case and with plurals,
+        // so that many slots are reused and many words are found again.
+        let mut compared = 0;
+        for chunk in words.chunks(150) {
+            let once = chunk.join(" ");
+            let text = format!("{once}. {} {once}s, {once}", once.to_uppercase());
+            for lookup in [Lookup::Table(&kb.words), Lookup::Fold(sp)] {
+                let with = split_with(&text, lookup, vocab, true);
+                assert_eq!(with, split_with(&text, lookup, vocab, false));
+                compared += with.len();
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn a_point_or_comma_after_a_word_ends_it_and_after_digits_may_continue_a_number() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let text = "Lead, Batteries. A1160,0,3 % 12.5, x1.5 7,";
+        let t = tokenize_known(text, &kb.words, &kb.vocab);
+        let words: Vec<&str> = t.iter().map(|t| t.word()).collect();
+        assert_eq!(
+            words,
+            ["lead", "battery", "a1160", "0.3", "%", "12.5", "x1", "5", "7"]
+        );
+        let breaks: Vec<u8> = t.iter().map(|t| t.break_before).collect();
+        assert_eq!(breaks, [0, COMMA, CLAUSE, COMMA, 0, 0, COMMA, CLAUSE, 0]);
+        assert_eq!(t[1].span, (6, 15));
+        assert_eq!(t, tokenize(text, &kb.curated.spellings, &kb.vocab));
     }
 
     #[test]

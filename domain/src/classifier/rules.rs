@@ -8,6 +8,8 @@
 //! best-scoring member. The chosen member takes the pooled score (best + 0.3
 //! × the others) and every matched term of the group.
 
+use std::borrow::Cow;
+
 use super::evidence::{Candidate, Evidence, HazardState};
 use super::kb::KnowledgeBase;
 
@@ -30,9 +32,11 @@ pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
         resolve_group(kb, ev, i);
     }
     if ev.state() == HazardState::Hazard {
-        let words = ev.hazard.join(", ");
+        // The hazard words joined once, when a candidate needs them.
+        let mut words: Option<String> = None;
         for (code, cand) in ev.candidates.iter_mut() {
             if code.starts_with('B') && kb.mirror(code).and_then(|(_, m)| m.a.as_ref()).is_none() {
+                let words = words.get_or_insert_with(|| ev.hazard.join(", "));
                 cand.factor *= UNMIRRORED_GREEN_UNDER_HAZARD;
                 cand.reasons.push(format!(
                     "weakened: hazard qualifier ({words}) but this Annex IX entry has no Annex VIII mirror"
@@ -57,6 +61,7 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     }
     let present = &present[..count];
     let (target, why) = choose(ev, m, present);
+    let why_text = why.text(ev);
     let Some(target) = target else {
         return;
     };
@@ -113,63 +118,101 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     if present.len() > 1 || m.members().count() > 1 {
         merged
             .criteria
-            .push(format!("{target} chosen in its group: {why}"));
+            .push(format!("{target} chosen in its group: {why_text}"));
     }
     if !moved_from.is_empty() {
         merged.reasons.push(format!(
-            "moved from {} to {target}: {why} (mirror group, {})",
+            "moved from {} to {target}: {why_text} (mirror group, {})",
             moved_from.join("/"),
             m.src
         ));
-    } else if present.len() == 1 && why != "best-scoring member" {
-        merged.reasons.push(format!("{why} confirms {target}"));
+    } else if present.len() == 1 && why != Why::Best {
+        merged.reasons.push(format!("{why_text} confirms {target}"));
     }
-    if (why.starts_with("no qualifier") || why == "best-scoring member") && m.members().count() > 1
-    {
+    if matches!(why, Why::Default | Why::Best) && m.members().count() > 1 {
         ev.warnings.push(assumption(m, target));
     }
     ev.candidates.insert(target, merged);
+}
+
+/// Why a group's member was chosen (in words: [`Why::text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// "hazard qualifier (...)": the hazard words.
+    Hazard,
+    /// "mixed/unsorted (...)": the mixed words.
+    Mixed,
+    /// "clean qualifier (...)": the clean words.
+    Clean,
+    /// "sorted (...)": the sorted words.
+    Sorted,
+    /// "no qualifier: the group's default member".
+    Default,
+    /// "best-scoring member".
+    Best,
+}
+
+impl Why {
+    /// The reason in words, with the qualifier words of `ev` (written
+    /// once, without a temporary string of the words joined).
+    fn text(self, ev: &Evidence<'_>) -> Cow<'static, str> {
+        let (label, words) = match self {
+            Why::Hazard => ("hazard qualifier (", &ev.hazard),
+            Why::Mixed => ("mixed/unsorted (", &ev.mixed),
+            Why::Clean => ("clean qualifier (", &ev.clean),
+            Why::Sorted => ("sorted (", &ev.sorted),
+            Why::Default => return Cow::Borrowed("no qualifier: the group's default member"),
+            Why::Best => return Cow::Borrowed("best-scoring member"),
+        };
+        let len = words.iter().map(|w| w.len() + 2).sum::<usize>();
+        let mut out = String::with_capacity(label.len() + len + 1);
+        out.push_str(label);
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(w);
+        }
+        out.push(')');
+        Cow::Owned(out)
+    }
 }
 
 fn choose<'a>(
     ev: &Evidence<'_>,
     m: &'a super::curated::Mirror,
     present: &[&'a str],
-) -> (Option<&'a str>, String) {
-    let quote = |v: &[std::borrow::Cow<'_, str>]| v.join(", ");
+) -> (Option<&'a str>, Why) {
     let a = m.a.as_deref();
     let b = m.b.as_deref();
     let y = m.y.as_deref();
     let state = ev.state();
     if state == HazardState::Hazard && a.is_some() {
-        return (a, format!("hazard qualifier ({})", quote(&ev.hazard)));
+        return (a, Why::Hazard);
     }
     if ev.is_mixed() {
         if let Some(t) = m.mixed.as_deref().or(y) {
-            return (Some(t), format!("mixed/unsorted ({})", quote(&ev.mixed)));
+            return (Some(t), Why::Mixed);
         }
     }
     if state == HazardState::Clean {
         if let Some(t) = b.or(y) {
-            return (Some(t), format!("clean qualifier ({})", quote(&ev.clean)));
+            return (Some(t), Why::Clean);
         }
     }
     if !ev.sorted.is_empty() {
         if let Some(t) = b {
-            return (Some(t), format!("sorted ({})", quote(&ev.sorted)));
+            return (Some(t), Why::Sorted);
         }
     }
     if let Some(d) = m.default.as_deref() {
-        return (
-            Some(d),
-            "no qualifier: the group's default member".to_owned(),
-        );
+        return (Some(d), Why::Default);
     }
     let best = present
         .iter()
         .copied()
         .max_by(|x, y| ev.score(x).total_cmp(&ev.score(y)));
-    (best, "best-scoring member".to_owned())
+    (best, Why::Best)
 }
 
 fn assumption(m: &super::curated::Mirror, target: &str) -> String {

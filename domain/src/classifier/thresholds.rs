@@ -66,17 +66,70 @@ fn trim(v: f64) -> String {
 }
 
 /// Applies every measure to the evidence.
+///
+/// A long description often states the same amount many times ("PCB below
+/// 5 mg/kg" in every lot); each statement changes the evidence as before,
+/// but the texts it writes are formatted once ([`Texts`]) and a
+/// constituent is ruled out once ([`rule_out`] a second time with the
+/// same words removes nothing: see [`Texts::rule_out_once`]).
 pub fn apply(ev: &mut Evidence, measures: &[Measure]) {
+    let mut texts = Texts::default();
     for m in measures {
         match m.subject {
-            Subject::Pcb => pcb(ev, m),
-            Subject::Ph => ph(ev, m),
-            Subject::Metal(sym) => metal(ev, m, sym),
+            Subject::Pcb => pcb(ev, m, &mut texts),
+            Subject::Ph => ph(ev, m, &mut texts),
+            Subject::Metal(sym) => metal(ev, m, sym, &mut texts),
         }
     }
 }
 
-fn pcb(ev: &mut Evidence, m: &Measure) {
+/// Which text of which measure: (subject, value's bits, below, which text).
+type TextKey = (Subject, Option<u64>, bool, u8);
+
+/// The texts already written for a measure, and the constituents already
+/// ruled out, within one [`apply`].
+#[derive(Default)]
+struct Texts {
+    /// The texts written, by [`TextKey`].
+    written: Vec<(TextKey, String)>,
+    /// The subjects whose words were ruled out.
+    ruled_out: Vec<Subject>,
+}
+
+impl Texts {
+    /// Text number `which` for measure `m`: `make()` the first time, a
+    /// copy after (the texts depend on the subject, value and bound only).
+    fn get(&mut self, m: &Measure, which: u8, make: impl FnOnce() -> String) -> String {
+        let key = (m.subject, m.value.map(f64::to_bits), m.below, which);
+        if let Some((_, t)) = self.written.iter().find(|(k, _)| *k == key) {
+            return t.clone();
+        }
+        let t = make();
+        self.written.push((key, t.clone()));
+        t
+    }
+
+    /// [`rule_out`] for `subject`, unless already done in this [`apply`]:
+    /// doing it again would remove nothing, since what is added in between
+    /// (the terms "PCB 62 mg/kg", "Pb 3.8 %", "pH 13" of the amounts) never
+    /// names a ruled-out word (those are lower case: "pcb", "lead", "pb"),
+    /// and `ruled_out` holds each word once.
+    fn rule_out_once(
+        &mut self,
+        ev: &mut Evidence,
+        subject: Subject,
+        words: &[&str],
+        codes: &[&str],
+    ) {
+        if self.ruled_out.contains(&subject) {
+            return;
+        }
+        self.ruled_out.push(subject);
+        rule_out(ev, words, codes);
+    }
+}
+
+fn pcb(ev: &mut Evidence, m: &Measure, texts: &mut Texts) {
     let words = [
         "pcb",
         "pcbs",
@@ -87,26 +140,29 @@ fn pcb(ev: &mut Evidence, m: &Measure) {
     ];
     match m.value {
         Some(v) if !m.below && v >= PCB_LIMIT => {
-            let amount = fmt_mgkg(v);
-            let text = format!("PCB {amount} ≥ 50 mg/kg (A3180 threshold)");
-            let term = format!("PCB {amount}");
+            let term = texts.get(m, 0, || format!("PCB {}", fmt_mgkg(v)));
+            let text = texts.get(m, 1, || format!("{term} ≥ 50 mg/kg (A3180 threshold)"));
             add(ev, "A3180", &term, 1.5, m, &text);
             ev.hazard.push(term.into());
         }
         v => {
-            let said = v.map_or("not detected".to_owned(), |v| {
-                format!("{}{}", if m.below { "< " } else { "" }, fmt_mgkg(v))
+            let said = || {
+                v.map_or("not detected".to_owned(), |v| {
+                    format!("{}{}", if m.below { "< " } else { "" }, fmt_mgkg(v))
+                })
+            };
+            texts.rule_out_once(ev, Subject::Pcb, &words, &["A3180"]);
+            let clean = texts.get(m, 0, || format!("PCB {}", said()));
+            let note = texts.get(m, 1, || {
+                format!("{clean} is below the 50 mg/kg of A3180, so A3180 does not apply")
             });
-            rule_out(ev, &words, &["A3180"]);
-            ev.clean.push(format!("PCB {said}").into());
-            ev.notes.push(format!(
-                "PCB {said} is below the 50 mg/kg of A3180, so A3180 does not apply"
-            ));
+            ev.clean.push(clean.into());
+            ev.notes.push(note);
         }
     }
 }
 
-fn ph(ev: &mut Evidence, m: &Measure) {
+fn ph(ev: &mut Evidence, m: &Measure, texts: &mut Texts) {
     let Some(v) = m.value else {
         return;
     };
@@ -114,9 +170,10 @@ fn ph(ev: &mut Evidence, m: &Measure) {
     let corrosive = v <= 2.0 || (v >= 11.5 && !m.below);
     if corrosive {
         let bound = if v <= 2.0 { "≤ 2" } else { "≥ 11.5" };
-        let term = format!("pH {}", trim(v));
-        let text =
-            format!("{term} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5");
+        let term = texts.get(m, 0, || format!("pH {}", trim(v)));
+        let text = texts.get(m, 1, || {
+            format!("{term} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5")
+        });
         add(ev, "A4090", &term, 0.8, m, &text);
         ev.hazard.push(term.clone().into());
         ev.h.push(Extra {
@@ -137,31 +194,34 @@ fn ph(ev: &mut Evidence, m: &Measure) {
     }
 }
 
-fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str) {
+fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str, texts: &mut Texts) {
     let words = metal_words(sym);
     match m.value {
         Some(v) if !m.below && v >= METAL_SCREEN => {
             let Some(code) = metal_entry(sym) else {
                 return;
             };
-            let amount = fmt_mgkg(v);
-            let text = format!(
-                "{sym} {amount} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides"
-            );
-            let term = format!("{sym} {amount}");
+            let term = texts.get(m, 0, || format!("{sym} {}", fmt_mgkg(v)));
+            let text = texts.get(m, 1, || format!(
+                "{term} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides"
+            ));
             add(ev, code, &term, 0.5, m, &text);
             ev.hazard.push(term.into());
         }
         Some(v) if !m.below => {
-            ev.notes.push(format!(
-                "{sym} {} is below the 0.1 % screening level",
-                fmt_mgkg(v)
-            ));
+            let note = texts.get(m, 0, || {
+                format!("{sym} {} is below the 0.1 % screening level", fmt_mgkg(v))
+            });
+            ev.notes.push(note);
         }
         v => {
-            let said = v.map_or("not detected".to_owned(), |v| format!("< {}", fmt_mgkg(v)));
-            rule_out(ev, words, &["A1010", "A1020", "A1030", "A1040"]);
-            ev.clean.push(format!("{sym} {said}").into());
+            let codes = ["A1010", "A1020", "A1030", "A1040"];
+            texts.rule_out_once(ev, m.subject, words, &codes);
+            let clean = texts.get(m, 0, || {
+                let said = v.map_or("not detected".to_owned(), |v| format!("< {}", fmt_mgkg(v)));
+                format!("{sym} {said}")
+            });
+            ev.clean.push(clean.into());
         }
     }
 }
