@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use super::annexes::{borrowed_code, CodeStatus};
-use super::evidence::{Evidence, Extra, HazardState};
+use super::evidence::{Candidate, Evidence, Extra, HazardState};
 use super::kb::KnowledgeBase;
 use super::result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
 
@@ -184,66 +184,88 @@ fn codes(
             Some(b'B') => out.b_codes.push(m),
             _ => out.y_codes.push(m),
         }
-        // Each ranked code once: its terms are moved into the explanation
-        // (and its spans put in order, which only the explanation reads).
-        let terms: Vec<String> = ev
-            .candidates
-            .get_mut(code)
-            .map(|c| {
-                c.spans.sort_unstable();
-                c.terms
-                    .iter_mut()
-                    .map(|t| std::mem::take(&mut t.0))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let terms = take_terms(ev, code);
         let cand = ev.candidates.get(code);
-        let lead = if i == 0 {
-            "Decides the answer: the description names "
-        } else if same_list {
-            "Also possible: the description names "
-        } else {
-            "Alternative on another list: the description names "
-        };
-        let mut reason = String::with_capacity(lead.len() + 64);
-        reason.push_str(lead);
-        push_quoted(&mut reason, &terms);
-        if i == 0 {
-            reason.push_str(", which this entry covers");
-        }
-        // The criteria joined with "; ": the candidate's, then (for the
-        // deciding code) the notes, else what was named.
-        let mut criterion = String::new();
-        let own: &[String] = cand.map_or(&[], |c| c.criteria.as_slice());
         let notes: &[String] = if i == 0 { &ev.notes } else { &[] };
-        for (k, c) in own.iter().chain(notes).enumerate() {
-            if k > 0 {
-                criterion.push_str("; ");
-            }
-            criterion.push_str(c);
-        }
-        if let Some(c) = cand {
-            for r in &c.reasons {
-                reason.push_str("; ");
-                reason.push_str(r);
-            }
-        }
-        if i == 0 && own.is_empty() && notes.is_empty() {
-            criterion.push_str("named: ");
-            push_quoted(&mut criterion, &terms);
-            criterion.push_str(" is a waste ");
-            criterion.push_str(code);
-            criterion.push_str(" covers");
-        }
         out.explanation.push(Explanation {
             code: code_text,
+            reason: reason_text(i == 0, same_list, &terms, cand),
+            criterion: criterion_text(i == 0, code, &terms, cand, notes),
             matched_terms: terms,
-            reason,
             supporting_text: supporting(cx.text, cand.map(|c| c.spans.as_slice())),
             quote: quote(kb, code),
-            criterion,
         });
     }
+}
+
+/// Each ranked code once: its terms moved out of its candidate (for the
+/// explanation), and its spans put in order (which only the explanation
+/// reads).
+fn take_terms(ev: &mut Evidence<'_>, code: &str) -> Vec<String> {
+    ev.candidates
+        .get_mut(code)
+        .map(|c| {
+            c.spans.sort_unstable();
+            c.terms
+                .iter_mut()
+                .map(|t| std::mem::take(&mut t.0))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Why a code is in the answer: what the description names (for the
+/// deciding code, `first`, or on the same list or another), then the
+/// candidate's reasons, joined with "; ".
+fn reason_text(first: bool, same_list: bool, terms: &[String], cand: Option<&Candidate>) -> String {
+    let lead = if first {
+        "Decides the answer: the description names "
+    } else if same_list {
+        "Also possible: the description names "
+    } else {
+        "Alternative on another list: the description names "
+    };
+    let mut reason = String::with_capacity(lead.len() + 64);
+    reason.push_str(lead);
+    push_quoted(&mut reason, terms);
+    if first {
+        reason.push_str(", which this entry covers");
+    }
+    if let Some(c) = cand {
+        for r in &c.reasons {
+            reason.push_str("; ");
+            reason.push_str(r);
+        }
+    }
+    reason
+}
+
+/// The criteria joined with "; ": the candidate's, then `notes` (the
+/// deciding code's); for the deciding code (`first`) with neither, what
+/// was named.
+fn criterion_text(
+    first: bool,
+    code: &str,
+    terms: &[String],
+    cand: Option<&Candidate>,
+    notes: &[String],
+) -> String {
+    let mut criterion = String::new();
+    let own: &[String] = cand.map_or(&[], |c| c.criteria.as_slice());
+    for (k, c) in own.iter().chain(notes).enumerate() {
+        if k > 0 {
+            criterion.push_str("; ");
+        }
+        criterion.push_str(c);
+    }
+    if first && own.is_empty() && notes.is_empty() {
+        criterion.push_str("named: ");
+        push_quoted(&mut criterion, terms);
+        criterion.push_str(" is a waste ");
+        criterion.push_str(code);
+        criterion.push_str(" covers");
+    }
+    criterion
 }
 
 /// `'a', 'b'`: each term quoted, joined with ", ", appended to `out`.

@@ -116,70 +116,19 @@ impl Lexicon {
         for w in &file.english_common {
             english.extend(phrase_tokens(w, spellings));
         }
-        let mut by_first: FastMap<u32, Vec<Entry>> = FastMap::default();
-        let mut names = Vec::new();
-        let mut marks = Vec::new();
-        for (lang, l) in file.languages.iter().enumerate() {
-            names.push((l.code.clone(), l.name.clone()));
-            let mut m: Vec<char> = l.marks.chars().collect();
-            m.sort_unstable();
-            marks.push(m);
-            for (src, dst) in &l.words {
-                let src = phrase_tokens(src, spellings);
-                let src_ids = vocab.intern_all(&src);
-                let Some(&first) = src_ids.first() else {
-                    continue;
-                };
-                let dst = Words::new(phrase_tokens(dst, spellings), vocab);
-                by_first.entry(first).or_default().push(Entry {
-                    src,
-                    src_ids,
-                    dst,
-                    lang,
-                });
-            }
-        }
-        for v in by_first.values_mut() {
-            v.sort_by(|a, b| {
-                b.src
-                    .len()
-                    .cmp(&a.src.len())
-                    .then(a.dst.words.cmp(&b.dst.words))
-            });
-        }
-        // Flattened by id, each group in its order.
-        let mut entries = Vec::new();
-        let mut starts = Vec::with_capacity(vocab.len() + 1);
-        for id in 0..vocab.len() {
-            starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
-            let id = u32::try_from(id).unwrap_or(UNKNOWN);
-            entries.extend(by_first.remove(&id).unwrap_or_default());
-        }
-        starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
-        // Each word with what it reads as, so that two spellings of one
-        // concept ("batterie", "batterij") are not a tie.
-        let mut vocabulary: Vec<(&str, &str)> =
-            english.iter().map(|w| (w.as_str(), w.as_str())).collect();
-        for e in &entries {
-            if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.words.first()) {
-                vocabulary.push((src.as_str(), dst.as_str()));
-            }
-        }
-        let speller = Speller::new(&vocabulary);
+        let Languages {
+            names,
+            marks,
+            by_first,
+        } = compile_languages(&file.languages, spellings, vocab);
+        let (entries, starts) = flatten_entries(by_first, vocab.len());
+        let speller = speller_for(&english, &entries);
         let hs = file
             .hs_headings
             .iter()
             .map(|(k, v)| (k.clone(), Words::new(phrase_tokens(v, spellings), vocab)))
             .collect();
-        for w in &english {
-            vocab.intern(w);
-        }
-        let mut english_ids = vec![false; vocab.len()];
-        for w in &english {
-            if let Some(slot) = english_ids.get_mut(vocab.id(w) as usize) {
-                *slot = true;
-            }
-        }
+        let english_ids = english_ids(&english, vocab);
         Ok(Self {
             names,
             marks,
@@ -200,79 +149,106 @@ impl Lexicon {
         vocab: &'k Vocab,
     ) -> Reading<'k> {
         let counts = self.language_counts(&tokens, original);
-        let english_count = tokens.iter().filter(|t| self.is_english(t.id)).count();
-        let mut out = Vec::with_capacity(tokens.len());
-        let mut corrections = Vec::new();
-        let (mut words, mut unknown) = (0, 0);
-        let mut memo = Memo {
-            enabled: tokens.len() >= MEMO_FROM,
-            ..Memo::default()
+        let mut pass = Pass {
+            english_count: tokens.iter().filter(|t| self.is_english(t.id)).count(),
+            counts,
+            out: Vec::with_capacity(tokens.len()),
+            corrections: Vec::new(),
+            words: 0,
+            unknown: 0,
+            memo: Memo {
+                enabled: tokens.len() >= MEMO_FROM,
+                ..Memo::default()
+            },
         };
         let mut i = 0;
         while i < tokens.len() {
-            let tok = &tokens[i];
-            let alpha = tok.text.chars().any(char::is_alphabetic);
-            words += usize::from(alpha);
-            if let Some(dst) = self.hs_heading(&tokens, i) {
-                push_reading(&mut out, &dst.words, &dst.ids, tok.break_before, tok.span);
-                i += 1;
-                continue;
-            }
-            let head = self.entries_of(tok.id);
-            if let Some(e) = self.best_at(&tokens, i, head, &counts, english_count) {
-                let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
-                push_reading(&mut out, &e.dst.words, &e.dst.ids, tok.break_before, span);
-                i += e.src.len();
-                continue;
-            }
-            if !alpha || self.is_english(tok.id) {
-                out.push(take(&mut tokens, i));
-                i += 1;
-                continue;
-            }
-            let foreign = counts.iter().any(|c| *c > 0);
-            let split = if foreign || tok.text.len() >= 9 {
-                self.split_compound_cached(&tok.text, &mut memo, vocab)
-            } else {
-                None
-            };
-            if let Some(parts) = split {
-                let mut first = true;
-                for dst in parts {
-                    let brk = if first { tok.break_before } else { NO_BREAK };
-                    for (k, (w, id)) in dst.words.into_iter().zip(dst.ids).enumerate() {
-                        out.push(Token {
-                            id,
-                            text: Cow::Owned(w),
-                            break_before: if k == 0 { brk } else { NO_BREAK },
-                            span: tok.span,
-                            origin: Origin::Translated,
-                        });
-                    }
-                    first = false;
-                }
-                i += 1;
-                continue;
-            }
-            let prev = out.last().map(|t: &Token<'_>| t.word());
-            if let Some(fixed) = self.correct_cached(&tokens, i, prev, &mut memo) {
-                let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
-                corrections.push((written.to_owned(), fixed.clone()));
-                self.push_corrected(&mut out, tok, fixed, vocab);
-                i += 1;
-                continue;
-            }
-            unknown += usize::from(tok.text.chars().count() > 2);
-            out.push(take(&mut tokens, i));
-            i += 1;
+            i += self.read_at(&mut tokens, i, original, vocab, &mut pass);
         }
         Reading {
-            tokens: out,
-            languages: self.language_names(&counts),
-            corrections,
-            unknown_words: unknown,
-            words,
+            tokens: pass.out,
+            languages: self.language_names(&pass.counts),
+            corrections: pass.corrections,
+            unknown_words: pass.unknown,
+            words: pass.words,
         }
+    }
+
+    /// Reads the tokens from `i` on: an HS heading, a lexicon phrase, an
+    /// English word or else [`Self::read_unknown`]; how many it read.
+    #[inline(always)]
+    fn read_at<'k>(
+        &'k self,
+        tokens: &mut [Token<'k>],
+        i: usize,
+        original: &str,
+        vocab: &'k Vocab,
+        pass: &mut Pass<'k>,
+    ) -> usize {
+        let tok = &tokens[i];
+        let alpha = tok.text.chars().any(char::is_alphabetic);
+        pass.words += usize::from(alpha);
+        if let Some(dst) = self.hs_heading(tokens, i) {
+            push_reading(
+                &mut pass.out,
+                &dst.words,
+                &dst.ids,
+                tok.break_before,
+                tok.span,
+            );
+            return 1;
+        }
+        let head = self.entries_of(tok.id);
+        if let Some(e) = self.best_at(tokens, i, head, &pass.counts, pass.english_count) {
+            let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
+            push_reading(
+                &mut pass.out,
+                &e.dst.words,
+                &e.dst.ids,
+                tok.break_before,
+                span,
+            );
+            return e.src.len();
+        }
+        if !alpha || self.is_english(tok.id) {
+            pass.out.push(take(tokens, i));
+            return 1;
+        }
+        self.read_unknown(tokens, i, original, vocab, pass);
+        1
+    }
+
+    /// Reads token `i`, an alphabetic word that is neither English nor the
+    /// start of a lexicon phrase: as a compound's parts, as a correction or
+    /// else as written (an unknown word when longer than two letters).
+    fn read_unknown<'k>(
+        &'k self,
+        tokens: &mut [Token<'k>],
+        i: usize,
+        original: &str,
+        vocab: &'k Vocab,
+        pass: &mut Pass<'k>,
+    ) {
+        let tok = &tokens[i];
+        let foreign = pass.counts.iter().any(|c| *c > 0);
+        let split = if foreign || tok.text.len() >= 9 {
+            self.split_compound_cached(&tok.text, &mut pass.memo, vocab)
+        } else {
+            None
+        };
+        if let Some(parts) = split {
+            push_parts(&mut pass.out, parts, tok);
+            return;
+        }
+        let prev = pass.out.last().map(|t: &Token<'_>| t.word());
+        if let Some(fixed) = self.correct_cached(tokens, i, prev, &mut pass.memo) {
+            let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+            pass.corrections.push((written.to_owned(), fixed.clone()));
+            self.push_corrected(&mut pass.out, tok, fixed, vocab);
+            return;
+        }
+        pass.unknown += usize::from(tok.text.chars().count() > 2);
+        pass.out.push(take(tokens, i));
     }
 
     /// The entries whose first word has vocabulary id `id` (none: `None`).
@@ -581,6 +557,141 @@ enum Part<'s, 'w> {
 /// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
 /// there and remembering costs more than it saves.
 const MEMO_FROM: usize = 64;
+
+/// Lexicon entries grouped by the vocabulary id of their first word.
+type ByFirst = FastMap<u32, Vec<Entry>>;
+
+/// The languages of the lexicon file, compiled.
+struct Languages {
+    /// Per language, its code and name.
+    names: Vec<(String, String)>,
+    /// Per language, its marks sorted.
+    marks: Vec<Vec<char>>,
+    by_first: ByFirst,
+}
+
+/// The languages' names, marks (sorted) and entries (grouped by the id of
+/// their first word, longest first, then by reading); interns the words.
+fn compile_languages(
+    languages: &[LanguageFile],
+    spellings: &FastMap<String, String>,
+    vocab: &mut Vocab,
+) -> Languages {
+    let mut by_first = ByFirst::default();
+    let mut names = Vec::new();
+    let mut marks = Vec::new();
+    for (lang, l) in languages.iter().enumerate() {
+        names.push((l.code.clone(), l.name.clone()));
+        let mut m: Vec<char> = l.marks.chars().collect();
+        m.sort_unstable();
+        marks.push(m);
+        for (src, dst) in &l.words {
+            let src = phrase_tokens(src, spellings);
+            let src_ids = vocab.intern_all(&src);
+            let Some(&first) = src_ids.first() else {
+                continue;
+            };
+            let dst = Words::new(phrase_tokens(dst, spellings), vocab);
+            by_first.entry(first).or_default().push(Entry {
+                src,
+                src_ids,
+                dst,
+                lang,
+            });
+        }
+    }
+    for v in by_first.values_mut() {
+        v.sort_by(|a, b| {
+            b.src
+                .len()
+                .cmp(&a.src.len())
+                .then(a.dst.words.cmp(&b.dst.words))
+        });
+    }
+    Languages {
+        names,
+        marks,
+        by_first,
+    }
+}
+
+/// The groups flattened by id (`0..ids`), each in its order, with where
+/// each id's group starts (and, last, the end).
+fn flatten_entries(mut by_first: ByFirst, ids: usize) -> (Vec<Entry>, Vec<u32>) {
+    let mut entries = Vec::new();
+    let mut starts = Vec::with_capacity(ids + 1);
+    for id in 0..ids {
+        starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
+        let id = u32::try_from(id).unwrap_or(UNKNOWN);
+        entries.extend(by_first.remove(&id).unwrap_or_default());
+    }
+    starts.push(u32::try_from(entries.len()).unwrap_or(u32::MAX));
+    (entries, starts)
+}
+
+/// The speller over the English words and the single-word entries, each
+/// word with what it reads as, so that two spellings of one concept
+/// ("batterie", "batterij") are not a tie.
+fn speller_for(english: &FastSet<String>, entries: &[Entry]) -> Speller {
+    let mut vocabulary: Vec<(&str, &str)> =
+        english.iter().map(|w| (w.as_str(), w.as_str())).collect();
+    for e in entries {
+        if let ([src], Some(dst)) = (e.src.as_slice(), e.dst.words.first()) {
+            vocabulary.push((src.as_str(), dst.as_str()));
+        }
+    }
+    Speller::new(&vocabulary)
+}
+
+/// Interns the `english` words; per vocabulary id, whether it is one.
+fn english_ids(english: &FastSet<String>, vocab: &mut Vocab) -> Vec<bool> {
+    for w in english {
+        vocab.intern(w);
+    }
+    let mut ids = vec![false; vocab.len()];
+    for w in english {
+        if let Some(slot) = ids.get_mut(vocab.id(w) as usize) {
+            *slot = true;
+        }
+    }
+    ids
+}
+
+/// The state of one [`Lexicon::read`].
+struct Pass<'k> {
+    /// The tokens read so far.
+    out: Vec<Token<'k>>,
+    /// Words (original spelling) corrected, with the correction.
+    corrections: Vec<(String, String)>,
+    /// Alphabetic words seen.
+    words: usize,
+    /// Alphabetic words no language knows.
+    unknown: usize,
+    memo: Memo,
+    /// Words per language (see [`Lexicon::language_counts`]).
+    counts: Vec<usize>,
+    /// English words in the description.
+    english_count: usize,
+}
+
+/// The parts of a compound `tok`, each part's words in order; the first
+/// word keeps the break before `tok`.
+fn push_parts<'k>(out: &mut Vec<Token<'k>>, parts: Vec<Words>, tok: &Token<'k>) {
+    let mut first = true;
+    for dst in parts {
+        let brk = if first { tok.break_before } else { NO_BREAK };
+        for (k, (w, id)) in dst.words.into_iter().zip(dst.ids).enumerate() {
+            out.push(Token {
+                id,
+                text: Cow::Owned(w),
+                break_before: if k == 0 { brk } else { NO_BREAK },
+                span: tok.span,
+                origin: Origin::Translated,
+            });
+        }
+        first = false;
+    }
+}
 
 /// Per-call answers that depend on one word only.
 #[derive(Default)]

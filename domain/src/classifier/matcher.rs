@@ -274,85 +274,107 @@ fn is_glue(w: &str) -> bool {
     GLUE.contains(&w)
 }
 
+/// Every curated phrase with its kind: the qualifiers, then the terms.
+fn raw_phrases(curated: &Curated) -> Vec<(&str, Kind)> {
+    let q = &curated.qualifiers;
+    let mut raw: Vec<(&str, Kind)> = Vec::new();
+    for (list, kind) in [
+        (&q.negate_before, Kind::NegateBefore),
+        (&q.negate_after, Kind::NegateAfter),
+        (&q.hazard, Kind::Hazard),
+        (&q.clean, Kind::Clean),
+        (&q.mixed, Kind::Mixed),
+        (&q.sorted, Kind::Sorted),
+        (&q.recycling, Kind::Recycling),
+        (&q.contaminant_introducers, Kind::Introducer(false)),
+        (&q.hazard_introducers, Kind::Introducer(true)),
+        (&q.source_markers, Kind::Source),
+    ] {
+        raw.extend(list.iter().map(|p| (p.as_str(), kind)));
+    }
+    for (i, entry) in curated.terms.iter().enumerate() {
+        raw.extend(entry.t.iter().map(|p| (p.as_str(), Kind::Term(i))));
+    }
+    raw
+}
+
+/// One phrase, normalised with `sp`, its words interned in `vocab`.
+fn compile_phrase(
+    text: &str,
+    kind: Kind,
+    sp: &FastMap<String, String>,
+    vocab: &mut Vocab,
+) -> Phrase {
+    let tokens = phrase_tokens(text, sp);
+    let ids = vocab.intern_all(&tokens);
+    let content: Vec<u32> = tokens
+        .iter()
+        .zip(&ids)
+        .filter(|(w, _)| !is_glue(w))
+        .map(|(_, id)| *id)
+        .collect();
+    let content_bits = content.iter().fold(0, |b, &w| b | id_bit(w));
+    Phrase {
+        tokens,
+        ids,
+        content,
+        content_bits,
+        kind,
+        text: text.to_owned(),
+    }
+}
+
+/// Per word id, where the trie starts with it, the phrases it is the
+/// rarest word of (ranges into the returned [`Rare`] list) and whether it
+/// is a barrier. Interns the rare and barrier words first (in this order).
+fn heads_and_rare(phrases: &[Phrase], trie: &Trie, vocab: &mut Vocab) -> (Vec<Heads>, Vec<Rare>) {
+    let mut by_word: FastMap<u32, Vec<usize>> = FastMap::default();
+    for (word, ids) in rare_index(phrases) {
+        by_word.insert(vocab.intern(&word), ids);
+    }
+    // Every barrier word gets an id, so that the id tells a barrier.
+    let barriers: Vec<u32> = BARRIERS.iter().map(|w| vocab.intern(w)).collect();
+    let mut heads = vec![Heads::default(); vocab.len()];
+    for (&(node, word), &child) in &trie.edges {
+        if let Some(h) = heads.get_mut(word as usize).filter(|_| node == 0) {
+            h.node = child;
+        }
+    }
+    let mut rare = Vec::new();
+    for (word, h) in heads.iter_mut().enumerate() {
+        let ids = u32::try_from(word)
+            .ok()
+            .and_then(|w| by_word.remove(&w))
+            .unwrap_or_default();
+        let from = u32::try_from(rare.len()).unwrap_or(u32::MAX);
+        rare.extend(ids.into_iter().map(|id| Rare {
+            id,
+            reach: phrases[id].content.len() + 2,
+            bits: phrases[id].content_bits,
+        }));
+        h.rare = (from, u32::try_from(rare.len()).unwrap_or(u32::MAX));
+    }
+    for id in barriers {
+        if let Some(h) = heads.get_mut(id as usize) {
+            h.barrier = true;
+        }
+    }
+    (heads, rare)
+}
+
 impl Matcher {
     /// Compiles every curated phrase with the same normalisation as descriptions.
     pub fn new(curated: &Curated, vocab: &mut Vocab) -> Self {
         let sp = &curated.spellings;
-        let q = &curated.qualifiers;
-        let mut raw: Vec<(&str, Kind)> = Vec::new();
-        for (list, kind) in [
-            (&q.negate_before, Kind::NegateBefore),
-            (&q.negate_after, Kind::NegateAfter),
-            (&q.hazard, Kind::Hazard),
-            (&q.clean, Kind::Clean),
-            (&q.mixed, Kind::Mixed),
-            (&q.sorted, Kind::Sorted),
-            (&q.recycling, Kind::Recycling),
-            (&q.contaminant_introducers, Kind::Introducer(false)),
-            (&q.hazard_introducers, Kind::Introducer(true)),
-            (&q.source_markers, Kind::Source),
-        ] {
-            raw.extend(list.iter().map(|p| (p.as_str(), kind)));
-        }
-        for (i, entry) in curated.terms.iter().enumerate() {
-            raw.extend(entry.t.iter().map(|p| (p.as_str(), Kind::Term(i))));
-        }
-        let phrases: Vec<Phrase> = raw
+        let phrases: Vec<Phrase> = raw_phrases(curated)
             .into_iter()
-            .map(|(text, kind)| {
-                let tokens = phrase_tokens(text, sp);
-                let ids = vocab.intern_all(&tokens);
-                let content: Vec<u32> = tokens
-                    .iter()
-                    .zip(&ids)
-                    .filter(|(w, _)| !is_glue(w))
-                    .map(|(_, id)| *id)
-                    .collect();
-                let content_bits = content.iter().fold(0, |b, &w| b | id_bit(w));
-                Phrase {
-                    tokens,
-                    ids,
-                    content,
-                    content_bits,
-                    kind,
-                    text: text.to_owned(),
-                }
-            })
+            .map(|(text, kind)| compile_phrase(text, kind, sp, vocab))
             .filter(|p| !p.tokens.is_empty())
             .collect();
         let trie = Trie::new(&phrases);
-        let mut by_word: FastMap<u32, Vec<usize>> = FastMap::default();
-        for (word, ids) in rare_index(&phrases) {
-            by_word.insert(vocab.intern(&word), ids);
-        }
-        // Every barrier word gets an id, so that the id tells a barrier.
-        let barriers: Vec<u32> = BARRIERS.iter().map(|w| vocab.intern(w)).collect();
-        let mut heads = vec![Heads::default(); vocab.len()];
-        for (&(node, word), &child) in &trie.edges {
-            if let Some(h) = heads.get_mut(word as usize).filter(|_| node == 0) {
-                h.node = child;
-            }
-        }
-        let mut rare = Vec::new();
-        for (word, h) in heads.iter_mut().enumerate() {
-            let ids = u32::try_from(word)
-                .ok()
-                .and_then(|w| by_word.remove(&w))
-                .unwrap_or_default();
-            let from = u32::try_from(rare.len()).unwrap_or(u32::MAX);
-            rare.extend(ids.into_iter().map(|id| Rare {
-                id,
-                reach: phrases[id].content.len() + 2,
-                bits: phrases[id].content_bits,
-            }));
-            h.rare = (from, u32::try_from(rare.len()).unwrap_or(u32::MAX));
-        }
-        for id in barriers {
-            if let Some(h) = heads.get_mut(id as usize) {
-                h.barrier = true;
-            }
-        }
-        let stops = q
+        let (heads, rare) = heads_and_rare(&phrases, &trie, vocab);
+        let stops = curated
+            .qualifiers
             .negation_stops
             .iter()
             .flat_map(|s| phrase_tokens(s, sp))

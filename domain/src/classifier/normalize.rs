@@ -198,109 +198,162 @@ fn split_with<'k>(
     vocab: &'k Vocab,
     recent: bool,
 ) -> Vec<Token<'k>> {
-    let mut out = Words {
-        tokens: Vec::with_capacity(text.len() / 5 + 1),
-        pending_break: NO_BREAK,
-        lookup,
-        vocab,
-        text,
-        recent: Recent::new(recent),
+    let mut s = Splitter {
+        out: Words {
+            tokens: Vec::with_capacity(text.len() / 5 + 1),
+            pending_break: NO_BREAK,
+            lookup,
+            vocab,
+            text,
+            recent: Recent::new(recent),
+        },
+        word: String::with_capacity(24),
+        start: 0,
+        end: 0,
+        chars: Cursor {
+            text,
+            pos: 0,
+            left: MAX_CHARS,
+        },
     };
-    let mut word = String::with_capacity(24);
-    let mut start = 0;
-    let mut chars = Cursor {
-        text,
-        pos: 0,
-        left: MAX_CHARS,
-    };
-    let mut end = 0;
-    loop {
-        if word.is_empty() {
+    while s.step() {}
+    s.finish()
+}
+
+/// The state of [`split_with`]: the tokens so far, the word being read
+/// and where it starts, and the characters left.
+struct Splitter<'s, 'k> {
+    out: Words<'s, 'k>,
+    /// The word being read, folded.
+    word: String,
+    /// Byte offset where `word` starts.
+    start: usize,
+    /// Byte offset after the last character read.
+    end: usize,
+    chars: Cursor<'k>,
+}
+
+impl<'k> Splitter<'_, 'k> {
+    /// Reads the next character (or run of ASCII letters and digits);
+    /// false when none is left.
+    #[inline(always)]
+    fn step(&mut self) -> bool {
+        if self.word.is_empty() {
             // Between words, ASCII spaces and punctuation only raise the
             // break before the next token (as the steps below would).
-            let level = chars.skip_separators();
-            out.pending_break = out.pending_break.max(level);
+            let level = self.chars.skip_separators();
+            self.out.pending_break = self.out.pending_break.max(level);
         }
-        let Some((i, ch)) = chars.next() else {
-            break;
+        let Some((i, ch)) = self.chars.next() else {
+            return false;
         };
-        end = i + ch.len_utf8();
+        self.end = i + ch.len_utf8();
         // A space between words changes nothing (see the steps below).
-        if ch == ' ' && word.is_empty() {
-            continue;
+        if ch == ' ' && self.word.is_empty() {
+            return true;
         }
         if ch.is_ascii_alphanumeric() {
-            // The ASCII letters and digits that follow, in one step.
-            let run = chars.ascii_alphanumeric_run();
-            if word.is_empty() {
-                start = i;
-                // A whole word of ASCII letters and digits (no decimal
-                // point and no other letter may follow): read from the
-                // text itself, as the steps below would read it. A "." or
-                // "," continues only a number (a word of digits).
-                let w = text.get(i..run.1);
-                let number = || w.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
-                let ends = chars
-                    .peek()
-                    .is_none_or(|c| c.is_ascii() && (!matches!(c, '.' | ',') || !number()));
-                if let Some(w) = w.filter(|_| ends) {
-                    out.flush_ascii(w, &mut word, i, run.1);
-                    end = run.1;
-                    continue;
-                }
+            self.ascii_alphanumeric(i, ch);
+        } else if is_ideograph(ch) {
+            self.out.flush(&mut self.word, self.start, i);
+            self.word.push(ch);
+            self.out.flush(&mut self.word, i, i + ch.len_utf8());
+        } else if ch.is_alphanumeric() {
+            if self.word.is_empty() {
+                self.start = i;
             }
-            word.push(ch.to_ascii_lowercase());
-            if let Some(rest) = text.get(run.0..run.1).filter(|r| !r.is_empty()) {
-                let from = word.len();
-                word.push_str(rest);
-                word[from..].make_ascii_lowercase();
-                end = run.1;
+            fold_char(ch, &mut self.word);
+        } else {
+            self.other(i, ch);
+        }
+        true
+    }
+
+    /// An ASCII letter or digit `ch` at `i`, with those that follow.
+    #[inline(always)]
+    fn ascii_alphanumeric(&mut self, i: usize, ch: char) {
+        // The ASCII letters and digits that follow, in one step.
+        let run = self.chars.ascii_alphanumeric_run();
+        if self.word.is_empty() {
+            self.start = i;
+            if self.whole_ascii_word(i, run.1) {
+                return;
             }
-            continue;
         }
-        if is_ideograph(ch) {
-            out.flush(&mut word, start, i);
-            word.push(ch);
-            out.flush(&mut word, i, i + ch.len_utf8());
-            continue;
+        self.word.push(ch.to_ascii_lowercase());
+        if let Some(rest) = self.chars.text.get(run.0..run.1).filter(|r| !r.is_empty()) {
+            let from = self.word.len();
+            self.word.push_str(rest);
+            self.word[from..].make_ascii_lowercase();
+            self.end = run.1;
         }
-        if ch.is_alphanumeric() {
-            if word.is_empty() {
-                start = i;
+    }
+
+    /// Reads `i..to` as a whole word of ASCII letters and digits when
+    /// nothing can continue it (no decimal point and no other letter may
+    /// follow), from the text itself, as the steps would read it; whether
+    /// it did. A "." or "," continues only a number (a word of digits).
+    #[inline(always)]
+    fn whole_ascii_word(&mut self, i: usize, to: usize) -> bool {
+        let w = self.chars.text.get(i..to);
+        let number = || w.is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
+        let ends = self
+            .chars
+            .peek()
+            .is_none_or(|c| c.is_ascii() && (!matches!(c, '.' | ',') || !number()));
+        match w.filter(|_| ends) {
+            Some(w) => {
+                self.out.flush_ascii(w, &mut self.word, i, to);
+                self.end = to;
+                true
             }
-            fold_char(ch, &mut word);
-            continue;
+            None => false,
         }
+    }
+
+    /// A character `ch` at `i` that is neither a letter nor a digit: a
+    /// decimal point, a symbol token (`<`, `>`, `%`) or a break.
+    #[inline(always)]
+    fn other(&mut self, i: usize, ch: char) {
         let decimal = matches!(ch, '.' | ',')
-            && word.bytes().last().is_some_and(|b| b.is_ascii_digit())
-            && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-            && chars.peek().is_some_and(|c| c.is_ascii_digit());
-        if decimal && !word.contains('.') {
-            word.push('.');
-            continue;
+            && self.word.bytes().last().is_some_and(|b| b.is_ascii_digit())
+            && self.word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && self.chars.peek().is_some_and(|c| c.is_ascii_digit());
+        if decimal && !self.word.contains('.') {
+            self.word.push('.');
+            return;
         }
-        out.flush(&mut word, start, i);
-        let symbol = match ch {
-            '<' | '≤' | '＜' => Some("<"),
-            '>' | '≥' | '＞' => Some(">"),
-            '%' | '％' => Some("%"),
-            _ => None,
-        };
-        if let Some(s) = symbol {
-            word.push_str(s);
-            start = i;
-            out.flush(&mut word, i, i + ch.len_utf8());
-            continue;
+        self.out.flush(&mut self.word, self.start, i);
+        if let Some(s) = symbol(ch) {
+            self.word.push_str(s);
+            self.start = i;
+            self.out.flush(&mut self.word, i, i + ch.len_utf8());
+            return;
         }
         let level = match ch {
             '.' | ';' | ':' | '\n' | '!' | '?' | '。' | '；' | '：' => CLAUSE,
             ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
             _ => NO_BREAK,
         };
-        out.pending_break = out.pending_break.max(level);
+        self.out.pending_break = self.out.pending_break.max(level);
     }
-    out.flush(&mut word, start, end);
-    out.tokens
+
+    /// The last word flushed; the tokens.
+    fn finish(mut self) -> Vec<Token<'k>> {
+        self.out.flush(&mut self.word, self.start, self.end);
+        self.out.tokens
+    }
+}
+
+/// The token a symbol character reads as, if it is one.
+#[inline(always)]
+fn symbol(ch: char) -> Option<&'static str> {
+    match ch {
+        '<' | '≤' | '＜' => Some("<"),
+        '>' | '≥' | '＞' => Some(">"),
+        '%' | '％' => Some("%"),
+        _ => None,
+    }
 }
 
 /// Per byte: an ASCII letter or digit.

@@ -65,55 +65,9 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     let Some(target) = target else {
         return;
     };
-    // The members' candidates pooled: terms once each (in member order),
-    // reasons, spans and criteria in member order. The first member's
-    // candidate is the base, so that one member moves without copying.
-    let mut merged: Option<Candidate> = None;
-    let mut moved_from: Vec<&str> = Vec::new();
-    for code in m.members() {
-        if let Some(c) = ev.candidates.remove(code) {
-            if code != target {
-                moved_from.push(code);
-            }
-            let Some(into) = merged.as_mut() else {
-                let mut base = c;
-                base.factor = 1.0;
-                base.bonus = 0.0;
-                // Terms once each, first occurrence kept (in place).
-                let mut k = 0;
-                while k < base.terms.len() {
-                    if base.terms[..k].iter().any(|(x, _)| *x == base.terms[k].0) {
-                        base.terms.remove(k);
-                    } else {
-                        k += 1;
-                    }
-                }
-                merged = Some(base);
-                continue;
-            };
-            for (t, w) in c.terms {
-                if !into.terms.iter().any(|(x, _)| *x == t) {
-                    into.terms.push((t, w));
-                }
-            }
-            into.reasons.extend(c.reasons);
-            into.spans.extend(c.spans);
-            into.criteria.extend(c.criteria);
-        }
-    }
-    let mut merged = merged.unwrap_or_else(|| Candidate {
-        factor: 1.0,
-        ..Candidate::default()
-    });
+    let (mut merged, moved_from) = pool_members(ev, m, target);
     if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard {
-        for (t, w) in &ev.hazard_terms {
-            if !merged.terms.iter().any(|(x, _)| x == t) {
-                merged.bonus += 0.3 * w;
-                merged
-                    .reasons
-                    .push(format!("supported by hazardous constituent '{t}'"));
-            }
-        }
+        support_by_hazard(&mut merged, &ev.hazard_terms);
     }
     if present.len() > 1 || m.members().count() > 1 {
         merged
@@ -133,6 +87,73 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
         ev.warnings.push(assumption(m, target));
     }
     ev.candidates.insert(target, merged);
+}
+
+/// The candidates of `m`'s members taken out of `ev` and pooled: terms
+/// once each (in member order), reasons, spans and criteria in member
+/// order; with the members other than `target` that had one. The first
+/// member's candidate is the base, so that one member moves without
+/// copying.
+fn pool_members<'a>(
+    ev: &mut Evidence<'a>,
+    m: &'a super::curated::Mirror,
+    target: &str,
+) -> (Candidate, Vec<&'a str>) {
+    let mut merged: Option<Candidate> = None;
+    let mut moved_from: Vec<&str> = Vec::new();
+    for code in m.members() {
+        if let Some(c) = ev.candidates.remove(code) {
+            if code != target {
+                moved_from.push(code);
+            }
+            let Some(into) = merged.as_mut() else {
+                merged = Some(pool_base(c));
+                continue;
+            };
+            for (t, w) in c.terms {
+                if !into.terms.iter().any(|(x, _)| *x == t) {
+                    into.terms.push((t, w));
+                }
+            }
+            into.reasons.extend(c.reasons);
+            into.spans.extend(c.spans);
+            into.criteria.extend(c.criteria);
+        }
+    }
+    let merged = merged.unwrap_or_else(|| Candidate {
+        factor: 1.0,
+        ..Candidate::default()
+    });
+    (merged, moved_from)
+}
+
+/// The first member's candidate as the base of the pool: factor 1, no
+/// bonus, its terms once each (first occurrence kept, in place).
+fn pool_base(mut base: Candidate) -> Candidate {
+    base.factor = 1.0;
+    base.bonus = 0.0;
+    let mut k = 0;
+    while k < base.terms.len() {
+        if base.terms[..k].iter().any(|(x, _)| *x == base.terms[k].0) {
+            base.terms.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+    base
+}
+
+/// The hazardous constituents not among `merged`'s terms add to its bonus
+/// (0.3 × their weight), each with a reason.
+fn support_by_hazard(merged: &mut Candidate, hazard_terms: &[(Cow<'_, str>, f64)]) {
+    for (t, w) in hazard_terms {
+        if !merged.terms.iter().any(|(x, _)| x == t) {
+            merged.bonus += 0.3 * w;
+            merged
+                .reasons
+                .push(format!("supported by hazardous constituent '{t}'"));
+        }
+    }
 }
 
 /// Why a group's member was chosen (in words: [`Why::text`]).
