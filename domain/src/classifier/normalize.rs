@@ -474,8 +474,9 @@ const RECENT_FROM: usize = 512;
 const RECENT_SLOTS: usize = 256;
 
 /// The last few words of ASCII letters and digits read in a description,
-/// as written, each with its token's id and text, in a slot chosen by a
-/// hash of the word (a new word takes the slot). A long description
+/// as written, each with its token's id and text, in one of two slots
+/// chosen by a hash of the word (a new word takes the first slot, and the
+/// word there moves to the second: two words of one hash both stay). A long description
 /// repeats most of its words ("of", "and", "oil", "waste"), and a word's
 /// token depends on the word alone (see [`Words::flush_ascii`]), so a
 /// repeated word is read from here instead of the knowledge base's large
@@ -506,7 +507,8 @@ impl<'k> Recent<'k> {
         !self.slots.is_empty()
     }
 
-    /// The slot of the word `w` (not empty).
+    /// The first of the two slots of the word `w` (not empty); the
+    /// second follows it.
     fn slot(w: &str) -> usize {
         let b = w.as_bytes();
         let n = b.len();
@@ -519,21 +521,26 @@ impl<'k> Recent<'k> {
             | u32::from(last) << 8
             | u32::from(mid) << 16
             | u32::try_from(n & 0xff).unwrap_or(0) << 24;
-        (key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS
+        ((key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS) & !1
     }
 
     /// The id and text of the word `w` if it is held.
     fn get(&self, w: &str) -> Option<(u32, Cow<'k, str>)> {
-        match self.slots.get(Self::slot(w)) {
-            Some(Some(seen)) if seen.written == w => Some((seen.id, seen.text.clone())),
-            _ => None,
-        }
+        let at = Self::slot(w);
+        let pair = self.slots.get(at..at + 2)?;
+        pair.iter()
+            .flatten()
+            .find(|seen| seen.written == w)
+            .map(|seen| (seen.id, seen.text.clone()))
     }
 
-    /// Holds the word `w` with its token's id and text.
+    /// Holds the word `w` (not held) with its token's id and text, in the
+    /// first of its slots; the word there moves to the second.
     fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
-        if let Some(slot) = self.slots.get_mut(Self::slot(written)) {
-            *slot = Some(Seen { written, id, text });
+        let at = Self::slot(written);
+        if let Some([first, second]) = self.slots.get_mut(at..at + 2) {
+            *second = first.take();
+            *first = Some(Seen { written, id, text });
         }
     }
 }
