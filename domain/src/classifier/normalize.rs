@@ -530,7 +530,7 @@ impl<'k> Recent<'k> {
         let pair = self.slots.get(at..at + 2)?;
         pair.iter()
             .flatten()
-            .find(|seen| seen.written == w)
+            .find(|seen| same_bytes(seen.written.as_bytes(), w.as_bytes()))
             .map(|seen| (seen.id, seen.text.clone()))
     }
 
@@ -543,6 +543,30 @@ impl<'k> Recent<'k> {
             *first = Some(Seen { written, id, text });
         }
     }
+}
+
+/// `a == b`, compared in place for words of up to 16 bytes (with
+/// fixed-size loads, where the library's `memcmp` call costs more than
+/// the comparison itself).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=8 => ends::<4>(a) == ends::<4>(b),
+        9..=16 => ends::<8>(a) == ends::<8>(b),
+        _ => a == b,
+    }
+}
+
+/// The first and the last `N` bytes of `s` (overlapping when `s` is
+/// shorter than `2 × N`; `s` holds at least `N`).
+fn ends<const N: usize>(s: &[u8]) -> Option<([u8; N], [u8; N])> {
+    let first: [u8; N] = s.get(..N)?.try_into().ok()?;
+    let last: [u8; N] = s.get(s.len().checked_sub(N)?..)?.try_into().ok()?;
+    Some((first, last))
 }
 
 impl<'k> Words<'_, 'k> {
@@ -901,5 +925,55 @@ mod tests {
         let t = tokenize("free of lead, mercury", &FastMap::default(), &v);
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
+    }
+
+    #[test]
+    fn same_bytes_agrees_with_equality() {
+        let words = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "abd",
+            "xbc",
+            "lead",
+            "leaf",
+            "kead",
+            "oils",
+            "steel",
+            "steal",
+            "stell",
+            "copper",
+            "coppar",
+            "cupper",
+            "sheathed",
+            "sheathes",
+            "rheathed",
+            "insulated",
+            "insulatex",
+            "xnsulated",
+            "insulbted",
+            "demolition",
+            "demolitiom",
+            "lubricating",
+            "lubricatinh",
+            "abcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "bbcdefghijklmnop",
+            "abcdefghiklmnopq",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopr",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), a == b, "{a} {b}");
+            }
+        }
+        // A difference in the middle of a 9- to 16-byte word, where the
+        // first and last eight bytes overlap least.
+        assert!(!same_bytes(b"abcdefghXjklmnop", b"abcdefghYjklmnop"));
+        assert!(!same_bytes(b"abcdeXgh", b"abcdeYgh"));
     }
 }
