@@ -6,9 +6,21 @@
 //! queries, plus one thing it cannot do: it returns the committed sequence and
 //! log position, which read-your-writes needs. Nothing is published from here;
 //! the log is read from the store (embedded) or by the relay (server mode).
+//!
+//! # Memory
+//!
+//! An aggregate is rebuilt by applying its events one at a time as they
+//! stream from the store, never by reading its whole history first
+//! (cqrs-es's `load_aggregate` holds every row and every decoded event of
+//! the aggregate at once before applying one). A Party checked thousands of
+//! times so costs a command time, not memory: otherwise the process's
+//! memory grew with the longest history loaded, as the allocator keeps the
+//! high-water mark of each thread's arena (issue #14's soak).
 
-use cqrs_es::persist::PersistedEventStore;
-use cqrs_es::{AggregateContext, AggregateError, EventStore};
+use cqrs_es::persist::{
+    EventStoreAggregateContext, PersistedEventRepository, PersistedEventStore, PersistenceError,
+};
+use cqrs_es::{Aggregate as _, AggregateContext, AggregateError, EventStore};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -42,6 +54,7 @@ where
     Agg<A>: cqrs_es::Aggregate,
 {
     backend: Backend,
+    repository: AnyEventRepository,
     store: PersistedEventStore<AnyEventRepository, Agg<A>>,
 }
 
@@ -56,6 +69,7 @@ where
     pub fn new(backend: &Backend) -> Self {
         Self {
             backend: backend.clone(),
+            repository: backend.repository(),
             store: backend.event_store::<Agg<A>>(),
         }
     }
@@ -65,12 +79,37 @@ where
     /// # Errors
     /// [`CommandError::Infrastructure`] when the store cannot be read.
     pub async fn load(&self, aggregate_id: &str) -> Result<A, CommandError<A::Error>> {
-        let mut context = self
-            .store
-            .load_aggregate(aggregate_id)
-            .await
-            .map_err(from_aggregate_error)?;
+        let mut context = self.rebuild(aggregate_id).await?;
         Ok(std::mem::take(&mut context.aggregate().0))
+    }
+
+    /// The aggregate's state and version, its events applied one at a time
+    /// as they stream from the store (see the module's "Memory").
+    ///
+    /// # Errors
+    /// [`CommandError::Infrastructure`] when the store cannot be read or a
+    /// stored event does not decode.
+    async fn rebuild(
+        &self,
+        aggregate_id: &str,
+    ) -> Result<EventStoreAggregateContext<Agg<A>>, CommandError<A::Error>> {
+        let mut events = self
+            .repository
+            .stream_events::<Agg<A>>(aggregate_id)
+            .await
+            .map_err(from_persistence_error)?;
+        let mut context = EventStoreAggregateContext {
+            aggregate_id: aggregate_id.to_owned(),
+            aggregate: Agg::<A>::default(),
+            current_sequence: 0,
+            current_snapshot: None,
+        };
+        while let Some(envelope) = events.next::<Agg<A>>(&[]).await {
+            let envelope = envelope.map_err(from_persistence_error)?;
+            context.current_sequence = envelope.sequence;
+            context.aggregate.apply(envelope.payload);
+        }
+        Ok(context)
     }
 
     /// Decides and appends. Either every event of the decision is committed or
@@ -152,11 +191,7 @@ where
         metadata: &Metadata,
         expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
-        let mut context = self
-            .store
-            .load_aggregate(aggregate_id)
-            .await
-            .map_err(from_aggregate_error)?;
+        let mut context = self.rebuild(aggregate_id).await?;
         let current = version(context.current_sequence);
         if let Some(expected) = expected.filter(|e| current != 0 && *e != current) {
             return Err(CommandError::VersionMismatch { expected, current });
@@ -196,6 +231,10 @@ where
 /// everywhere else (tables, JSON, expected versions).
 fn version(sequence: usize) -> i64 {
     i64::try_from(sequence).unwrap_or(i64::MAX)
+}
+
+fn from_persistence_error<E: std::error::Error>(error: PersistenceError) -> CommandError<E> {
+    from_aggregate_error(AggregateError::from(error))
 }
 
 fn from_aggregate_error<E: std::error::Error>(error: AggregateError<E>) -> CommandError<E> {

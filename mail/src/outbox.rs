@@ -69,16 +69,24 @@ pub fn stamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// How far the outbox has read the log.
+/// How far the outbox has read the log, locked for the rest of `tx`.
+///
+/// The read is a write (the position set to itself), so it is the
+/// transaction's first write: on SQLite it takes the write lock at once,
+/// waiting (busy timeout) for another writer, where a read first would have
+/// to upgrade later and fail with `SQLITE_BUSY` whenever anything committed
+/// in between (under steady writes the feed never moved, and re-read its
+/// batch every pass); on PostgreSQL it locks the row, so two feeders take
+/// turns.
 ///
 /// # Errors
 /// Database errors.
 pub async fn feed_position(tx: &mut Transaction<'_, Any>) -> Result<i64, MailError> {
-    Ok(
-        sqlx::query_scalar("SELECT position FROM mail_feed WHERE name = 'outbox'")
-            .fetch_one(&mut **tx)
-            .await?,
+    Ok(sqlx::query_scalar(
+        "UPDATE mail_feed SET position = position WHERE name = 'outbox' RETURNING position",
     )
+    .fetch_one(&mut **tx)
+    .await?)
 }
 
 /// Moves the feed's position.

@@ -36,6 +36,10 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Channel size of the replay streams.
 const STREAM_CHANNEL_SIZE: usize = 200;
 
+/// Channel size of one aggregate's stream (a command rebuilding its state):
+/// small, so what a command holds does not depend on the history's length.
+const AGGREGATE_CHANNEL_SIZE: usize = 16;
+
 const SELECT_COLUMNS: &str =
     "SELECT aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata FROM events";
 
@@ -122,7 +126,12 @@ impl PgEventRepository {
         aggregate_type: &str,
         aggregate_id: Option<&str>,
     ) -> ReplayStream {
-        let (mut feed, stream) = ReplayStream::new(STREAM_CHANNEL_SIZE);
+        let size = if aggregate_id.is_some() {
+            AGGREGATE_CHANNEL_SIZE
+        } else {
+            STREAM_CHANNEL_SIZE
+        };
+        let (mut feed, stream) = ReplayStream::new(size);
         let pool = self.pool.clone();
         let aggregate_type = aggregate_type.to_string();
         let aggregate_id = aggregate_id.map(str::to_string);
