@@ -4,6 +4,17 @@ use std::process::ExitCode;
 
 use api::telemetry::LogFormat;
 
+/// jemalloc serves the whole process, SQLite's `malloc` included. Under
+/// glibc's allocator the soak's RSS kept growing (~2 MiB a minute, no
+/// plateau in 10 minutes) while the live heap stayed flat (`malloc_stats`:
+/// the same bytes in use, more held by the arenas of the SQLite connection
+/// threads): memory freed under steady writes and reads was kept, not
+/// reused or returned. With jemalloc the same soak levels off after a few
+/// minutes (BENCHMARKS.md, "Soak", issue #14).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = api::cli::args::parse();
