@@ -28,6 +28,10 @@ const BATCH: i64 = 500;
 /// # Errors
 /// Database errors, or an event of the mail's aggregates that does not decode.
 pub async fn feed_once(db: &projections::ReadDb) -> Result<usize, MailError> {
+    if outbox::peek_feed_position(db).await? >= projections::log::head(db).await? {
+        // Nothing to feed: no write (the feed's transaction locks and writes).
+        return Ok(0);
+    }
     let mut tx = db.begin().await?;
     let after = outbox::feed_position(&mut tx).await?;
     let events = projections::log::read_after(&mut *tx, after, BATCH).await?;

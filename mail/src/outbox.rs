@@ -69,6 +69,19 @@ pub fn stamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// How far the outbox has read the log, without a lock (to tell whether
+/// there is anything to feed).
+///
+/// # Errors
+/// Database errors.
+pub async fn peek_feed_position(db: &projections::ReadDb) -> Result<i64, MailError> {
+    Ok(
+        sqlx::query_scalar("SELECT position FROM mail_feed WHERE name = 'outbox'")
+            .fetch_one(db)
+            .await?,
+    )
+}
+
 /// How far the outbox has read the log, locked for the rest of `tx`.
 ///
 /// The read is a write (the position set to itself), so it is the
