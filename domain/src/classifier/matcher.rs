@@ -220,16 +220,6 @@ struct Rare {
     bits: u64,
 }
 
-/// The tokens' ids and the reach of out-of-order windows (see
-/// [`Matcher::runs`]).
-struct Runs {
-    ids: Vec<u32>,
-    /// [`id_bit`] of each token's id.
-    bits: Vec<u64>,
-    left: Vec<u32>,
-    right: Vec<u32>,
-}
-
 /// Words skipped when a term is matched out of order.
 const GLUE: [&str; 12] = [
     "of", "the", "a", "an", "and", "in", "for", "from", "to", "on", "by", "with",
@@ -513,20 +503,17 @@ impl Matcher {
         // out-of-order ones pushed here; both built on the first match.
         let mut in_order: Option<Vec<u32>> = None;
         let mut seen: FastSet<(usize, usize)> = FastSet::default();
-        // The tokens' ids and how far a window may reach, computed on the
-        // first position that needs them.
-        let mut runs: Option<Runs> = None;
         for (pos, tok) in tokens.iter().enumerate() {
             let Some(ids) = self.rare_of(tok.id).filter(|r| !r.is_empty()) else {
                 continue;
             };
-            let runs = runs.get_or_insert_with(|| self.runs(tokens));
             // The widest window any of these terms may use; each term's
             // window is this one cut to its own reach.
             let widest = ids.iter().map(|r| r.reach).max().unwrap_or(0);
-            let lo_all = (runs.left[pos] as usize).max(pos.saturating_sub(widest));
-            let hi_all = (runs.right[pos] as usize).min(pos + widest + 1);
-            let bits = runs.bits[lo_all..hi_all].iter().fold(0, |b, &w| b | w);
+            let (lo_all, hi_all) = self.window(tokens, pos, widest);
+            let bits = tokens[lo_all..hi_all]
+                .iter()
+                .fold(0, |b, t| b | id_bit(t.id));
             for &Rare {
                 id,
                 reach,
@@ -539,8 +526,7 @@ impl Matcher {
                 let content = &self.phrases[id].content;
                 let lo = lo_all.max(pos.saturating_sub(reach));
                 let hi = hi_all.min(pos + reach + 1);
-                let window = (&runs.ids[lo..hi], &runs.bits[lo..hi]);
-                let Some((s, e)) = used_span(content, needs, window) else {
+                let Some((s, e)) = used_span(content, needs, &tokens[lo..hi]) else {
                     continue;
                 };
                 let (s, e) = (lo + s, lo + e);
@@ -559,35 +545,26 @@ impl Matcher {
         }
     }
 
-    /// Per token: its id, and the widest window around it an out-of-order
-    /// match may use, before cutting it to a term's reach: back while the
-    /// token before has no barrier word and no break follows it (`left`,
-    /// the first position), ahead while tokens have no break before them
-    /// and are no barrier (`right`, one past the last).
-    fn runs(&self, tokens: &[Token]) -> Runs {
-        let n = tokens.len();
-        let ids: Vec<u32> = tokens.iter().map(|t| t.id).collect();
-        let bits: Vec<u64> = ids.iter().map(|&id| id_bit(id)).collect();
-        let barrier = |k: usize| self.head(ids[k]).is_some_and(|h| h.barrier);
-        let to_u32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
-        let mut left = vec![0u32; n];
-        for pos in 1..n {
-            let joins = tokens[pos].break_before == NO_BREAK && !barrier(pos - 1);
-            left[pos] = if joins { left[pos - 1] } else { to_u32(pos) };
+    /// The widest window around `pos` an out-of-order match may use,
+    /// before cutting it to a term's reach (first position, one past the
+    /// last): back at most `widest` tokens while the token has no break
+    /// before it and the token before is no barrier, ahead at most
+    /// `widest` while tokens have no break before them and are no barrier.
+    /// Found from `pos` itself: only the positions of rare words ask, and
+    /// the stretches between breaks are short.
+    fn window(&self, tokens: &[Token], pos: usize, widest: usize) -> (usize, usize) {
+        let barrier = |k: usize| self.head(tokens[k].id).is_some_and(|h| h.barrier);
+        let min = pos.saturating_sub(widest);
+        let mut lo = pos;
+        while lo > min && tokens[lo].break_before == NO_BREAK && !barrier(lo - 1) {
+            lo -= 1;
         }
-        let mut right = vec![to_u32(n); n];
-        // `open[k]`: token k may be inside a window after its position.
-        for pos in (0..n.saturating_sub(1)).rev() {
-            let next = pos + 1;
-            let open = tokens[next].break_before == NO_BREAK && !barrier(next);
-            right[pos] = if open { right[next] } else { to_u32(next) };
+        let max = (pos + widest + 1).min(tokens.len());
+        let mut hi = pos + 1;
+        while hi < max && tokens[hi].break_before == NO_BREAK && !barrier(hi) {
+            hi += 1;
         }
-        Runs {
-            ids,
-            bits,
-            left,
-            right,
-        }
+        (lo, hi)
     }
 
     /// What the word with id `id` can begin.
@@ -748,28 +725,27 @@ impl Matcher {
 }
 
 /// When every word of `content` occurs in `window`: the first and the
-/// last position in `window` of a word of `content`. `window` is the
-/// words' ids and their [`id_bit`]s; `needs` is the content words' bits
-/// or-ed, so a word whose bit is not among them is surely not one of them
-/// and is passed over without comparing.
-fn used_span(content: &[u32], needs: u64, window: (&[u32], &[u64])) -> Option<(usize, usize)> {
-    let (window, bits) = window;
+/// last position in `window` of a word of `content`. `needs` is the
+/// content words' [`id_bit`]s or-ed, so a word whose bit is not among them
+/// is surely not one of them and is passed over without comparing.
+fn used_span(content: &[u32], needs: u64, window: &[Token]) -> Option<(usize, usize)> {
     if content.len() > 32 {
         // (Terms matched out of order have at most four content words.)
-        let all = content.iter().all(|w| window.contains(w));
-        let is_used = |k: &usize| content.contains(&window[*k]);
+        let all = content.iter().all(|w| window.iter().any(|t| t.id == *w));
+        let is_used = |k: &usize| content.contains(&window[*k].id);
         let s = (0..window.len()).find(is_used)?;
         let e = (0..window.len()).rev().find(is_used)?;
         return all.then_some((s, e));
     }
     let mut found = 0u32;
     let mut span: Option<(usize, usize)> = None;
-    for (k, (w, b)) in window.iter().zip(bits).enumerate() {
-        if b & needs == 0 {
+    for (k, t) in window.iter().enumerate() {
+        let w = t.id;
+        if id_bit(w) & needs == 0 {
             continue;
         }
         let mut used = false;
-        for (c, cw) in content.iter().enumerate() {
+        for (c, &cw) in content.iter().enumerate() {
             if cw == w {
                 found |= 1 << c;
                 used = true;
@@ -921,6 +897,54 @@ mod tests {
         assert_eq!(t.child(NO_NODE, 0), None);
     }
 
+    /// A token of the word with id `id`, as written, no break before it.
+    fn token(id: u32) -> Token<'static> {
+        Token {
+            text: std::borrow::Cow::Borrowed(""),
+            id,
+            break_before: NO_BREAK,
+            span: (0, 0),
+            origin: super::super::normalize::Origin::Written,
+        }
+    }
+
+    #[test]
+    fn the_window_stops_at_breaks_barriers_and_its_width() {
+        // The stretches computed for every token at once (as before), then
+        // cut to the width: what `window` finds from the position alone.
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let m = &kb.matcher;
+        let text = [
+            "insulated copper cable offcuts, cable of copper insulated from demolition; ",
+            "batteries lead acid spent without caps, acid lead batteries for recovery, ",
+            "oil used lubricating in drums at the yard. fly ash from waste incineration",
+        ]
+        .concat();
+        let tokens = tokenize(&text, &kb.curated.spellings, &kb.vocab);
+        let n = tokens.len();
+        let barrier = |k: usize| m.head(tokens[k].id).is_some_and(|h| h.barrier);
+        let mut left = vec![0; n];
+        for pos in 1..n {
+            let joins = tokens[pos].break_before == NO_BREAK && !barrier(pos - 1);
+            left[pos] = if joins { left[pos - 1] } else { pos };
+        }
+        let mut right = vec![n; n];
+        for pos in (0..n - 1).rev() {
+            let open = tokens[pos + 1].break_before == NO_BREAK && !barrier(pos + 1);
+            right[pos] = if open { right[pos + 1] } else { pos + 1 };
+        }
+        assert!((0..n).any(|k| barrier(k)) && left.iter().any(|&l| l > 0));
+        for widest in [0, 1, 3, 6, 40] {
+            for pos in 0..n {
+                let expect = (
+                    left[pos].max(pos.saturating_sub(widest)),
+                    right[pos].min(pos + widest + 1),
+                );
+                assert_eq!(m.window(&tokens, pos, widest), expect, "{pos} {widest}");
+            }
+        }
+    }
+
     #[test]
     fn the_span_passes_over_only_words_that_are_surely_not_content() {
         // Every window of up to 6 words over 8 ids (bits collide: 8 ids in
@@ -939,12 +963,12 @@ mod tests {
             let window: Vec<u32> = (0..len)
                 .map(|k| ids[((seed / 7 + k as u32 * 5 + seed % 11) % 8) as usize])
                 .collect();
-            let bits: Vec<u64> = window.iter().map(|&w| id_bit(w)).collect();
+            let tokens: Vec<Token> = window.iter().map(|&id| token(id)).collect();
             let content: Vec<u32> = (0..2 + seed % 2)
                 .map(|k| ids[((seed / 3 + k * 3) % 8) as usize])
                 .collect();
             let needs = content.iter().fold(0, |b, &w| b | id_bit(w));
-            let got = used_span(&content, needs, (&window, &bits));
+            let got = used_span(&content, needs, &tokens);
             assert_eq!(got, direct(&content, &window), "{content:?} in {window:?}");
             checked += usize::from(got.is_some());
         }
