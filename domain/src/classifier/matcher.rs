@@ -445,12 +445,13 @@ impl Matcher {
     /// The longest phrase at each position (in order), then the terms
     /// found out of order.
     fn candidates(&self, tokens: &[Token]) -> Vec<Candidate> {
-        let mut candidates: Vec<Candidate> = (0..tokens.len())
-            .filter_map(|pos| {
-                self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
-                    .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
-            })
-            .collect();
+        // At most one in-order candidate per token: room for them all up
+        // front (collecting an unknown count grew the vector eight times).
+        let mut candidates: Vec<Candidate> = Vec::with_capacity(tokens.len() + 16);
+        candidates.extend((0..tokens.len()).filter_map(|pos| {
+            self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
+                .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
+        }));
         self.unordered(tokens, &mut candidates);
         candidates
     }
