@@ -167,6 +167,13 @@ pub fn gather<'a>(
         index,
         known: Vec::new(),
     };
+    let mut found = Found {
+        by_term: Vec::new(),
+        list: Vec::new(),
+    };
+    if hits.len() >= FOUND_FROM {
+        found.by_term.resize(kb.curated.terms.len(), 0);
+    }
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
         let text = kb.matcher.text(hit.phrase);
@@ -180,9 +187,13 @@ pub fn gather<'a>(
         match hit.kind {
             Kind::Term(i) => {
                 let contaminant = contaminants_from.is_some();
+                let mut to = Into {
+                    ev: &mut ev,
+                    found: &mut found,
+                };
                 term(
                     kb,
-                    &mut ev,
+                    &mut to,
                     tokens,
                     &mut contexts,
                     hit,
@@ -218,14 +229,73 @@ pub fn gather<'a>(
             Kind::NegateBefore | Kind::NegateAfter => {}
         }
     }
+    for (code, cand) in found.list {
+        ev.candidates.insert(code, cand);
+    }
     named_codes(kb, &mut ev, tokens);
     ev
+}
+
+/// With fewer hits (a short description), candidates go straight into
+/// the map: a table per term would cost more than it saves.
+const FOUND_FROM: usize = 32;
+
+/// The candidates of the terms found, while the hits are read (they go
+/// into [`Evidence::candidates`] after): a term's candidate is found by
+/// the term's index after its first hit, instead of searching the map by
+/// the code's text (a long description names the same terms again and
+/// again). Off (`by_term` empty) below [`FOUND_FROM`] hits.
+struct Found<'a> {
+    /// Per curated term: 1 + its candidate's place in `list`; 0 before
+    /// the term's first hit.
+    by_term: Vec<u32>,
+    /// The candidates by code (each code once), in the order first found.
+    list: Vec<(&'a str, Candidate)>,
+}
+
+impl<'a> Found<'a> {
+    /// The candidate of `code`, the code of term `i` (a new one on the
+    /// code's first hit); in `map` when the table is off.
+    fn candidate<'m>(
+        &'m mut self,
+        map: &'m mut BTreeMap<&'a str, Candidate>,
+        i: usize,
+        code: &'a str,
+    ) -> &'m mut Candidate {
+        if self.by_term.is_empty() {
+            return map.entry(code).or_default();
+        }
+        let known = self.by_term.get(i).copied().unwrap_or(0) as usize;
+        let at = match known.checked_sub(1) {
+            Some(at) => at,
+            None => {
+                let at = match self.list.iter().position(|(c, _)| *c == code) {
+                    Some(at) => at,
+                    None => {
+                        self.list.push((code, Candidate::default()));
+                        self.list.len() - 1
+                    }
+                };
+                if let Some(slot) = self.by_term.get_mut(i) {
+                    *slot = u32::try_from(at + 1).unwrap_or(0);
+                }
+                at
+            }
+        };
+        &mut self.list[at].1
+    }
+}
+
+/// Where [`term`] writes: the evidence, and the candidates found so far.
+struct Into<'e, 'a> {
+    ev: &'e mut Evidence<'a>,
+    found: &'e mut Found<'a>,
 }
 
 #[allow(clippy::too_many_arguments)]
 fn term<'a>(
     kb: &'a KnowledgeBase,
-    ev: &mut Evidence<'a>,
+    to: &mut Into<'_, 'a>,
     tokens: &[Token],
     contexts: &mut Contexts<'_, '_>,
     hit: &Hit,
@@ -239,6 +309,7 @@ fn term<'a>(
     if !contexts.allow(i, entry) {
         return;
     }
+    let ev = &mut *to.ev;
     if hit.negated {
         if entry.hazard || entry.code.starts_with('A') {
             ev.clean.push(Cow::Owned(format!("no {text}")));
@@ -267,7 +338,9 @@ fn term<'a>(
             term: Cow::Borrowed(text),
         }));
     }
-    let cand = ev.candidates.entry(entry.code.as_str()).or_default();
+    let cand = to
+        .found
+        .candidate(&mut ev.candidates, i, entry.code.as_str());
     cand.add(text, weight);
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
