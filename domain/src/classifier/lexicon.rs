@@ -18,6 +18,7 @@ use super::fast::{FastMap, FastSet};
 
 use serde::Deserialize;
 
+use super::edits::Edits;
 use super::error::KnowledgeBaseError;
 use super::fuzzy::Speller;
 use super::normalize::{phrase_tokens, Origin, Token, NO_BREAK};
@@ -141,10 +142,11 @@ impl Lexicon {
         })
     }
 
-    /// Reads `tokens` into English (see the module doc).
+    /// Reads `tokens` into English (see the module doc). Tokens read as
+    /// written stay where they are; see [`Edits`].
     pub fn read<'k>(
         &'k self,
-        mut tokens: Vec<Token<'k>>,
+        tokens: Vec<Token<'k>>,
         original: &str,
         vocab: &'k Vocab,
     ) -> Reading<'k> {
@@ -152,7 +154,7 @@ impl Lexicon {
         let mut pass = Pass {
             english_count: tokens.iter().filter(|t| self.is_english(t.id)).count(),
             counts,
-            out: Vec::with_capacity(tokens.len()),
+            out: Edits::default(),
             corrections: Vec::new(),
             words: 0,
             unknown: 0,
@@ -163,10 +165,10 @@ impl Lexicon {
         };
         let mut i = 0;
         while i < tokens.len() {
-            i += self.read_at(&mut tokens, i, original, vocab, &mut pass);
+            i += self.read_at(&tokens, i, original, vocab, &mut pass);
         }
         Reading {
-            tokens: pass.out,
+            tokens: pass.out.finish(tokens),
             languages: self.language_names(&pass.counts),
             corrections: pass.corrections,
             unknown_words: pass.unknown,
@@ -179,7 +181,7 @@ impl Lexicon {
     #[inline(always)]
     fn read_at<'k>(
         &'k self,
-        tokens: &mut [Token<'k>],
+        tokens: &[Token<'k>],
         i: usize,
         original: &str,
         vocab: &'k Vocab,
@@ -188,9 +190,9 @@ impl Lexicon {
         let tok = &tokens[i];
         let alpha = tok.text.chars().any(char::is_alphabetic);
         pass.words += usize::from(alpha);
-        if let Some(dst) = self.hs_heading(tokens, i) {
+        if let Some(dst) = self.hs_heading(tokens, i, &pass.out) {
             push_reading(
-                &mut pass.out,
+                pass.out.replace(i, i + 1),
                 &dst.words,
                 &dst.ids,
                 tok.break_before,
@@ -202,7 +204,7 @@ impl Lexicon {
         if let Some(e) = self.best_at(tokens, i, head, &pass.counts, pass.english_count) {
             let span = (tok.span.0, tokens[i + e.src.len() - 1].span.1);
             push_reading(
-                &mut pass.out,
+                pass.out.replace(i, i + e.src.len()),
                 &e.dst.words,
                 &e.dst.ids,
                 tok.break_before,
@@ -211,7 +213,7 @@ impl Lexicon {
             return e.src.len();
         }
         if !alpha || self.is_english(tok.id) {
-            pass.out.push(take(tokens, i));
+            // Kept as written.
             return 1;
         }
         self.read_unknown(tokens, i, original, vocab, pass);
@@ -223,7 +225,7 @@ impl Lexicon {
     /// else as written (an unknown word when longer than two letters).
     fn read_unknown<'k>(
         &'k self,
-        tokens: &mut [Token<'k>],
+        tokens: &[Token<'k>],
         i: usize,
         original: &str,
         vocab: &'k Vocab,
@@ -237,18 +239,18 @@ impl Lexicon {
             None
         };
         if let Some(parts) = split {
-            push_parts(&mut pass.out, parts, tok);
+            push_parts(pass.out.replace(i, i + 1), parts, tok);
             return;
         }
-        let prev = pass.out.last().map(|t: &Token<'_>| t.word());
+        let prev = pass.out.last_before(tokens, i).map(Token::word);
         if let Some(fixed) = self.correct_cached(tokens, i, prev, &mut pass.memo) {
             let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
             pass.corrections.push((written.to_owned(), fixed.clone()));
-            self.push_corrected(&mut pass.out, tok, fixed, vocab);
+            self.push_corrected(pass.out.replace(i, i + 1), tok, fixed, vocab);
             return;
         }
+        // Kept as written.
         pass.unknown += usize::from(tok.text.chars().count() > 2);
-        pass.out.push(take(tokens, i));
     }
 
     /// The entries whose first word has vocabulary id `id` (none: `None`).
@@ -338,16 +340,20 @@ impl Lexicon {
 
     /// A Harmonized System number right after "HS" (or "HS code"), read as
     /// the waste its heading names; the longest known prefix wins
-    /// ("8549.11" before "8549").
-    fn hs_heading(&self, tokens: &[Token], i: usize) -> Option<&Words> {
+    /// ("8549.11" before "8549"). Only a marker word the reading changed
+    /// (`out`: translated, split or corrected) counts: one kept as written
+    /// never did, since the reading used to move its text out before
+    /// looking, and answers stay as they were.
+    fn hs_heading(&self, tokens: &[Token], i: usize, out: &Edits) -> Option<&Words> {
         let t = tokens.get(i)?;
         if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
             return None;
         }
         let marker = |k: usize| {
-            tokens
-                .get(k)
-                .is_some_and(|p| matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading"))
+            out.edited(k)
+                && tokens
+                    .get(k)
+                    .is_some_and(|p| matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading"))
         };
         if !(marker(i - 1) || (i >= 2 && marker(i - 2))) {
             return None;
@@ -659,8 +665,8 @@ fn english_ids(english: &FastSet<String>, vocab: &mut Vocab) -> Vec<bool> {
 
 /// The state of one [`Lexicon::read`].
 struct Pass<'k> {
-    /// The tokens read so far.
-    out: Vec<Token<'k>>,
+    /// What the reading so far changed in the tokens.
+    out: Edits<'k>,
     /// Words (original spelling) corrected, with the correction.
     corrections: Vec<(String, String)>,
     /// Alphabetic words seen.
@@ -699,18 +705,6 @@ struct Memo {
     enabled: bool,
     corrections: FastMap<String, Option<String>>,
     splits: FastMap<String, Option<Vec<Words>>>,
-}
-
-/// Moves token `i` out (its text; the rest is copied).
-fn take<'k>(tokens: &mut [Token<'k>], i: usize) -> Token<'k> {
-    let t = &mut tokens[i];
-    Token {
-        text: std::mem::take(&mut t.text),
-        id: t.id,
-        break_before: t.break_before,
-        span: t.span,
-        origin: t.origin,
-    }
 }
 
 /// Whether the words with ids `src` start at token `i` (no break inside).

@@ -48,6 +48,7 @@ mod annexes;
 mod assemble;
 mod countries;
 mod curated;
+mod edits;
 mod error;
 mod evidence;
 mod facets;
