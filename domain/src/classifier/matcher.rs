@@ -937,7 +937,7 @@ mod tests {
             let open = tokens[pos + 1].break_before == NO_BREAK && !barrier(pos + 1);
             right[pos] = if open { right[pos + 1] } else { pos + 1 };
         }
-        assert!((0..n).any(|k| barrier(k)) && left.iter().any(|&l| l > 0));
+        assert!((0..n).any(barrier) && left.iter().any(|&l| l > 0));
         for widest in [0, 1, 3, 6, 40] {
             for pos in 0..n {
                 let expect = (
