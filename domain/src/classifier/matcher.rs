@@ -448,15 +448,31 @@ impl Matcher {
 
     /// The longest phrase at each position (in order), then the terms
     /// found out of order.
+    ///
+    /// One look at each word's [`Heads`] serves both: the in-order
+    /// candidates are found in it, and the positions of rare words (with
+    /// their terms) kept for [`Self::unordered`], which needs every
+    /// in-order candidate first.
     fn candidates(&self, tokens: &[Token]) -> Vec<Candidate> {
         // At most one in-order candidate per token: room for them all up
         // front (collecting an unknown count grew the vector eight times).
         let mut candidates: Vec<Candidate> = Vec::with_capacity(tokens.len() + 16);
-        candidates.extend((0..tokens.len()).filter_map(|pos| {
-            self.longest_at(tokens, pos, self.head(tokens[pos].id)?)
-                .map(|id| (pos, pos + self.phrases[id].tokens.len(), id, true))
-        }));
-        self.unordered(tokens, &mut candidates);
+        let mut rare_at: Vec<(usize, (u32, u32))> = Vec::with_capacity(tokens.len());
+        for (pos, tok) in tokens.iter().enumerate() {
+            let Some(head) = self.head(tok.id) else {
+                continue;
+            };
+            if head.rare.0 < head.rare.1 {
+                rare_at.push((pos, head.rare));
+            }
+            if head.node == NO_NODE {
+                continue;
+            }
+            if let Some(id) = self.longest_at(tokens, pos, head) {
+                candidates.push((pos, pos + self.phrases[id].tokens.len(), id, true));
+            }
+        }
+        self.unordered(tokens, &rare_at, &mut candidates);
         candidates
     }
 
@@ -501,15 +517,22 @@ impl Matcher {
     }
 
     /// Multi-word terms whose content words all occur, in any order, within
-    /// a short stretch of one clause (no comma or clause break inside).
-    fn unordered(&self, tokens: &[Token], out: &mut Vec<Candidate>) {
+    /// a short stretch of one clause (no comma or clause break inside),
+    /// looked for around each rare word of `rare_at`: its position and its
+    /// terms' range in `self.rare` (see [`Heads::rare`]).
+    fn unordered(
+        &self,
+        tokens: &[Token],
+        rare_at: &[(usize, (u32, u32))],
+        out: &mut Vec<Candidate>,
+    ) {
         // One candidate per (start, phrase): the in-order candidates (at
         // most one per position: its phrase by position) and the
         // out-of-order ones pushed here; both built on the first match.
         let mut in_order: Option<Vec<u32>> = None;
         let mut seen: FastSet<(usize, usize)> = FastSet::default();
-        for (pos, tok) in tokens.iter().enumerate() {
-            let Some(ids) = self.rare_of(tok.id).filter(|r| !r.is_empty()) else {
+        for &(pos, (from, to)) in rare_at {
+            let Some(ids) = self.rare.get(from as usize..to as usize) else {
                 continue;
             };
             // The widest window any of these terms may use; each term's
@@ -580,12 +603,6 @@ impl Matcher {
     /// What the word with id `id` can begin.
     fn head(&self, id: u32) -> Option<&Heads> {
         self.heads.get(id as usize)
-    }
-
-    /// The multi-word terms whose rarest content word has id `id`.
-    fn rare_of(&self, id: u32) -> Option<&[Rare]> {
-        let h = self.head(id)?;
-        self.rare.get(h.rare.0 as usize..h.rare.1 as usize)
     }
 
     fn used_positions<'s>(
