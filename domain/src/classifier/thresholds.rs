@@ -142,7 +142,7 @@ fn pcb(ev: &mut Evidence, m: &Measure, texts: &mut Texts) {
         Some(v) if !m.below && v >= PCB_LIMIT => {
             let term = texts.get(m, 0, || format!("PCB {}", fmt_mgkg(v)));
             let text = texts.get(m, 1, || format!("{term} ≥ 50 mg/kg (A3180 threshold)"));
-            add(ev, "A3180", &term, 1.5, m, &text);
+            add(ev, "A3180", &term, 1.5, m, text);
             ev.hazard.push(term.into());
         }
         v => {
@@ -174,7 +174,7 @@ fn ph(ev: &mut Evidence, m: &Measure, texts: &mut Texts) {
         let text = texts.get(m, 1, || {
             format!("{term} {bound}: corrosive (H8); B2120 covers only pH above 2 and below 11.5")
         });
-        add(ev, "A4090", &term, 0.8, m, &text);
+        add(ev, "A4090", &term, 0.8, m, text);
         ev.hazard.push(term.clone().into());
         ev.h.push(Extra {
             code: "H8",
@@ -205,7 +205,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str, texts: &mut Texts) {
             let text = texts.get(m, 1, || format!(
                 "{term} ≥ 0.1 %: an Annex I constituent in a significant amount ({code}); Annex III testing decides"
             ));
-            add(ev, code, &term, 0.5, m, &text);
+            add(ev, code, &term, 0.5, m, text);
             ev.hazard.push(term.into());
         }
         Some(v) if !m.below => {
@@ -261,18 +261,20 @@ fn names_any(t: &str, words: &[&str]) -> bool {
     t.get(start..).is_some_and(|w| words.contains(&w))
 }
 
+/// Adds `term` to the candidate `code` with the amount's span and the
+/// criterion's text (moved in: the caller has no further use for it).
 fn add(
     ev: &mut Evidence<'_>,
     code: &'static str,
     term: &str,
     weight: f64,
     m: &Measure,
-    criterion: &str,
+    criterion: String,
 ) {
     let c = ev.candidates.entry(code).or_default();
     c.add(term, weight);
     c.spans.push(m.span);
-    c.criteria.push(criterion.to_owned());
+    c.criteria.push(criterion);
 }
 
 fn merge(into: &mut Candidate, from: Candidate) {
