@@ -243,6 +243,10 @@ impl<'k> Splitter<'_, 'k> {
             // break before the next token (as the steps below would).
             let level = self.chars.skip_separators();
             self.out.pending_break = self.out.pending_break.max(level);
+            if self.chars.at_ascii_alphanumeric() {
+                self.ascii_word();
+                return true;
+            }
         }
         let Some((i, ch)) = self.chars.next() else {
             return false;
@@ -286,6 +290,24 @@ impl<'k> Splitter<'_, 'k> {
             self.word.push_str(rest);
             self.word[from..].make_ascii_lowercase();
             self.end = run.1;
+        }
+    }
+
+    /// A word starting with an ASCII letter or digit at the cursor, with
+    /// the ASCII letters and digits that follow, read in one step (as
+    /// [`Self::ascii_alphanumeric`] reads them after their first
+    /// character; `word` is empty).
+    #[inline(always)]
+    fn ascii_word(&mut self) {
+        let (i, to) = self.chars.ascii_alphanumeric_run();
+        self.start = i;
+        self.end = to;
+        if self.whole_ascii_word(i, to) {
+            return;
+        }
+        if let Some(w) = self.chars.text.get(i..to) {
+            self.word.push_str(w);
+            self.word.make_ascii_lowercase();
         }
     }
 
@@ -437,6 +459,16 @@ impl Cursor<'_> {
         self.pos += n;
         self.left -= n;
         level
+    }
+
+    /// Whether the next character is an ASCII letter or digit.
+    fn at_ascii_alphanumeric(&self) -> bool {
+        self.left > 0
+            && self
+                .text
+                .as_bytes()
+                .get(self.pos)
+                .is_some_and(|&b| ASCII_ALNUM[usize::from(b)])
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
