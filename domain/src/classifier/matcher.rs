@@ -491,18 +491,20 @@ impl Matcher {
         if longest >= 1024 || candidates.len() < 64 {
             return sorted_by_pack(candidates.iter().map(|c| (len(c), c.3, c.0)));
         }
+        // Each candidate's length, looked up once.
+        let lens: Vec<usize> = candidates.iter().map(len).collect();
         // Where each length's run starts, longest first.
         let mut runs = vec![0usize; longest + 2];
-        for c in candidates {
-            runs[longest - len(c) + 1] += 1;
+        for &l in &lens {
+            runs[longest - l + 1] += 1;
         }
         for l in 1..runs.len() {
             runs[l] += runs[l - 1];
         }
         let mut next = runs.clone();
         let mut order = vec![0usize; candidates.len()];
-        for (i, c) in candidates.iter().enumerate() {
-            let slot = &mut next[longest - len(c)];
+        for (i, &l) in lens.iter().enumerate() {
+            let slot = &mut next[longest - l];
             order[*slot] = i;
             *slot += 1;
         }
