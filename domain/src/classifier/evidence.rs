@@ -167,13 +167,7 @@ pub fn gather<'a>(
         index,
         known: Vec::new(),
     };
-    let mut found = Found {
-        by_term: Vec::new(),
-        list: Vec::new(),
-    };
-    if hits.len() >= FOUND_FROM {
-        found.by_term.resize(kb.curated.terms.len(), 0);
-    }
+    let mut found = Found::new(hits.len(), kb.curated.terms.len());
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
         let text = kb.matcher.text(hit.phrase);
@@ -254,6 +248,15 @@ struct Found<'a> {
 }
 
 impl<'a> Found<'a> {
+    /// For `hits` hits of `terms` curated terms: on from [`FOUND_FROM`].
+    fn new(hits: usize, terms: usize) -> Self {
+        let on = hits >= FOUND_FROM;
+        Self {
+            by_term: if on { vec![0; terms] } else { Vec::new() },
+            list: Vec::new(),
+        }
+    }
+
     /// The candidate of `code`, the code of term `i` (a new one on the
     /// code's first hit); in `map` when the table is off.
     fn candidate<'m>(
