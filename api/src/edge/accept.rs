@@ -5,32 +5,34 @@
 //! JSON answer (503 `too_many_connections` or 429
 //! `too_many_connections_from_peer`, `Connection: close`) and is closed,
 //! without a request being read. An admitted socket is served by hyper
-//! (HTTP/1.1, as before: the build has no HTTP/2) with a header-read timeout,
-//! under a watchdog that closes it when no byte has moved for the idle
-//! timeout (checked every quarter of it, so closed within 1.25 times it). On shutdown the loop stops accepting and waits for open
+//! (HTTP/1.1, as before: the build has no HTTP/2) under a watchdog
+//! (`wire::Watchdog`) that closes it when no complete request head arrives
+//! within the header timeout (from the connection's start or the end of the
+//! previous answer) or no byte moves for the idle timeout; it looks every
+//! quarter of the shorter timeout, so a connection goes after between one
+//! and 1.25 times its timeout. On shutdown the loop stops accepting and waits for open
 //! connections to finish their current requests.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::front::Front;
 use super::settings::ConnSettings;
-use super::wire::{Activity, Wire};
+use super::wire::{Activity, Answering, Watchdog, Wire};
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1::Builder;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
 /// Refusals being written at once; past it a refused socket is just closed.
 const REFUSING: usize = 256;
-/// How many looks of the idle watchdog, each a quarter of the idle timeout
-/// apart, must find a connection silent before it is closed.
-const WATCHDOG_TICKS: u32 = 4;
 /// How long a refused client gets to read its answer.
 const REFUSAL_GRACE: Duration = Duration::from_secs(1);
 
@@ -46,10 +48,10 @@ pub async fn serve(
     limits: ConnSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let front = Arc::new(front);
     let gate = Gate::new(&limits);
     let refusing = Arc::new(Semaphore::new(REFUSING));
-    let builder = Arc::new(builder(&limits));
+    let builder = Arc::new(builder());
+    let settings = Arc::new(limits.clone());
     let (stop, stopping) = watch::channel(false);
     let mut errors = super::guard::LogBudget::per_second();
     tokio::pin!(shutdown);
@@ -72,9 +74,12 @@ pub async fn serve(
             Ok(place) => {
                 let connection = Connection {
                     builder: builder.clone(),
-                    front: front.clone(),
+                    // Each connection its own copy: the reference its
+                    // requests take is then counted on this connection's
+                    // memory, not on memory every core writes.
+                    front: Arc::new(front.clone()),
                     peer,
-                    idle: limits.idle_timeout,
+                    limits: settings.clone(),
                     stopping: stopping.clone(),
                 };
                 tokio::spawn(async move {
@@ -91,11 +96,12 @@ pub async fn serve(
     Ok(())
 }
 
-fn builder(limits: &ConnSettings) -> Builder {
+fn builder() -> Builder {
     let mut builder = Builder::new();
     builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
+        // The header timeout is the connection watchdog's (`wire::Watchdog`),
+        // not hyper's: hyper's allocates and arms a timer for every request.
+        .header_read_timeout(None)
         // hyper's default limit, 100 headers, is the guard's
         // (`guard::MAX_HEADERS`); more is hyper's own 431, which the wire
         // gives a JSON body. Setting any limit explicitly makes hyper
@@ -109,44 +115,46 @@ struct Connection {
     builder: Arc<Builder>,
     front: Arc<Front>,
     peer: SocketAddr,
-    idle: Duration,
+    limits: Arc<ConnSettings>,
     stopping: watch::Receiver<bool>,
 }
 
 impl Connection {
-    /// Serves the socket until the client leaves, nothing moves for the idle
-    /// timeout, or the server drains (current requests finish first).
+    /// Serves the socket until the client leaves, the watchdog closes it
+    /// (idle or header timeout), or the server drains (current requests
+    /// finish first).
     async fn run(mut self, socket: TcpStream) {
         let activity = Activity::new();
         let io = TokioIo::new(Wire::new(socket, activity.clone()));
-        let (front, peer) = (self.front.clone(), self.peer);
+        let (front, peer, requests) = (self.front.clone(), self.peer, activity.clone());
         let service = hyper::service::service_fn(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
+                let answering = requests.answering();
                 request.extensions_mut().insert(ConnectInfo(peer));
                 let front = front.clone();
                 async move {
                     let request = request.map(axum::body::Body::new);
-                    Ok::<_, std::convert::Infallible>(front.handle(request).await)
+                    let response = front.handle(request).await;
+                    Ok::<_, std::convert::Infallible>(response.map(|body| Tracked {
+                        body,
+                        _answering: answering,
+                    }))
                 }
             },
         );
         let served = self.builder.serve_connection(io, service).with_upgrades();
         tokio::pin!(served);
-        // The watchdog looks every quarter of the idle timeout; four looks in
-        // a row with nothing moved close the connection (after between 1 and
-        // 1.25 times the idle timeout of silence).
-        let tick = (self.idle / WATCHDOG_TICKS).max(Duration::from_millis(1));
+        let mut watchdog = Watchdog::new(self.limits.idle_timeout, self.limits.header_timeout);
+        let tick = watchdog.tick();
         let timer = tokio::time::sleep(tick);
         tokio::pin!(timer);
-        let mut quiet_ticks = 0;
         let mut draining = false;
         loop {
             tokio::select! {
                 _ = served.as_mut() => return,
                 () = timer.as_mut() => {
-                    quiet_ticks = if activity.take() { 0 } else { quiet_ticks + 1 };
-                    if quiet_ticks >= WATCHDOG_TICKS {
-                        tracing::debug!("connection closed after the idle timeout");
+                    if let Some(why) = watchdog.look(&activity) {
+                        tracing::debug!(?why, "connection closed by its watchdog");
                         return;
                     }
                     timer.as_mut().reset(tokio::time::Instant::now() + tick);
@@ -157,6 +165,34 @@ impl Connection {
                 }
             }
         }
+    }
+}
+
+/// An answer's body, holding the connection's [`Answering`] until it is
+/// sent (or the connection gives it up), so the watchdog counts the header
+/// timeout from the end of the answer.
+struct Tracked {
+    body: axum::body::Body,
+    _answering: Answering,
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }
 
