@@ -53,12 +53,19 @@ where
     Fut: Future<Output = Response>,
 {
     let keys = request.uri().path() == "/register";
-    let mut response = match admit(limit, request).await {
-        Ok(request) => inner(request).await,
+    // The body read and the JSON rewrite are boxed: they are the rare paths,
+    // and a future holds room for every future it awaits, which is copied
+    // each time the request's future moves (a GET never reads a body).
+    let mut response = match admit(limit, request) {
+        Ok(Admitted::Whole(request)) => inner(request).await,
+        Ok(Admitted::BodyToRead(request)) => match Box::pin(read_body(limit, request)).await {
+            Ok(request) => inner(request).await,
+            Err(refusal) => refusal,
+        },
         Err(refusal) => refusal,
     };
     if response.status().as_u16() >= 400 && !described(&response) {
-        response = as_json(response).await;
+        response = Box::pin(as_json(response)).await;
     }
     let headers = response.headers_mut();
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
@@ -68,8 +75,16 @@ where
     response
 }
 
-/// The request with its body in memory, or the refusal.
-async fn admit(limit: BodyLimit, request: Request) -> Result<Request, Response> {
+/// A request the guard let through.
+enum Admitted {
+    /// Nothing to read: no body.
+    Whole(Request),
+    /// A body of an allowed size still to be read.
+    BodyToRead(Request),
+}
+
+/// The request, if its head is within the bounds, or the refusal.
+fn admit(limit: BodyLimit, request: Request) -> Result<Admitted, Response> {
     if request
         .uri()
         .path_and_query()
@@ -104,9 +119,15 @@ async fn admit(limit: BodyLimit, request: Request) -> Result<Request, Response> 
         return Err(too_large(limit));
     }
     let has_body = declared.is_some_and(|n| n > 0) || headers.contains_key(TRANSFER_ENCODING);
-    if !has_body {
-        return Ok(request);
+    if has_body {
+        Ok(Admitted::BodyToRead(request))
+    } else {
+        Ok(Admitted::Whole(request))
     }
+}
+
+/// The request with its body in memory (within the deadline), or the refusal.
+async fn read_body(limit: BodyLimit, request: Request) -> Result<Request, Response> {
     let (parts, body) = request.into_parts();
     let read = axum::body::to_bytes(body, limit.max_bytes);
     match tokio::time::timeout(limit.deadline, read).await {

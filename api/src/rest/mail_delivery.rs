@@ -21,7 +21,7 @@ use domain::values::Email;
 
 use crate::rest::error::ApiError;
 use crate::rest::page::{self, escape};
-use crate::rest::register::issue;
+use crate::rest::register::{issue, Caller};
 use crate::rest::AppState;
 
 /// How a registration hands out the key.
@@ -56,16 +56,12 @@ fn sentence(email: &Email) -> String {
 ///
 /// # Errors
 /// 409 when registrations kept racing; 503 when the store fails.
-pub async fn mail_key(
-    state: &AppState,
-    email: &Email,
-    peer: Option<std::net::IpAddr>,
-) -> Result<(), ApiError> {
-    issue(state, email.clone(), peer).await?;
+pub async fn mail_key(state: &AppState, email: &Email, caller: &Caller) -> Result<(), ApiError> {
+    issue(state, email.clone(), caller).await?;
     let metadata = Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
-        request_id: uuid::Uuid::new_v4().to_string(),
+        request_id: caller.request_id.clone(),
     };
     let wiring = &state.wiring;
     MailingCommands::new(&wiring.store, wiring.secret.clone())

@@ -86,10 +86,7 @@ pub async fn form() -> Response {
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn register(State(state): State<Shared>, request: Request) -> Response {
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip());
+    let caller = Caller::of(&request);
     let is_form = request
         .headers()
         .get(CONTENT_TYPE)
@@ -99,23 +96,45 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
                 .starts_with("application/x-www-form-urlencoded")
         });
     if is_form {
-        register_form(state, request, peer).await
+        register_form(state, request, &caller).await
     } else {
         match JsonBody::from_request(request, &state).await {
             Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(&body.0) {
-                Ok(email) => match mail_delivery::mail_key(&state, &email, peer).await {
+                Ok(email) => match mail_delivery::mail_key(&state, &email, &caller).await {
                     Ok(()) => mail_delivery::json_answer(&email),
                     Err(error) => error.into_response(),
                 },
                 Err(error) => error.into_response(),
             },
-            Ok(body) => register_json(&state, body, peer).await.into_response(),
+            Ok(body) => register_json(&state, body, &caller).await.into_response(),
             Err(error) => error.into_response(),
         }
     }
 }
 
-async fn register_form(state: Shared, request: Request, peer: Option<IpAddr>) -> Response {
+/// Who registers: the client's address (whose bucket a new registration
+/// spends) and the request's id (for the metadata of what it records).
+pub struct Caller {
+    /// The peer address of the connection, when the request came over one.
+    pub peer: Option<IpAddr>,
+    /// The request's `x-request-id` (set by the access layer).
+    pub request_id: String,
+}
+
+impl Caller {
+    /// The caller of `request`.
+    pub fn of(request: &Request) -> Self {
+        Self {
+            peer: request
+                .extensions()
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|info| info.0.ip()),
+            request_id: crate::telemetry::request_id::of(request.headers()),
+        }
+    }
+}
+
+async fn register_form(state: Shared, request: Request, caller: &Caller) -> Response {
     let base = crate::rest::home::base_url(&state, request.headers());
     let bytes = match Bytes::from_request(request, &state).await {
         Ok(bytes) => bytes,
@@ -135,12 +154,12 @@ async fn register_form(state: Shared, request: Request, peer: Option<IpAddr>) ->
         }
     };
     if state.key_delivery == KeyDelivery::Email {
-        return match mail_delivery::mail_key(&state, &email, peer).await {
+        return match mail_delivery::mail_key(&state, &email, &caller).await {
             Ok(()) => mail_delivery::page_answer(&email),
             Err(error) => error.into_response(),
         };
     }
-    match issue(&state, email, peer).await {
+    match issue(&state, email, caller).await {
         Ok(issued) => page::key_page(&issued, &base),
         Err(error) => error.into_response(),
     }
@@ -154,9 +173,9 @@ async fn register_form(state: Shared, request: Request, peer: Option<IpAddr>) ->
 pub async fn register_json(
     state: &AppState,
     JsonBody(body): JsonBody,
-    peer: Option<IpAddr>,
+    caller: &Caller,
 ) -> Result<Json<RegisterAnswer>, ApiError> {
-    let issued = issue(state, parse(&body)?, peer).await?;
+    let issued = issue(state, parse(&body)?, caller).await?;
     Ok(Json(RegisterAnswer {
         api_key: issued.api_key.expose_secret().to_owned(),
         email: issued.email.as_str().to_owned(),
@@ -211,16 +230,12 @@ async fn active_key(state: &AppState, email: &Email) -> Result<Option<SecretStri
 
 /// Issues (or re-issues) the key of `email` and waits until it works. An
 /// active key is answered from the projection without recording anything;
-/// a new one spends a token of `peer`'s registration bucket first.
+/// a new one spends a token of the caller's registration bucket first.
 ///
 /// # Errors
 /// 429 past the client's limit of new registrations; 409 when
 /// registrations kept racing; 503 when the store fails.
-pub async fn issue(
-    state: &AppState,
-    email: Email,
-    peer: Option<IpAddr>,
-) -> Result<Issued, ApiError> {
+pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Issued, ApiError> {
     if let Some(api_key) = active_key(state, &email).await? {
         return Ok(Issued {
             api_key,
@@ -228,7 +243,7 @@ pub async fn issue(
             created: false,
         });
     }
-    let client = peer.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+    let client = caller.peer.unwrap_or(IpAddr::from([0, 0, 0, 0]));
     if let Err(wait) = state.registrations.try_register(client) {
         return Err(ApiError::TooManyRegistrations {
             retry_after_secs: wait.as_secs() + 1,
@@ -238,7 +253,7 @@ pub async fn issue(
     let metadata = Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
-        request_id: crate::telemetry::request_id::current(),
+        request_id: caller.request_id.clone(),
     };
     let registration = ApiKeyCommands::new(&wiring.store, wiring.secret.clone())
         .register(&email, &metadata)

@@ -29,18 +29,7 @@ pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
 /// The metadata of a steward's command: now, `steward:<id>`, and the
 /// client's `X-Request-Id` when it is a sane one (else a fresh UUID).
 pub fn metadata(steward: &Steward, headers: &HeaderMap) -> Metadata {
-    let request_id = headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|id| {
-            !id.is_empty()
-                && id.len() <= 100
-                && id
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
-        })
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
+    let request_id = crate::telemetry::request_id::of(headers);
     Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Steward(steward.id.clone()),

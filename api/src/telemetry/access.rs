@@ -12,9 +12,9 @@
 //! header values and bodies are never logged, so no key, token or address
 //! can be.
 //!
-//! The request runs inside a `request` span carrying `request.id`, with that
-//! id current (`request_id::current`) and set on the request's
-//! `x-request-id` header; the answer carries it in `x-request-id` too.
+//! The request's id is set on its `x-request-id` header (where handlers
+//! read it: `request_id::of`) and on the answer's; when access lines are
+//! written the request runs inside a `request` span carrying `request.id`.
 //!
 //! `bytes` is the body's length; for a streamed body (an SSE stream) it is
 //! counted as the body is sent, and the line is written when the stream ends
@@ -78,16 +78,32 @@ where
     F: FnOnce(Request) -> Fut,
     Fut: Future<Output = Response>,
 {
-    let started = Instant::now();
     let id = request_id::from_headers(request.headers());
     request.headers_mut().insert(request_id::HEADER, id.clone());
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
         // No access line is written (e.g. `BASEL_LOG=warn`): the id still
         // goes to the handler and the answer, nothing else is prepared.
-        let mut response = request_id::scope(id.clone(), inner(request)).await;
+        let mut response = inner(request).await;
         response.headers_mut().insert(request_id::HEADER, id);
         return response;
     }
+    // Boxed: this future holds room for what it awaits, copied whenever the
+    // request's future moves, and the logged path is the larger one.
+    Box::pin(logged(listener, request, inner, id)).await
+}
+
+/// [`around`] with its access line.
+async fn logged<F, Fut>(
+    listener: &'static str,
+    request: Request,
+    inner: F,
+    id: axum::http::HeaderValue,
+) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
+    let started = Instant::now();
     let text = id.to_str().unwrap_or_default().to_owned();
     let line = Line {
         listener,
@@ -100,9 +116,7 @@ where
         bytes: 0,
     };
     let span = line.span.clone();
-    let mut response = request_id::scope(id.clone(), inner(request))
-        .instrument(span)
-        .await;
+    let mut response = inner(request).instrument(span).await;
     response.headers_mut().insert(request_id::HEADER, id);
     let route = response
         .extensions()

@@ -1,21 +1,15 @@
 //! The id of a request: kept from the client's `x-request-id` when it is a
 //! sane one (1–100 characters of letters, digits and `-_.:`), else a fresh
-//! UUID. The access middleware makes it current for the handler
-//! ([`current`]) and sets it on the request's and the response's
+//! UUID. The access layer sets it on the request's and the response's
 //! `x-request-id`, so the access line, the spans, the answer and the metadata
-//! of the events the request records all carry the same id.
-
-use std::future::Future;
+//! of the events the request records (read from the request by [`of`]) all
+//! carry the same id.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The header carrying it (a constant name: inserting a header by a `&str`
 /// name that is not a standard one allocates the name every time).
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
-tokio::task_local! {
-    static CURRENT: HeaderValue;
-}
 
 /// The client's id when it is a sane one (the header's own value: no copy).
 pub fn presented(headers: &HeaderMap) -> Option<HeaderValue> {
@@ -51,15 +45,13 @@ pub fn fresh() -> HeaderValue {
     HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
 }
 
-/// Runs `future` with `id` as the current request id.
-pub async fn scope<F: Future>(id: HeaderValue, future: F) -> F::Output {
-    CURRENT.scope(id, future).await
-}
-
-/// The current request's id, or a fresh one outside a request.
-pub fn current() -> String {
-    let id = CURRENT.try_with(Clone::clone).unwrap_or_else(|_| fresh());
-    id.to_str().unwrap_or_default().to_owned()
+/// The id of the request with these headers, as text: the one the access
+/// layer set, or a fresh one for a request that did not pass it.
+pub fn of(headers: &HeaderMap) -> String {
+    from_headers(headers)
+        .to_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -93,10 +85,13 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn the_current_id_is_the_scoped_one() {
-        let inside = scope(HeaderValue::from_static("req-1"), async { current() }).await;
-        assert_eq!(inside, "req-1");
-        assert_ne!(current(), "req-1");
+    #[test]
+    fn the_id_of_a_request_is_its_header_or_a_fresh_one() {
+        let mut headers = HeaderMap::new();
+        headers.insert(HEADER, HeaderValue::from_static("req-1"));
+        assert_eq!(of(&headers), "req-1");
+        let fresh = of(&HeaderMap::new());
+        assert_eq!(fresh.len(), 36);
+        assert_ne!(fresh, of(&HeaderMap::new()));
     }
 }
