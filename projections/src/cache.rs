@@ -16,12 +16,12 @@
 //! One cache per server, so servers over different stores in one process
 //! never share; its watcher ends when the cache is dropped.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
+use rustc_hash::FxHashMap;
 
 use crate::directory::{AuthorityRow, Reader};
 use crate::runner::Projector;
@@ -37,13 +37,43 @@ const MAX_ENTRIES: usize = 10_000;
 /// `stale` flag depends on the date).
 type RecordKey = ([u8; 2], i32);
 
+/// A value on cache lines of its own (128 bytes: two lines, as adjacent
+/// lines are fetched in pairs).
+#[derive(Default)]
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Active keys (by SHA-256) and records, each with the generation it was
+/// read in. Hashed with rustc's Fx hash, several times cheaper than std's
+/// SipHash on every lookup: no client chooses these keys (only keys found
+/// active in the `api_keys` table are remembered, under their digests, and
+/// records under country codes and days), so there is no flooding to resist.
+#[derive(Default)]
+struct Remembered {
+    keys: FxHashMap<[u8; 32], u64>,
+    records: FxHashMap<RecordKey, (u64, Bytes)>,
+}
+
 /// The cache of one server.
+///
+/// The generation and each lock sit on cache lines of their own: read on
+/// every request from every core, the generation would otherwise share a
+/// line with a lock another core had just taken, and wait for it.
 #[derive(Default)]
 pub struct ReadCache {
-    generation: AtomicU64,
-    keys: Mutex<HashMap<[u8; 32], u64>>,
-    records: Mutex<HashMap<RecordKey, (u64, Bytes)>>,
-    rows: Mutex<Option<(u64, Arc<Vec<AuthorityRow>>)>>,
+    generation: Line<AtomicU64>,
+    /// Active keys and records under one lock: a lookup checks its key,
+    /// then reads its record, and finds the lock's memory already here.
+    remembered: Line<Mutex<Remembered>>,
+    rows: Line<Mutex<Option<(u64, Arc<Vec<AuthorityRow>>)>>>,
     /// False when no watcher runs: then nothing is remembered.
     watched: bool,
 }
@@ -80,9 +110,9 @@ impl ReadCache {
     /// current generation (no table read; `false` may just mean unknown).
     pub fn knows_active_key(&self, digest: &[u8; 32]) -> bool {
         let generation = self.generation();
-        self.keys
+        self.remembered
             .lock()
-            .map(|keys| keys.get(digest) == Some(&generation))
+            .map(|remembered| remembered.keys.get(digest) == Some(&generation))
             .unwrap_or(false)
     }
 
@@ -91,7 +121,8 @@ impl ReadCache {
         if !self.watched {
             return;
         }
-        if let Ok(mut keys) = self.keys.lock() {
+        if let Ok(mut remembered) = self.remembered.lock() {
+            let keys = &mut remembered.keys;
             if keys.len() >= MAX_ENTRIES {
                 keys.clear();
             }
@@ -104,8 +135,9 @@ impl ReadCache {
     pub fn record(&self, country: &str, day: i32) -> Option<Bytes> {
         let key = (record_key(country)?, day);
         let generation = self.generation();
-        let records = self.records.lock().ok()?;
-        records
+        let remembered = self.remembered.lock().ok()?;
+        remembered
+            .records
             .get(&key)
             .filter(|(tag, _)| *tag == generation)
             .map(|(_, record)| record.clone())
@@ -119,7 +151,8 @@ impl ReadCache {
         if !self.watched {
             return;
         }
-        if let Ok(mut records) = self.records.lock() {
+        if let Ok(mut remembered) = self.remembered.lock() {
+            let records = &mut remembered.records;
             if records.len() >= MAX_ENTRIES {
                 records.clear();
             }

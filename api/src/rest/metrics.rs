@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{MatchedPath, State};
@@ -34,14 +35,38 @@ struct Series {
 /// Route template → (method, status) → series.
 type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
 
+/// How many parts the request series are kept in (see [`RequestMetrics`]).
+const SHARDS: usize = 16;
+
+/// The next part a thread that records for the first time takes.
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This thread's part of every [`RequestMetrics`].
+    static SHARD: usize = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
+}
+
+/// One part of the series, on cache lines of its own.
+#[derive(Default)]
+#[repr(align(128))]
+struct Shard(Mutex<Registry>);
+
 /// One server's request series, shared by its handlers.
+///
+/// Kept in parts, one per recording thread (threads take parts in the
+/// order they first record, so the runtime's worker threads each have
+/// their own): with one shared registry, every request on one core took
+/// the lock and wrote the counters the other core had just written, and
+/// waited for that memory to come over (BENCHMARKS.md, the lookup path).
+/// `/metrics` adds the parts up.
 #[derive(Clone, Default)]
-pub struct RequestMetrics(Arc<Mutex<Registry>>);
+pub struct RequestMetrics(Arc<[Shard; SHARDS]>);
 
 impl RequestMetrics {
     /// Counts one answer of `route` (a template) with its latency.
     pub fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
-        let Ok(mut requests) = self.0.lock() else {
+        let shard = SHARD.with(|shard| *shard);
+        let Ok(mut requests) = self.0[shard].0.lock() else {
             return;
         };
         let by_answer = match requests.get_mut(route) {
@@ -58,10 +83,31 @@ impl RequestMetrics {
         }
     }
 
+    /// All parts added up.
     fn snapshot(&self) -> Registry {
-        match self.0.lock() {
-            Ok(requests) => requests.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+        let mut all = Registry::new();
+        for shard in self.0.iter() {
+            let part = match shard.0.lock() {
+                Ok(part) => part,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            for (route, by_answer) in part.iter() {
+                let merged = all.entry(route.clone()).or_default();
+                for (answer, series) in by_answer {
+                    merged.entry(*answer).or_default().add(series);
+                }
+            }
+        }
+        all
+    }
+}
+
+impl Series {
+    fn add(&mut self, other: &Series) {
+        self.count += other.count;
+        self.sum += other.sum;
+        for (bucket, more) in self.buckets.iter_mut().zip(other.buckets) {
+            *bucket += more;
         }
     }
 }
@@ -218,5 +264,27 @@ mod tests {
         ));
         assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.005\"}"));
         assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.0025\"} 0\n"));
+    }
+
+    #[test]
+    fn series_recorded_on_several_threads_are_added_up() {
+        let requests = RequestMetrics::default();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..250 {
+                        requests.record("/a", "GET", 200, 0.003);
+                    }
+                });
+            }
+        });
+        requests.record("/a", "GET", 404, 0.2);
+        let all = requests.snapshot();
+        let series = &all["/a"][&("GET", 200)];
+        assert_eq!(series.count, 1_000);
+        assert!((series.sum - 3.0).abs() < 1e-9);
+        assert_eq!(series.buckets[2], 1_000, "all within 2.5 ms");
+        assert_eq!(series.buckets[1], 0, "none within 1 ms");
+        assert_eq!(all["/a"][&("GET", 404)].count, 1);
     }
 }

@@ -51,11 +51,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{MatchedPath, State};
+use axum::handler::Handler;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, MethodRouter};
+use axum::routing::{MethodFilter, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
+use tower::Layer;
 
 use error::ApiError;
 
@@ -85,20 +87,30 @@ pub struct RouteSpec {
     pub path: &'static str,
     /// How it authenticates.
     pub auth: Auth,
-    endpoint: MethodRouter<Shared>,
+    endpoint: Endpoint,
 }
 
-fn spec(
-    method: Method,
-    path: &'static str,
-    auth: Auth,
-    endpoint: MethodRouter<Shared>,
-) -> RouteSpec {
+/// Builds a route's endpoint from the state and its route layer.
+type Endpoint = Box<dyn FnOnce(&Shared, observe::Observe) -> MethodRouter<Shared>>;
+
+fn spec<H, T>(method: Method, path: &'static str, auth: Auth, handler: H) -> RouteSpec
+where
+    H: Handler<T, Shared>,
+    T: 'static,
+{
+    let filter = MethodFilter::try_from(method.clone())
+        .expect("route table: every method is one a route can be registered for");
     RouteSpec {
         method,
         path,
         auth,
-        endpoint,
+        // The handler with its state is the service the route layer wraps,
+        // and the router boxes the pair once. (`MethodRouter::route_layer`
+        // boxed the handler, then the layer around it: two boxed services
+        // to clone and two boxed futures per request.)
+        endpoint: Box::new(move |state, observe| {
+            MethodRouter::new().on_service(filter, observe.layer(handler.with_state(state.clone())))
+        }),
     }
 }
 
@@ -107,122 +119,97 @@ fn spec(
 pub fn route_table() -> Vec<RouteSpec> {
     use Auth::{ApiKey, Steward};
     vec![
-        spec(Method::GET, "/", Auth::None, get(home::home)),
-        spec(Method::GET, "/docs", Auth::None, get(docs::docs)),
-        spec(Method::GET, "/healthz", Auth::None, get(ops::healthz)),
-        spec(Method::GET, "/readyz", Auth::None, get(ops::readyz)),
-        spec(Method::GET, "/metrics", Auth::None, get(metrics::metrics)),
-        spec(Method::GET, "/register", Auth::None, get(register::form)),
-        spec(
-            Method::POST,
-            "/register",
-            Auth::None,
-            post(register::register),
-        ),
+        spec(Method::GET, "/", Auth::None, home::home),
+        spec(Method::GET, "/docs", Auth::None, docs::docs),
+        spec(Method::GET, "/healthz", Auth::None, ops::healthz),
+        spec(Method::GET, "/readyz", Auth::None, ops::readyz),
+        spec(Method::GET, "/metrics", Auth::None, metrics::metrics),
+        spec(Method::GET, "/register", Auth::None, register::form),
+        spec(Method::POST, "/register", Auth::None, register::register),
         spec(
             Method::GET,
             "/unsubscribe",
             Auth::None,
-            get(unsubscribe::confirm),
+            unsubscribe::confirm,
         ),
         spec(
             Method::POST,
             "/unsubscribe",
             Auth::None,
-            post(unsubscribe::one_click),
+            unsubscribe::one_click,
         ),
-        spec(Method::GET, "/api/v1/health", Auth::None, get(ops::health)),
+        spec(Method::GET, "/api/v1/health", Auth::None, ops::health),
         spec(
             Method::GET,
             "/api/v1/openapi.json",
             Auth::None,
-            get(openapi::openapi_json),
+            openapi::openapi_json,
         ),
-        spec(
-            Method::POST,
-            "/api/v1/classify",
-            ApiKey,
-            post(classify::classify),
-        ),
-        spec(Method::GET, "/api/v1/ca", ApiKey, get(ca::list::list)),
-        spec(
-            Method::POST,
-            "/api/v1/ca",
-            Steward,
-            post(ca::create::create),
-        ),
+        spec(Method::POST, "/api/v1/classify", ApiKey, classify::classify),
+        spec(Method::GET, "/api/v1/ca", ApiKey, ca::list::list),
+        spec(Method::POST, "/api/v1/ca", Steward, ca::create::create),
         spec(
             Method::GET,
             "/api/v1/ca/{country_code}",
             ApiKey,
-            get(ca::get::get),
+            ca::get::get,
         ),
         spec(
             Method::GET,
             "/api/v1/ca/{country_code}/history",
             ApiKey,
-            get(ca::history::history),
+            ca::history::history,
         ),
         spec(
             Method::POST,
             "/api/v1/ca/{country_code}/verifications",
             Steward,
-            post(ca::verify::submit),
+            ca::verify::submit,
         ),
         spec(
             Method::POST,
             "/api/v1/ca/{country_code}/contacts",
             Steward,
-            post(ca::contacts::add),
+            ca::contacts::add,
         ),
         spec(
             Method::GET,
             "/api/v1/ca/{country_code}/contacts/{contact_id}",
             ApiKey,
-            get(ca::contacts::get),
+            ca::contacts::get,
         ),
         spec(
             Method::DELETE,
             "/api/v1/ca/{country_code}/contacts/{contact_id}",
             Steward,
-            delete(ca::contacts::remove),
+            ca::contacts::remove,
         ),
         spec(
             Method::POST,
             "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications",
             Steward,
-            post(ca::contacts::verify),
+            ca::contacts::verify,
         ),
         spec(
             Method::POST,
             "/api/v1/ca/{country_code}/contacts/{contact_id}/primary",
             Steward,
-            post(ca::contacts::make_primary),
+            ca::contacts::make_primary,
         ),
         spec(
             Method::POST,
             "/api/v1/shipments/plan",
             ApiKey,
-            post(shipments::plan),
+            shipments::plan,
         ),
         spec(
             Method::GET,
             "/api/v1/stewardship/worklist",
             Steward,
-            get(worklist::worklist),
+            worklist::worklist,
         ),
-        spec(
-            Method::GET,
-            "/api/v1/coverage",
-            ApiKey,
-            get(coverage::coverage),
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/changes",
-            ApiKey,
-            get(changes::changes),
-        ),
+        spec(Method::GET, "/api/v1/coverage", ApiKey, coverage::coverage),
+        spec(Method::GET, "/api/v1/changes", ApiKey, changes::changes),
     ]
 }
 
@@ -233,14 +220,11 @@ pub fn router(state: AppState) -> Router {
     for route in route_table() {
         // One route layer per request: timer, deadline, metrics and, where
         // the route needs one, the API-key check.
-        let endpoint = match route.auth {
-            Auth::ApiKey => route
-                .endpoint
-                .route_layer(observe::Observe::with_api_key(state.clone())),
-            Auth::None | Auth::Steward => route
-                .endpoint
-                .route_layer(observe::Observe::open(state.clone())),
+        let observe = match route.auth {
+            Auth::ApiKey => observe::Observe::with_api_key(state.clone()),
+            Auth::None | Auth::Steward => observe::Observe::open(state.clone()),
         };
+        let endpoint = (route.endpoint)(&state, observe);
         match paths.iter_mut().find(|(path, _)| *path == route.path) {
             Some((_, existing)) => {
                 *existing = std::mem::replace(existing, MethodRouter::new()).merge(endpoint);
