@@ -38,11 +38,19 @@ use super::error::{connect_reason, StoreError};
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "basel.db";
 
-/// How long a writer waits for another writer's lock before giving up.
 /// `PRAGMA cache_size` of every connection: negative means KiB.
 pub const CACHE_SIZE: &str = "-512";
 
+/// How long a writer waits for another writer's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connections of the pool. SQLite takes one writer at a time, and the
+/// pool's readers (a command's aggregate, the feeds) are short on a machine
+/// of a few cores; each connection is a thread with its own page cache
+/// (up to [`CACHE_SIZE`]) and prepared statements, which fill as the log
+/// grows, so sqlx's default of 10 connections let the soak's RSS climb
+/// for minutes (BENCHMARKS.md, "Soak", issue #14).
+pub const MAX_CONNECTIONS: u32 = 4;
 
 /// Events loaded per page by the replay streams, and the channel size.
 const STREAM_CHANNEL_SIZE: usize = 200;
@@ -83,6 +91,7 @@ pub async fn open_pool(data_dir: &Path) -> Result<SqlitePool, StoreError> {
         // same for the read pool); the OS page cache keeps the file anyway.
         .pragma("cache_size", CACHE_SIZE);
     SqlitePoolOptions::new()
+        .max_connections(MAX_CONNECTIONS)
         .acquire_timeout(BUSY_TIMEOUT)
         .connect_with(options)
         .await
