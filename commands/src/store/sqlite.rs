@@ -41,6 +41,15 @@ pub const DATABASE_FILE: &str = "basel.db";
 /// `PRAGMA cache_size` of every connection: negative means KiB.
 pub const CACHE_SIZE: &str = "-512";
 
+/// `PRAGMA soft_heap_limit`, in bytes: a bound on all of SQLite's memory in
+/// the process (both pools). Once SQLite holds this much, a page cache
+/// recycles its least recently used page rather than allocating another
+/// (SQLite's `pcache1`), so the twelve caches together stay under it
+/// instead of each filling to [`CACHE_SIZE`] (~7 MiB in all) as the
+/// database grows; the OS page cache still holds the file. SQLite held
+/// 3–4 MB three minutes into the soak (BENCHMARKS.md, "Soak", issue #14).
+pub const SOFT_HEAP_LIMIT: &str = "4194304";
+
 /// How long a writer waits for another writer's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -48,8 +57,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// pool's readers (a command's aggregate, the feeds) are short on a machine
 /// of a few cores; each connection is a thread with its own page cache
 /// (up to [`CACHE_SIZE`]) and prepared statements, which fill as the log
-/// grows, so sqlx's default of 10 connections let the soak's RSS climb
-/// for minutes (BENCHMARKS.md, "Soak", issue #14).
+/// grows: with sqlx's default of 10 the soak's RssAnon rose 2.6 MiB in
+/// 150 s, with 4 1.1 MiB (BENCHMARKS.md, "Soak", issue #14).
 pub const MAX_CONNECTIONS: u32 = 4;
 
 /// Events loaded per page by the replay streams, and the channel size.
@@ -89,7 +98,8 @@ pub async fn open_pool(data_dir: &Path) -> Result<SqlitePool, StoreError> {
         // 2 MiB): the pool's caches fill as the log grows, so this bounds
         // what they add to the process (`projections::connect` does the
         // same for the read pool); the OS page cache keeps the file anyway.
-        .pragma("cache_size", CACHE_SIZE);
+        .pragma("cache_size", CACHE_SIZE)
+        .pragma("soft_heap_limit", SOFT_HEAP_LIMIT);
     SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
         .acquire_timeout(BUSY_TIMEOUT)
