@@ -11,6 +11,10 @@ use api::telemetry::LogFormat;
 /// threads): memory freed under steady writes and reads was kept, not
 /// reused or returned. With jemalloc the same soak levels off after a few
 /// minutes (BENCHMARKS.md, "Soak", issue #14).
+///
+/// Its options are built in (`JEMALLOC_SYS_WITH_MALLOC_CONF` in
+/// `.cargo/config.toml`: two arenas, freed pages returned within a second);
+/// `MALLOC_CONF` in the environment overrides them.
 #[cfg(target_os = "linux")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -38,11 +38,28 @@ use super::error::{connect_reason, StoreError};
 /// File name of the database inside the data directory.
 pub const DATABASE_FILE: &str = "basel.db";
 
-/// How long a writer waits for another writer's lock before giving up.
 /// `PRAGMA cache_size` of every connection: negative means KiB.
 pub const CACHE_SIZE: &str = "-512";
 
+/// `PRAGMA soft_heap_limit`, in bytes: a bound on all of SQLite's memory in
+/// the process (both pools). Once SQLite holds this much, a page cache
+/// recycles its least recently used page rather than allocating another
+/// (SQLite's `pcache1`), so the twelve caches together stay under it
+/// instead of each filling to [`CACHE_SIZE`] (~7 MiB in all) as the
+/// database grows; the OS page cache still holds the file. SQLite held
+/// 3–4 MB three minutes into the soak (BENCHMARKS.md, "Soak", issue #14).
+pub const SOFT_HEAP_LIMIT: &str = "4194304";
+
+/// How long a writer waits for another writer's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connections of the pool. SQLite takes one writer at a time, and the
+/// pool's readers (a command's aggregate, the feeds) are short on a machine
+/// of a few cores; each connection is a thread with its own page cache
+/// (up to [`CACHE_SIZE`]) and prepared statements, which fill as the log
+/// grows: with sqlx's default of 10 the soak's RssAnon rose 2.6 MiB in
+/// 150 s, with 4 1.1 MiB (BENCHMARKS.md, "Soak", issue #14).
+pub const MAX_CONNECTIONS: u32 = 4;
 
 /// Events loaded per page by the replay streams, and the channel size.
 const STREAM_CHANNEL_SIZE: usize = 200;
@@ -81,8 +98,10 @@ pub async fn open_pool(data_dir: &Path) -> Result<SqlitePool, StoreError> {
         // 2 MiB): the pool's caches fill as the log grows, so this bounds
         // what they add to the process (`projections::connect` does the
         // same for the read pool); the OS page cache keeps the file anyway.
-        .pragma("cache_size", CACHE_SIZE);
+        .pragma("cache_size", CACHE_SIZE)
+        .pragma("soft_heap_limit", SOFT_HEAP_LIMIT);
     SqlitePoolOptions::new()
+        .max_connections(MAX_CONNECTIONS)
         .acquire_timeout(BUSY_TIMEOUT)
         .connect_with(options)
         .await
