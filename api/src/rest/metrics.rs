@@ -9,6 +9,7 @@
 //! around every route (which also enforces the request deadline), or by the
 //! fallbacks.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,12 +39,9 @@ type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
 /// How many parts the request series are kept in (see [`RequestMetrics`]).
 const SHARDS: usize = 16;
 
-/// The next part a thread that records for the first time takes.
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
-
 thread_local! {
-    /// This thread's part of every [`RequestMetrics`].
-    static SHARD: usize = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    /// The part this thread records into, taken at its first record.
+    static SHARD: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 /// One part of the series, on cache lines of its own.
@@ -60,13 +58,26 @@ struct Shard(Mutex<Registry>);
 /// waited for that memory to come over (BENCHMARKS.md, the lookup path).
 /// `/metrics` adds the parts up.
 #[derive(Clone, Default)]
-pub struct RequestMetrics(Arc<[Shard; SHARDS]>);
+pub struct RequestMetrics(Arc<Shards>);
+
+#[derive(Default)]
+struct Shards {
+    parts: [Shard; SHARDS],
+    /// The part the next thread that records for the first time takes.
+    next: AtomicUsize,
+}
 
 impl RequestMetrics {
     /// Counts one answer of `route` (a template) with its latency.
     pub fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
-        let shard = SHARD.with(|shard| *shard);
-        let Ok(mut requests) = self.0[shard].0.lock() else {
+        let shard = SHARD.with(|shard| {
+            shard.get().unwrap_or_else(|| {
+                let taken = self.0.next.fetch_add(1, Ordering::Relaxed) % SHARDS;
+                shard.set(Some(taken));
+                taken
+            })
+        });
+        let Ok(mut requests) = self.0.parts[shard].0.lock() else {
             return;
         };
         let by_answer = match requests.get_mut(route) {
@@ -86,7 +97,7 @@ impl RequestMetrics {
     /// All parts added up.
     fn snapshot(&self) -> Registry {
         let mut all = Registry::new();
-        for shard in self.0.iter() {
+        for shard in &self.0.parts {
             let part = match shard.0.lock() {
                 Ok(part) => part,
                 Err(poisoned) => poisoned.into_inner(),

@@ -152,6 +152,41 @@ async fn idle_connections_are_closed_within_the_header_timeout_while_healthz_ans
 }
 
 #[tokio::test]
+async fn a_kept_alive_connection_serves_requests_until_the_header_timeout_passes_without_one() {
+    let app = App::start_limited(Mode::Embedded, limits()).await;
+    let mut stream = connect_from(&app, [127, 0, 0, 1]).await;
+    let request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    let (status, _, _) = exchange(&mut stream, request, Duration::from_secs(5)).await;
+    assert_eq!(status, 200);
+    // Half the header timeout (2 s) of quiet: the connection still serves.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (status, head, _) = exchange(&mut stream, request, Duration::from_secs(5)).await;
+    assert_eq!(
+        status, 200,
+        "a second request on the kept-alive connection: {head}"
+    );
+    let answered = Instant::now();
+    // Then no request: the server closes it (within 1.25 times the timeout
+    // of the answer's end; the margin is for a loaded machine).
+    let mut buf = [0u8; 64];
+    let closed = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "still open 15 s after the last answer");
+    assert!(
+        answered.elapsed() >= Duration::from_secs(2),
+        "closed after {:?}, before the header timeout",
+        answered.elapsed()
+    );
+}
+
+#[tokio::test]
 async fn a_peer_past_its_connection_cap_gets_a_429_and_other_peers_are_served() {
     let limits = ConnSettings {
         max_connections_per_peer: 10,
