@@ -62,6 +62,9 @@ struct Remembered {
     records: FxHashMap<RecordKey, (u64, Bytes)>,
 }
 
+/// The directory's rows for searches, with the generation they were read in.
+type Rows = Option<(u64, Arc<Vec<AuthorityRow>>)>;
+
 /// The cache of one server.
 ///
 /// The generation and each lock sit on cache lines of their own: read on
@@ -73,7 +76,7 @@ pub struct ReadCache {
     /// Active keys and records under one lock: a lookup checks its key,
     /// then reads its record, and finds the lock's memory already here.
     remembered: Line<Mutex<Remembered>>,
-    rows: Line<Mutex<Option<(u64, Arc<Vec<AuthorityRow>>)>>>,
+    rows: Line<Mutex<Rows>>,
     /// False when no watcher runs: then nothing is remembered.
     watched: bool,
 }

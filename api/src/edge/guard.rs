@@ -57,12 +57,12 @@ where
     // and a future holds room for every future it awaits, which is copied
     // each time the request's future moves (a GET never reads a body).
     let mut response = match admit(limit, request) {
-        Ok(Admitted::Whole(request)) => inner(request).await,
-        Ok(Admitted::BodyToRead(request)) => match Box::pin(read_body(limit, request)).await {
+        Admitted::Whole(request) => inner(request).await,
+        Admitted::BodyToRead(request) => match Box::pin(read_body(limit, request)).await {
             Ok(request) => inner(request).await,
             Err(refusal) => refusal,
         },
-        Err(refusal) => refusal,
+        Admitted::Refused(refusal) => refusal,
     };
     if response.status().as_u16() >= 400 && !described(&response) {
         response = Box::pin(as_json(response)).await;
@@ -75,23 +75,25 @@ where
     response
 }
 
-/// A request the guard let through.
+/// What the guard makes of a request's head.
 enum Admitted {
     /// Nothing to read: no body.
     Whole(Request),
     /// A body of an allowed size still to be read.
     BodyToRead(Request),
+    /// Refused on its head.
+    Refused(Response),
 }
 
 /// The request, if its head is within the bounds, or the refusal.
-fn admit(limit: BodyLimit, request: Request) -> Result<Admitted, Response> {
+fn admit(limit: BodyLimit, request: Request) -> Admitted {
     if request
         .uri()
         .path_and_query()
         .map_or(0, |p| p.as_str().len())
         > MAX_URI_BYTES
     {
-        return Err(error(
+        return Admitted::Refused(error(
             StatusCode::URI_TOO_LONG,
             "uri_too_long",
             &format!("Request URIs are limited to {MAX_URI_BYTES} bytes."),
@@ -103,7 +105,7 @@ fn admit(limit: BodyLimit, request: Request) -> Result<Admitted, Response> {
         .map(|(name, value)| name.as_str().len() + value.len())
         .sum();
     if headers.len() > MAX_HEADERS || header_bytes > MAX_HEADER_BYTES {
-        return Err(error(
+        return Admitted::Refused(error(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             "headers_too_large",
             &format!(
@@ -116,13 +118,13 @@ fn admit(limit: BodyLimit, request: Request) -> Result<Admitted, Response> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit.max_bytes as u64) {
-        return Err(too_large(limit));
+        return Admitted::Refused(too_large(limit));
     }
     let has_body = declared.is_some_and(|n| n > 0) || headers.contains_key(TRANSFER_ENCODING);
     if has_body {
-        Ok(Admitted::BodyToRead(request))
+        Admitted::BodyToRead(request)
     } else {
-        Ok(Admitted::Whole(request))
+        Admitted::Whole(request)
     }
 }
 

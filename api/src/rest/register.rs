@@ -154,7 +154,7 @@ async fn register_form(state: Shared, request: Request, caller: &Caller) -> Resp
         }
     };
     if state.key_delivery == KeyDelivery::Email {
-        return match mail_delivery::mail_key(&state, &email, &caller).await {
+        return match mail_delivery::mail_key(&state, &email, caller).await {
             Ok(()) => mail_delivery::page_answer(&email),
             Err(error) => error.into_response(),
         };

@@ -70,6 +70,22 @@ async fn read_answer(stream: &mut TcpStream, within: Duration) -> (u16, String, 
     )
 }
 
+/// Reads (and drops) what the server sends until it closes the
+/// connection: whether it did within `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 512];
+    tokio::time::timeout(within, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
 /// Whether `bytes` hold a whole answer with a `content-length` body.
 fn complete(bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(bytes).to_ascii_lowercase();
@@ -121,19 +137,7 @@ async fn idle_connections_are_closed_within_the_header_timeout_while_healthz_ans
         .expect("/healthz answers while 3,000 idle connections are open");
     assert_eq!(answered.status(), 200);
     let closing = idle.into_iter().map(|mut stream| {
-        tokio::spawn(async move {
-            let mut buf = [0u8; 512];
-            let closed = tokio::time::timeout(Duration::from_secs(30), async {
-                loop {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(_) => {}
-                    }
-                }
-            })
-            .await;
-            closed.is_ok()
-        })
+        tokio::spawn(async move { closed_within(&mut stream, Duration::from_secs(30)).await })
     });
     let mut open = 0;
     for closed in futures::future::join_all(closing).await {
@@ -168,17 +172,10 @@ async fn a_kept_alive_connection_serves_requests_until_the_header_timeout_passes
     let answered = Instant::now();
     // Then no request: the server closes it (within 1.25 times the timeout
     // of the answer's end; the margin is for a loaded machine).
-    let mut buf = [0u8; 64];
-    let closed = tokio::time::timeout(Duration::from_secs(15), async {
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-    })
-    .await;
-    assert!(closed.is_ok(), "still open 15 s after the last answer");
+    assert!(
+        closed_within(&mut stream, Duration::from_secs(15)).await,
+        "still open 15 s after the last answer"
+    );
     assert!(
         answered.elapsed() >= Duration::from_secs(2),
         "closed after {:?}, before the header timeout",
