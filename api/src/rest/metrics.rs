@@ -294,8 +294,9 @@ mod tests {
         let series = &all["/a"][&("GET", 200)];
         assert_eq!(series.count, 1_000);
         assert!((series.sum - 3.0).abs() < 1e-9);
-        assert_eq!(series.buckets[2], 1_000, "all within 2.5 ms");
-        assert_eq!(series.buckets[1], 0, "none within 1 ms");
+        assert_eq!(BUCKETS[3], 0.005);
+        assert_eq!(series.buckets[3], 1_000, "all within 5 ms");
+        assert_eq!(series.buckets[2], 0, "none within 2.5 ms");
         assert_eq!(all["/a"][&("GET", 404)].count, 1);
     }
 }
