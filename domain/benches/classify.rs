@@ -11,6 +11,9 @@ use domain::values::CountryCode;
 #[path = "common/texts.rs"]
 mod texts;
 
+#[path = "common/allocator.rs"]
+mod allocator;
+
 use texts::SHORT as DESCRIPTION;
 
 fn classify(c: &mut Criterion) {

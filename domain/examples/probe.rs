@@ -9,6 +9,9 @@ use domain::classifier::Classifier;
 #[path = "../benches/common/texts.rs"]
 mod texts;
 
+#[path = "../benches/common/allocator.rs"]
+mod allocator;
+
 use texts::SHORT;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
