@@ -284,10 +284,14 @@ fn push_quoted(out: &mut String, terms: &[String]) {
 fn supporting(text: &str, spans: Option<&[(usize, usize)]>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for &(a, b) in spans.unwrap_or_default() {
-        if let Some(s) = text.get(a..b) {
-            let s = s.trim().to_owned();
-            if !s.is_empty() && !out.contains(&s) && out.len() < 6 {
-                out.push(s);
+        if out.len() == 6 {
+            break;
+        }
+        // Compared before copying: a long description names the same
+        // words again and again.
+        if let Some(s) = text.get(a..b).map(str::trim) {
+            if !s.is_empty() && !out.iter().any(|o| o == s) {
+                out.push(s.to_owned());
             }
         }
     }

@@ -162,12 +162,12 @@ pub fn gather<'a>(
     index: &TokenIndex<'_>,
     hits: &[Hit],
 ) -> Evidence<'a> {
-    let mut ev = Evidence::default();
+    let mut ev = with_room(kb, hits);
     let mut contexts = Contexts {
         index,
         known: Vec::new(),
     };
-    let mut found = Found::new(hits.len(), kb.curated.terms.len());
+    let mut found = Found::new(hits, kb.curated.terms.len());
     let mut contaminants_from: Option<usize> = None;
     for hit in hits {
         let text = kb.matcher.text(hit.phrase);
@@ -230,6 +230,67 @@ pub fn gather<'a>(
     ev
 }
 
+/// Evidence with room for what `hits` can add to each list (an upper
+/// bound, counted as [`gather`] and [`term`] add), so that no list grows
+/// while the hits are read: a long description names the same terms again
+/// and again, and each list grew (reallocating) several times per call.
+fn with_room<'a>(kb: &KnowledgeBase, hits: &[Hit]) -> Evidence<'a> {
+    let mut n = [0usize; 9];
+    const HAZARD: usize = 0;
+    const HAZARD_TERMS: usize = 1;
+    const CLEAN: usize = 2;
+    const MIXED: usize = 3;
+    const SORTED: usize = 4;
+    const RECYCLING: usize = 5;
+    const Y: usize = 6;
+    const H: usize = 7;
+    const UN: usize = 8;
+    for hit in hits {
+        let list = match hit.kind {
+            Kind::Term(i) => {
+                let Some(entry) = kb.curated.terms.get(i) else {
+                    continue;
+                };
+                if hit.negated {
+                    CLEAN
+                } else {
+                    n[Y] += entry.y.len();
+                    n[H] += entry.h.len();
+                    n[UN] += entry.un.len();
+                    n[HAZARD_TERMS] += usize::from(entry.hazard);
+                    HAZARD
+                }
+            }
+            Kind::Introducer(_) => HAZARD,
+            Kind::Hazard if hit.negated => CLEAN,
+            Kind::Hazard => {
+                n[H] += 1;
+                HAZARD
+            }
+            Kind::Clean if hit.negated => HAZARD,
+            Kind::Clean => CLEAN,
+            Kind::Mixed if hit.negated => SORTED,
+            Kind::Mixed => MIXED,
+            Kind::Sorted => SORTED,
+            Kind::Recycling => RECYCLING,
+            Kind::Source | Kind::NegateBefore | Kind::NegateAfter => continue,
+        };
+        n[list] += 1;
+    }
+    Evidence {
+        hazard: Vec::with_capacity(n[HAZARD]),
+        hazard_terms: Vec::with_capacity(n[HAZARD_TERMS]),
+        clean: Vec::with_capacity(n[CLEAN]),
+        mixed: Vec::with_capacity(n[MIXED]),
+        sorted: Vec::with_capacity(n[SORTED]),
+        recycling: Vec::with_capacity(n[RECYCLING]),
+        y: Vec::with_capacity(n[Y]),
+        h: Vec::with_capacity(n[H]),
+        un: Vec::with_capacity(n[UN]),
+        ..Evidence::default()
+    }
+}
+
 /// With fewer hits (a short description), candidates go straight into
 /// the map: a table per term would cost more than it saves.
 const FOUND_FROM: usize = 32;
@@ -243,16 +304,34 @@ struct Found<'a> {
     /// Per curated term: 1 + its candidate's place in `list`; 0 before
     /// the term's first hit.
     by_term: Vec<u32>,
+    /// Per curated term: its hits, so that its candidate has room for
+    /// their spans from the term's first hit on.
+    hits_of: Vec<u32>,
     /// The candidates by code (each code once), in the order first found.
     list: Vec<(&'a str, Candidate)>,
 }
 
 impl<'a> Found<'a> {
-    /// For `hits` hits of `terms` curated terms: on from [`FOUND_FROM`].
-    fn new(hits: usize, terms: usize) -> Self {
-        let on = hits >= FOUND_FROM;
+    /// For `hits` of `terms` curated terms: on from [`FOUND_FROM`] hits.
+    fn new(hits: &[Hit], terms: usize) -> Self {
+        if hits.len() < FOUND_FROM {
+            return Self {
+                by_term: Vec::new(),
+                hits_of: Vec::new(),
+                list: Vec::new(),
+            };
+        }
+        let mut hits_of = vec![0u32; terms];
+        for hit in hits {
+            if let Kind::Term(i) = hit.kind {
+                if let Some(n) = hits_of.get_mut(i) {
+                    *n += 1;
+                }
+            }
+        }
         Self {
-            by_term: if on { vec![0; terms] } else { Vec::new() },
+            by_term: vec![0; terms],
+            hits_of,
             list: Vec::new(),
         }
     }
@@ -282,6 +361,8 @@ impl<'a> Found<'a> {
                 if let Some(slot) = self.by_term.get_mut(i) {
                     *slot = u32::try_from(at + 1).unwrap_or(0);
                 }
+                let room = self.hits_of.get(i).copied().unwrap_or(0) as usize;
+                self.list[at].1.spans.reserve(room);
                 at
             }
         };

@@ -32,35 +32,27 @@ pub struct Measure {
     pub span: (usize, usize),
 }
 
-/// Metal names and symbols (folded) with the symbol used in criteria.
-const METALS: [(&str, &str); 26] = [
-    ("pb", "Pb"),
-    ("lead", "Pb"),
-    ("cd", "Cd"),
-    ("cadmium", "Cd"),
-    ("hg", "Hg"),
-    ("mercury", "Hg"),
-    ("as", "As"),
-    ("arsenic", "As"),
-    ("cr", "Cr"),
-    ("chromium", "Cr"),
-    ("sb", "Sb"),
-    ("antimony", "Sb"),
-    ("be", "Be"),
-    ("beryllium", "Be"),
-    ("se", "Se"),
-    ("selenium", "Se"),
-    ("te", "Te"),
-    ("tellurium", "Te"),
-    ("tl", "Tl"),
-    ("thallium", "Tl"),
-    ("ni", "Ni"),
-    ("nickel", "Ni"),
-    ("cu", "Cu"),
-    ("copper", "Cu"),
-    ("zn", "Zn"),
-    ("zinc", "Zn"),
-];
+/// The metal or metalloid symbol (as used in criteria) a folded word
+/// names, by name or symbol; matched on the bytes, so that the many words
+/// that name none are told apart by their length and first bytes.
+fn metal(word: &[u8]) -> Option<&'static str> {
+    Some(match word {
+        b"pb" | b"lead" => "Pb",
+        b"cd" | b"cadmium" => "Cd",
+        b"hg" | b"mercury" => "Hg",
+        b"as" | b"arsenic" => "As",
+        b"cr" | b"chromium" => "Cr",
+        b"sb" | b"antimony" => "Sb",
+        b"be" | b"beryllium" => "Be",
+        b"se" | b"selenium" => "Se",
+        b"te" | b"tellurium" => "Te",
+        b"tl" | b"thallium" => "Tl",
+        b"ni" | b"nickel" => "Ni",
+        b"cu" | b"copper" => "Cu",
+        b"zn" | b"zinc" => "Zn",
+        _ => return None,
+    })
+}
 
 /// Words between a subject and its amount that change nothing.
 const FILLER: [&str; 18] = [
@@ -86,10 +78,10 @@ const FILLER: [&str; 18] = [
 
 fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
     let t = tokens.get(i)?.word();
-    match t {
-        "pcb" | "pct" | "pcn" | "pbb" => return Some((Subject::Pcb, i + 1)),
-        "ph" => return Some((Subject::Ph, i + 1)),
-        "polychlorinated" | "polybrominated"
+    match t.as_bytes() {
+        b"pcb" | b"pct" | b"pcn" | b"pbb" => return Some((Subject::Pcb, i + 1)),
+        b"ph" => return Some((Subject::Ph, i + 1)),
+        b"polychlorinated" | b"polybrominated"
             if tokens.get(i + 1).is_some_and(|n| {
                 n.text.starts_with("biphenyl") || n.text.starts_with("terphenyl")
             }) =>
@@ -98,7 +90,7 @@ fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
         }
         _ => {}
     }
-    let symbol = METALS.iter().find(|(k, _)| *k == t)?.1;
+    let symbol = metal(t.as_bytes())?;
     // "as" and "be" are English words: only as symbols right before a number.
     if matches!(t, "as" | "be")
         && !tokens
@@ -273,6 +265,34 @@ mod tests {
             &FastMap::default(),
             &super::super::vocab::Vocab::default(),
         ))
+    }
+
+    #[test]
+    fn metals_are_named_by_name_or_symbol_only() {
+        let names = [
+            ("pb", "lead", "Pb"),
+            ("cd", "cadmium", "Cd"),
+            ("hg", "mercury", "Hg"),
+            ("as", "arsenic", "As"),
+            ("cr", "chromium", "Cr"),
+            ("sb", "antimony", "Sb"),
+            ("be", "beryllium", "Be"),
+            ("se", "selenium", "Se"),
+            ("te", "tellurium", "Te"),
+            ("tl", "thallium", "Tl"),
+            ("ni", "nickel", "Ni"),
+            ("cu", "copper", "Cu"),
+            ("zn", "zinc", "Zn"),
+        ];
+        for (symbol, name, criterion) in names {
+            assert_eq!(metal(symbol.as_bytes()), Some(criterion));
+            assert_eq!(metal(name.as_bytes()), Some(criterion));
+        }
+        for other in [
+            "", "p", "pbx", "leads", "Lead", "zincs", "oil", "iron", "tin",
+        ] {
+            assert_eq!(metal(other.as_bytes()), None, "{other}");
+        }
     }
 
     #[test]

@@ -533,10 +533,18 @@ impl Matcher {
         // out-of-order ones pushed here; both built on the first match.
         let mut in_order: Option<Vec<u32>> = None;
         let mut seen: FastSet<(usize, usize)> = FastSet::default();
+        let mut stretch = Stretch::default();
         for &(pos, (from, to)) in rare_at {
             let Some(ids) = self.rare.get(from as usize..to as usize) else {
                 continue;
             };
+            // A window lies within its stretch: a term whose words are not
+            // all in the stretch is not in the window either, and when no
+            // term can be, the window is not looked for.
+            let in_stretch = stretch.bits_at(tokens, pos);
+            if ids.iter().all(|r| r.bits & !in_stretch != 0) {
+                continue;
+            }
             // The widest window any of these terms may use; each term's
             // window is this one cut to its own reach.
             let widest = ids.iter().map(|r| r.reach).max().unwrap_or(0);
@@ -756,6 +764,40 @@ impl Matcher {
     }
 }
 
+/// The stretch of tokens between two breaks (a token with a break before
+/// it starts a new one) around the positions asked, in increasing order,
+/// with its words' [`id_bit`]s or-ed: an out-of-order window never
+/// reaches past a break, so a word whose bit is not here is not in the
+/// window. Each token is read at most twice over all the positions asked.
+#[derive(Default)]
+struct Stretch {
+    /// First position of the stretch.
+    lo: usize,
+    /// One past its last position (0: no stretch read yet).
+    hi: usize,
+    bits: u64,
+}
+
+impl Stretch {
+    /// The bits of the stretch holding `pos` (`pos` not below the
+    /// position asked before, and inside `tokens`).
+    fn bits_at(&mut self, tokens: &[Token], pos: usize) -> u64 {
+        if pos >= self.hi {
+            let mut lo = pos;
+            while lo > self.hi && tokens[lo].break_before == NO_BREAK {
+                lo -= 1;
+            }
+            let mut hi = pos + 1;
+            while hi < tokens.len() && tokens[hi].break_before == NO_BREAK {
+                hi += 1;
+            }
+            self.bits = tokens[lo..hi].iter().fold(0, |b, t| b | id_bit(t.id));
+            (self.lo, self.hi) = (lo, hi);
+        }
+        self.bits
+    }
+}
+
 /// When every word of `content` occurs in `window`: the first and the
 /// last position in `window` of a word of `content`. `needs` is the
 /// content words' [`id_bit`]s or-ed, so a word whose bit is not among them
@@ -868,7 +910,7 @@ fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::super::kb::KnowledgeBase;
-    use super::super::normalize::tokenize;
+    use super::super::normalize::{tokenize, COMMA};
     use super::*;
 
     /// The longest phrase at `pos` by trying every phrase (what the trie
@@ -975,6 +1017,39 @@ mod tests {
                 assert_eq!(m.window(&tokens, pos, widest), expect, "{pos} {widest}");
             }
         }
+    }
+
+    #[test]
+    fn a_stretch_holds_the_bits_of_the_tokens_between_two_breaks() {
+        // Breaks every few tokens (and two in a row); positions asked in
+        // increasing order, some skipped, some twice, as `unordered` asks.
+        let breaks = [0, 3, 4, 9, 10, 11, 17, 25];
+        let tokens: Vec<Token> = (0..30u32)
+            .map(|i| Token {
+                break_before: if breaks.contains(&(i as usize)) {
+                    COMMA
+                } else {
+                    NO_BREAK
+                },
+                ..token(i * 7 + 1)
+            })
+            .collect();
+        let naive = |pos: usize| {
+            let lo = (0..=pos)
+                .rev()
+                .find(|&k| tokens[k].break_before != NO_BREAK)
+                .unwrap_or(0);
+            let hi = (pos + 1..tokens.len())
+                .find(|&k| tokens[k].break_before != NO_BREAK)
+                .unwrap_or(tokens.len());
+            tokens[lo..hi].iter().fold(0, |b, t| b | id_bit(t.id))
+        };
+        let mut stretch = Stretch::default();
+        for pos in [0, 1, 1, 2, 3, 5, 8, 9, 10, 11, 12, 12, 16, 18, 24, 25, 29] {
+            assert_eq!(stretch.bits_at(&tokens, pos), naive(pos), "{pos}");
+        }
+        let mut first_late = Stretch::default();
+        assert_eq!(first_late.bits_at(&tokens, 14), naive(14));
     }
 
     #[test]
