@@ -95,6 +95,10 @@ struct Heads {
     rare: (u32, u32),
     /// The word is a barrier (see [`is_barrier`]).
     barrier: bool,
+    /// The [`id_bit`]s of the words that may follow this one in a phrase
+    /// (the children of `node`), or-ed: when the next token's bit is not
+    /// among them, the longest phrase here is the one-word phrase, if any.
+    next_bits: u64,
 }
 
 impl Default for Heads {
@@ -103,6 +107,7 @@ impl Default for Heads {
             node: NO_NODE,
             rare: (0, 0),
             barrier: false,
+            next_bits: 0,
         }
     }
 }
@@ -183,6 +188,16 @@ impl Trie {
             .get(node as usize)
             .filter(|e| **e != NO_NODE)
             .map(|e| *e as usize)
+    }
+
+    /// The word ids of `node`'s children.
+    fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
+        let n = node as usize;
+        let (a, b) = match (self.first.get(n), self.first.get(n.wrapping_add(1))) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        };
+        self.kids.get(a..b).unwrap_or_default().iter().map(|k| k.0)
     }
 
     /// The child of `node` by the word with id `word` (as `edges` says).
@@ -334,6 +349,9 @@ fn heads_and_rare(phrases: &[Phrase], trie: &Trie, vocab: &mut Vocab) -> (Vec<He
             h.node = child;
         }
     }
+    for h in heads.iter_mut().filter(|h| h.node != NO_NODE) {
+        h.next_bits = trie.children(h.node).fold(0, |b, w| b | id_bit(w));
+    }
     let mut rare = Vec::new();
     for (word, h) in heads.iter_mut().enumerate() {
         let ids = u32::try_from(word)
@@ -468,7 +486,7 @@ impl Matcher {
             if head.node == NO_NODE {
                 continue;
             }
-            if let Some(id) = self.longest_at(tokens, pos, head) {
+            if let Some(id) = self.longest_here(tokens, pos, head) {
                 candidates.push((pos, pos + self.phrases[id].tokens.len(), id, true));
             }
         }
@@ -654,6 +672,20 @@ impl Matcher {
             }
         }
         out
+    }
+
+    /// [`Self::longest_at`], without the walk when the next token cannot
+    /// continue a phrase (most heads): then the one-word phrase, if any.
+    #[inline(always)]
+    fn longest_here(&self, tokens: &[Token], pos: usize, head: &Heads) -> Option<usize> {
+        let longer = tokens
+            .get(pos + 1)
+            .is_some_and(|t| t.break_before == NO_BREAK && id_bit(t.id) & head.next_bits != 0);
+        if longer {
+            self.longest_at(tokens, pos, head)
+        } else {
+            self.trie.end(head.node)
+        }
     }
 
     /// The longest phrase starting at `pos` (whose word is `head`) that
@@ -1145,10 +1177,11 @@ mod tests {
         for text in texts {
             let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
             for pos in 0..tokens.len() {
-                let trie = m
-                    .head(tokens[pos].id)
-                    .and_then(|h| m.longest_at(&tokens, pos, h));
+                let head = m.head(tokens[pos].id);
+                let trie = head.and_then(|h| m.longest_at(&tokens, pos, h));
                 assert_eq!(trie, brute_force(m, &tokens, pos), "{text} at {pos}");
+                let here = head.and_then(|h| m.longest_here(&tokens, pos, h));
+                assert_eq!(here, trie, "{text} at {pos}");
                 checked += usize::from(trie.is_some());
             }
         }
