@@ -95,6 +95,8 @@ struct Heads {
     rare: (u32, u32),
     /// The word is a barrier (see [`is_barrier`]).
     barrier: bool,
+    /// The word stops a negation (`negation_stops`).
+    stop: bool,
     /// The [`id_bit`]s of the words that may follow this one in a phrase
     /// (the children of `node`), or-ed: when the next token's bit is not
     /// among them, the longest phrase here is the one-word phrase, if any.
@@ -107,6 +109,7 @@ impl Default for Heads {
             node: NO_NODE,
             rare: (0, 0),
             barrier: false,
+            stop: false,
             next_bits: 0,
         }
     }
@@ -225,8 +228,6 @@ pub struct Matcher {
     /// The terms of [`Heads::rare`].
     rare: Vec<Rare>,
     trie: Trie,
-    /// Ids of the words that stop a negation.
-    stops: Vec<u32>,
 }
 
 /// A multi-word term matched out of order, from its rarest content word:
@@ -384,20 +385,26 @@ impl Matcher {
             .filter(|p| !p.tokens.is_empty())
             .collect();
         let trie = Trie::new(&phrases);
-        let (heads, rare) = heads_and_rare(&phrases, &trie, vocab);
-        let stops = curated
+        let (mut heads, rare) = heads_and_rare(&phrases, &trie, vocab);
+        let stops: Vec<u32> = curated
             .qualifiers
             .negation_stops
             .iter()
             .flat_map(|s| phrase_tokens(s, sp))
             .map(|w| vocab.intern(&w))
             .collect();
+        // Every stop word's id tells it (ids interned here come last).
+        heads.resize(vocab.len(), Heads::default());
+        for &id in &stops {
+            if let Some(h) = heads.get_mut(id as usize) {
+                h.stop = true;
+            }
+        }
         Self {
             phrases,
             heads,
             rare,
             trie,
-            stops,
         }
     }
 
@@ -782,7 +789,8 @@ impl Matcher {
         let limit = (from + 6).min(tokens.len());
         (from..limit)
             .find(|&j| {
-                (j > from && tokens[j].break_before >= CLAUSE) || self.stops.contains(&tokens[j].id)
+                (j > from && tokens[j].break_before >= CLAUSE)
+                    || self.head(tokens[j].id).is_some_and(|h| h.stop)
             })
             .unwrap_or(limit)
     }
@@ -1112,6 +1120,25 @@ mod tests {
             checked += usize::from(got.is_some());
         }
         assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn the_stop_words_and_only_they_are_marked_as_stops() {
+        let kb = KnowledgeBase::bundled().expect("knowledge base");
+        let sp = &kb.curated.spellings;
+        let stops: Vec<u32> = kb
+            .curated
+            .qualifiers
+            .negation_stops
+            .iter()
+            .flat_map(|s| super::super::normalize::phrase_tokens(s, sp))
+            .filter_map(|w| kb.vocab.get(&w).map(|(id, _)| id))
+            .collect();
+        assert!(stops.len() >= 10, "{stops:?}");
+        for (id, word) in kb.vocab.words() {
+            let marked = kb.matcher.head(id).is_some_and(|h| h.stop);
+            assert_eq!(marked, stops.contains(&id), "{word}");
+        }
     }
 
     #[test]
