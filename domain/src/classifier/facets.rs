@@ -7,6 +7,7 @@
 //! thresholds the entries state (see [`super::thresholds`]).
 
 use super::normalize::{Token, CLAUSE};
+use super::vocab::{Vocab, UNKNOWN};
 
 /// What an amount is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +77,49 @@ const FILLER: [&str; 18] = [
     "analysis",
 ];
 
+/// In [`Roles`]: the word may start a subject ([`subject`] reads it).
+const SUBJECT_WORD: u8 = 1;
+/// In [`Roles`]: a [`FILLER`] word.
+const FILLER_WORD: u8 = 2;
+
+/// What each vocabulary word can be in an amount statement, by id, so
+/// that the many words that are neither a subject's nor a filler are
+/// passed over without comparing their text; words outside the
+/// vocabulary are read by their text (same answers).
+pub struct Roles {
+    by_id: Vec<u8>,
+}
+
+impl Roles {
+    /// The roles of every word of `vocab`.
+    pub fn new(vocab: &Vocab) -> Self {
+        Self {
+            by_id: vocab.words().map(|(_, w)| role_of(w)).collect(),
+        }
+    }
+
+    /// The role of token `t` ([`SUBJECT_WORD`], [`FILLER_WORD`] or 0).
+    fn of(&self, t: &Token) -> u8 {
+        if t.id == UNKNOWN {
+            return role_of(t.word());
+        }
+        self.by_id
+            .get(t.id as usize)
+            .copied()
+            .unwrap_or_else(|| role_of(t.word()))
+    }
+}
+
+/// The role of the folded word `w`, by its text.
+fn role_of(w: &str) -> u8 {
+    let subject = matches!(
+        w,
+        "pcb" | "pct" | "pcn" | "pbb" | "ph" | "polychlorinated" | "polybrominated"
+    ) || metal(w.as_bytes()).is_some();
+    let filler = FILLER.contains(&w);
+    (u8::from(subject) * SUBJECT_WORD) | (u8::from(filler) * FILLER_WORD)
+}
+
 fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
     let t = tokens.get(i)?.word();
     match t.as_bytes() {
@@ -105,7 +149,7 @@ fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
 /// Reads every amount statement: "subject [filler] [comparator] number
 /// unit", "subject and subject n.d.", and "lab 21 000 mg/kg" after a
 /// subject named earlier in the clause.
-pub fn measures(tokens: &[Token]) -> Vec<Measure> {
+pub fn measures(tokens: &[Token], roles: &Roles) -> Vec<Measure> {
     let mut out = Vec::new();
     let mut last: Option<(Subject, usize)> = None;
     let mut i = 0;
@@ -113,9 +157,10 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
         if tokens[i].break_before >= CLAUSE {
             last = None;
         }
-        let Some((first, mut j)) = subject(tokens, i) else {
+        let is_subject = roles.of(&tokens[i]) & SUBJECT_WORD != 0;
+        let Some((first, mut j)) = is_subject.then(|| subject(tokens, i)).flatten() else {
             if let Some((s, at)) = last {
-                let after_filler = i > 0 && FILLER.contains(&tokens[i - 1].word());
+                let after_filler = i > 0 && roles.of(&tokens[i - 1]) & FILLER_WORD != 0;
                 if after_filler && i < at + 15 {
                     if let Some((m, next)) = amount(tokens, i, s) {
                         push(&mut out, tokens, i, next, m);
@@ -132,7 +177,7 @@ pub fn measures(tokens: &[Token]) -> Vec<Measure> {
         let mut count = 1;
         loop {
             while j < tokens.len()
-                && FILLER.contains(&tokens[j].word())
+                && roles.of(&tokens[j]) & FILLER_WORD != 0
                 && tokens[j].break_before < CLAUSE
                 && j < i + 8
             {
@@ -257,14 +302,58 @@ fn amount(tokens: &[Token], mut j: usize, subject: Subject) -> Option<(Measure, 
 #[cfg(test)]
 mod tests {
     use super::super::fast::FastMap;
+    use super::super::normalize::tokenize;
     use super::*;
 
     fn read(s: &str) -> Vec<Measure> {
-        measures(&super::super::normalize::tokenize(
-            s,
-            &FastMap::default(),
-            &super::super::vocab::Vocab::default(),
-        ))
+        let vocab = Vocab::default();
+        let roles = Roles::new(&vocab);
+        measures(
+            &super::super::normalize::tokenize(s, &FastMap::default(), &vocab),
+            &roles,
+        )
+    }
+
+    #[test]
+    fn roles_by_id_are_the_roles_by_text() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let roles = Roles::new(&kb.vocab);
+        let mut seen = [0usize; 4];
+        for (id, w) in kb.vocab.words() {
+            let t = Token {
+                text: std::borrow::Cow::Borrowed(w),
+                id,
+                break_before: 0,
+                span: (0, 0),
+                origin: super::super::normalize::Origin::Written,
+            };
+            let role = roles.of(&t);
+            assert_eq!(role, role_of(w), "{w}");
+            let by_text = subject(std::slice::from_ref(&t), 0).is_some()
+                || matches!(w, "polychlorinated" | "polybrominated" | "as" | "be");
+            assert_eq!(role & SUBJECT_WORD != 0, by_text, "{w}");
+            assert_eq!(role & FILLER_WORD != 0, FILLER.contains(&w), "{w}");
+            seen[usize::from(role)] += 1;
+        }
+        // The vocabulary holds words of each role.
+        assert!(seen[0] > 1000 && seen[1] > 5 && seen[2] > 5, "{seen:?}");
+    }
+
+    #[test]
+    fn a_vocabulary_reads_amounts_as_the_text_does() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let roles = Roles::new(&kb.vocab);
+        for s in [
+            "PCB 62 mg/kg (lab)",
+            "lead content < 0,1 %, cadmium and mercury n.d.",
+            "pH 1,5; copper concentration 3.8 % and zinc 2 %",
+            "polychlorinated biphenyls below 5 ppm, as 12 mg/kg, be 3 mg/kg",
+            "PCB content measured by the lab 21 000 mg/kg",
+        ] {
+            let by_id = measures(&tokenize(s, &kb.curated.spellings, &kb.vocab), &roles);
+            assert_eq!(by_id, read(s), "{s}");
+            assert!(!by_id.is_empty(), "{s}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
+use super::facets::Roles;
 use super::fast::{IndexedWords, StrMap};
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
@@ -34,6 +35,8 @@ pub struct KnowledgeBase {
     pub words: WordTable,
     /// The words a description's token index answers questions about.
     pub indexed: IndexedWords,
+    /// What each word can be in an amount statement.
+    pub roles: Roles,
     relations: StrMap<usize>,
     mirror_of: StrMap<usize>,
 }
@@ -84,6 +87,7 @@ impl KnowledgeBase {
                 .chain(warning_lists.phrases()),
         );
         let words = WordTable::new(&vocab, &curated.spellings);
+        let roles = Roles::new(&vocab);
         let mut relations = StrMap::default();
         for (i, r) in curated.relations.iter().enumerate() {
             relations.insert(&r.code, i);
@@ -104,6 +108,7 @@ impl KnowledgeBase {
             warning_lists,
             words,
             indexed,
+            roles,
             relations,
             mirror_of,
         })

@@ -120,7 +120,7 @@ impl Classifier {
         let index = fast::TokenIndex::new(&tokens, &self.kb.indexed);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
-        thresholds::apply(&mut ev, &facets::measures(&tokens));
+        thresholds::apply(&mut ev, &facets::measures(&tokens, &self.kb.roles));
         rules::apply(&self.kb, &mut ev);
         let negated = self.kb.matcher.negated_tokens(&tokens, &hits);
         self.kb.scopes.apply(&mut ev, &index, &negated);
