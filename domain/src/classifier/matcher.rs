@@ -235,8 +235,8 @@ pub struct Matcher {
 /// words + 2) and its content words' [`id_bit`]s.
 #[derive(Clone, Copy)]
 struct Rare {
-    id: usize,
-    reach: usize,
+    id: u32,
+    reach: u32,
     bits: u64,
 }
 
@@ -361,8 +361,8 @@ fn heads_and_rare(phrases: &[Phrase], trie: &Trie, vocab: &mut Vocab) -> (Vec<He
             .unwrap_or_default();
         let from = u32::try_from(rare.len()).unwrap_or(u32::MAX);
         rare.extend(ids.into_iter().map(|id| Rare {
-            id,
-            reach: phrases[id].content.len() + 2,
+            id: u32::try_from(id).unwrap_or(NO_NODE),
+            reach: u32::try_from(phrases[id].content.len() + 2).unwrap_or(0),
             bits: phrases[id].content_bits,
         }));
         h.rare = (from, u32::try_from(rare.len()).unwrap_or(u32::MAX));
@@ -572,7 +572,7 @@ impl Matcher {
             }
             // The widest window any of these terms may use; each term's
             // window is this one cut to its own reach.
-            let widest = ids.iter().map(|r| r.reach).max().unwrap_or(0);
+            let widest = ids.iter().map(|r| r.reach as usize).max().unwrap_or(0);
             let (lo_all, hi_all) = self.window(tokens, pos, widest);
             let bits = tokens[lo_all..hi_all]
                 .iter()
@@ -583,6 +583,7 @@ impl Matcher {
                 bits: needs,
             } in ids
             {
+                let (id, reach) = (id as usize, reach as usize);
                 if needs & !bits != 0 {
                     continue;
                 }
