@@ -70,8 +70,10 @@ struct Phrase {
     text: String,
 }
 
-/// A candidate hit: (start, end, phrase, in order).
-type Candidate = (usize, usize, usize, bool);
+/// A candidate hit: (start, end, phrase, in order, the length it is taken
+/// by: `2 ×` the phrase's content words, `+ 1` in order). The length is
+/// kept here, so that ordering the candidates does not read the phrases.
+type Candidate = (usize, usize, usize, bool, usize);
 
 /// The order candidates are taken in: longest first (`len`), in order
 /// first, leftmost (`pos`), then as found (`i`), packed so that the integer
@@ -440,7 +442,7 @@ impl Matcher {
         let mut taken = vec![false; tokens.len()];
         let mut hits = Vec::with_capacity(candidates.len());
         for i in self.take_order(&candidates) {
-            let Some(&(pos, end, id, ordered)) = candidates.get(i) else {
+            let Some(&(pos, end, id, ordered, _)) = candidates.get(i) else {
                 continue;
             };
             let free = if ordered {
@@ -494,7 +496,9 @@ impl Matcher {
                 continue;
             }
             if let Some(id) = self.longest_here(tokens, pos, head) {
-                candidates.push((pos, pos + self.phrases[id].tokens.len(), id, true));
+                let p = &self.phrases[id];
+                let len = 2 * p.content.len() + 1;
+                candidates.push((pos, pos + p.tokens.len(), id, true, len));
             }
         }
         self.unordered(tokens, &rare_at, &mut candidates);
@@ -510,7 +514,7 @@ impl Matcher {
     /// but for the position: in-order candidates are found by position, and
     /// only each length's out-of-order ones are sorted by position.
     fn take_order(&self, candidates: &[Candidate]) -> Vec<usize> {
-        let len = |c: &Candidate| 2 * self.phrases[c.2].content.len() + usize::from(c.3);
+        let len = |c: &Candidate| c.4;
         let longest = candidates.iter().map(len).max().unwrap_or(0);
         // Few candidates (a short description): one small sort is cheaper.
         if longest >= 1024 || candidates.len() < 64 {
@@ -608,7 +612,7 @@ impl Matcher {
                     seen.reserve(SEEN_ROOM);
                 }
                 if !known && seen.insert((s, id)) {
-                    out.push((s, e + 1, id, false));
+                    out.push((s, e + 1, id, false, 2 * content.len()));
                 }
             }
         }
@@ -988,6 +992,7 @@ mod tests {
             let tokens = tokenize(text, &kb.curated.spellings, &kb.vocab);
             let c = m.candidates(&tokens);
             let len = |c: &Candidate| 2 * m.phrases[c.2].content.len() + usize::from(c.3);
+            assert!(c.iter().all(|c| c.4 == len(c)), "{text}");
             let packed = sorted_by_pack(c.iter().map(|c| (len(c), c.3, c.0)));
             assert_eq!(m.take_order(&c), packed, "{text}");
             // The long text takes the counting sort.
