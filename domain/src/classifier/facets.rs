@@ -112,6 +112,11 @@ impl Roles {
 
 /// The role of the folded word `w`, by its text.
 fn role_of(w: &str) -> u8 {
+    // Every subject and filler word starts with a lower-case ASCII letter
+    // (numbers, the commonest words outside the vocabulary, do not).
+    if !w.as_bytes().first().is_some_and(u8::is_ascii_lowercase) {
+        return 0;
+    }
     let subject = matches!(
         w,
         "pcb" | "pct" | "pcn" | "pbb" | "ph" | "polychlorinated" | "polybrominated"
@@ -334,6 +339,9 @@ mod tests {
             assert_eq!(role & SUBJECT_WORD != 0, by_text, "{w}");
             assert_eq!(role & FILLER_WORD != 0, FILLER.contains(&w), "{w}");
             seen[usize::from(role)] += 1;
+        }
+        for w in ["", "5", "13", "0.1", "<", "%", "µg", "Lead", "x"] {
+            assert_eq!(role_of(w), 0, "{w}");
         }
         // The vocabulary holds words of each role.
         assert!(seen[0] > 1000 && seen[1] > 5 && seen[2] > 5, "{seen:?}");
