@@ -9,12 +9,18 @@
 use super::result::{Classification, ListType, WarningCode};
 use super::signals::Signals;
 
+/// `'a', 'b'`: each word quoted, joined with ", ", in one allocation.
 fn quoted(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| format!("'{w}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut out = String::with_capacity(words.iter().map(|w| w.len() + 4).sum());
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('\'');
+        out.push_str(w);
+        out.push('\'');
+    }
+    out
 }
 
 fn text(code: WarningCode, words: &[String], out: &Classification) -> Option<String> {
@@ -66,7 +72,14 @@ pub fn add(out: &mut Classification, found: &Signals, corrections: &[(String, St
     }
     if !corrections.is_empty() {
         // "Read 'a' as 'b', 'c' as 'd' (spelling); ...", written in one string.
-        let mut read = String::from("Read ");
+        const HEAD: &str = "Read ";
+        const TAIL: &str = " (spelling); check the answer if that is wrong.";
+        let parts: usize = corrections
+            .iter()
+            .map(|(a, b)| a.len() + b.len() + 10)
+            .sum();
+        let mut read = String::with_capacity(HEAD.len() + parts + TAIL.len());
+        read.push_str(HEAD);
         for (k, (a, b)) in corrections.iter().enumerate() {
             if k > 0 {
                 read.push_str(", ");
@@ -75,7 +88,7 @@ pub fn add(out: &mut Classification, found: &Signals, corrections: &[(String, St
                 read.push_str(part);
             }
         }
-        read.push_str(" (spelling); check the answer if that is wrong.");
+        read.push_str(TAIL);
         out.warnings.push(read);
         out.warning_codes.push(WarningCode::SpellingCorrected);
     }

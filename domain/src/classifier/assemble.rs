@@ -225,7 +225,10 @@ fn reason_text(first: bool, same_list: bool, terms: &[String], cand: Option<&Can
     } else {
         "Alternative on another list: the description names "
     };
-    let mut reason = String::with_capacity(lead.len() + 64);
+    let reasons = cand.map_or(&[][..], |c| c.reasons.as_slice());
+    let room =
+        lead.len() + quoted_len(terms) + 26 + reasons.iter().map(|r| r.len() + 2).sum::<usize>();
+    let mut reason = String::with_capacity(room);
     reason.push_str(lead);
     push_quoted(&mut reason, terms);
     if first {
@@ -250,8 +253,14 @@ fn criterion_text(
     cand: Option<&Candidate>,
     notes: &[String],
 ) -> String {
-    let mut criterion = String::new();
     let own: &[String] = cand.map_or(&[], |c| c.criteria.as_slice());
+    let room = own.iter().chain(notes).map(|c| c.len() + 2).sum::<usize>()
+        + if first && own.is_empty() && notes.is_empty() {
+            quoted_len(terms) + code.len() + 30
+        } else {
+            0
+        };
+    let mut criterion = String::with_capacity(room);
     for (k, c) in own.iter().chain(notes).enumerate() {
         if k > 0 {
             criterion.push_str("; ");
@@ -266,6 +275,11 @@ fn criterion_text(
         criterion.push_str(" covers");
     }
     criterion
+}
+
+/// The length of [`push_quoted`]'s text for `terms`.
+fn quoted_len(terms: &[String]) -> usize {
+    terms.iter().map(|t| t.len() + 4).sum()
 }
 
 /// `'a', 'b'`: each term quoted, joined with ", ", appended to `out`.
@@ -397,7 +411,7 @@ fn companions(
         }
     }
     let reason = |term: Option<&str>| match term {
-        Some(t) => format!("The description names '{t}'"),
+        Some(t) => ["The description names '", t, "'"].concat(),
         None => why.clone(),
     };
     for (code, conf, term) in ys {

@@ -38,9 +38,14 @@ pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
             if code.starts_with('B') && kb.mirror(code).and_then(|(_, m)| m.a.as_ref()).is_none() {
                 let words = words.get_or_insert_with(|| ev.hazard.join(", "));
                 cand.factor *= UNMIRRORED_GREEN_UNDER_HAZARD;
-                cand.reasons.push(format!(
-                    "weakened: hazard qualifier ({words}) but this Annex IX entry has no Annex VIII mirror"
-                ));
+                cand.reasons.push(
+                    [
+                        "weakened: hazard qualifier (",
+                        words,
+                        ") but this Annex IX entry has no Annex VIII mirror",
+                    ]
+                    .concat(),
+                );
             }
         }
     }
@@ -72,16 +77,27 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     if present.len() > 1 || m.members().count() > 1 {
         merged
             .criteria
-            .push(format!("{target} chosen in its group: {why_text}"));
+            .push([target, " chosen in its group: ", &why_text].concat());
     }
     if !moved_from.is_empty() {
-        merged.reasons.push(format!(
-            "moved from {} to {target}: {why_text} (mirror group, {})",
-            moved_from.join("/"),
-            m.src
-        ));
+        merged.reasons.push(
+            [
+                "moved from ",
+                &moved_from.join("/"),
+                " to ",
+                target,
+                ": ",
+                &why_text,
+                " (mirror group, ",
+                &m.src,
+                ")",
+            ]
+            .concat(),
+        );
     } else if present.len() == 1 && why != Why::Best {
-        merged.reasons.push(format!("{why_text} confirms {target}"));
+        merged
+            .reasons
+            .push([&*why_text, " confirms ", target].concat());
     }
     if matches!(why, Why::Default | Why::Best) && m.members().count() > 1 {
         ev.warnings.push(assumption(m, target));
@@ -151,7 +167,7 @@ fn support_by_hazard(merged: &mut Candidate, hazard_terms: &[(Cow<'_, str>, f64)
             merged.bonus += 0.3 * w;
             merged
                 .reasons
-                .push(format!("supported by hazardous constituent '{t}'"));
+                .push(["supported by hazardous constituent '", t, "'"].concat());
         }
     }
 }
@@ -238,8 +254,13 @@ fn choose<'a>(
 
 fn assumption(m: &super::curated::Mirror, target: &str) -> String {
     let others: Vec<&str> = m.members().filter(|c| *c != target).collect();
-    format!(
-        "No qualifier says whether the waste is hazardous, mixed or clean: {target} was assumed; {} may apply instead (hazardous: contains Annex I constituents with Annex III characteristics; clean, sorted or mixed otherwise).",
-        others.join(" or ")
-    )
+    // One allocation of the exact size (`format!` grew its buffer).
+    [
+        "No qualifier says whether the waste is hazardous, mixed or clean: ",
+        target,
+        " was assumed; ",
+        &others.join(" or "),
+        " may apply instead (hazardous: contains Annex I constituents with Annex III characteristics; clean, sorted or mixed otherwise).",
+    ]
+    .concat()
 }
