@@ -380,8 +380,10 @@ fn companions(
     let rel = kb.relation(best);
     // (code, confidence, the term that names it; none: a companion of
     // `best`); the reasons are written for the codes kept only.
-    let mut ys: Vec<(&str, f64, Option<&str>)> = Vec::new();
-    let mut hs: Vec<(&str, f64, Option<&str>)> = Vec::new();
+    let mut ys: Vec<(&str, f64, Option<&str>)> =
+        Vec::with_capacity(rel.map_or(0, |r| r.y.len()) + ev.y.len());
+    let mut hs: Vec<(&str, f64, Option<&str>)> =
+        Vec::with_capacity(rel.map_or(0, |r| r.h.len()) + ev.h.len());
     let mut why = String::new();
     if let Some(r) = rel {
         why = format!("Companion of {best}: a constituent or characteristic typical of the waste this entry names");
