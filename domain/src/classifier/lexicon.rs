@@ -76,8 +76,9 @@ pub struct Lexicon {
     /// within a group): those of id `i` are `entries[starts[i]..starts[i + 1]]`.
     entries: Vec<Entry>,
     starts: Vec<u32>,
-    /// Per vocabulary id: whether the word is English (in `english`).
-    english_ids: Vec<bool>,
+    /// Per vocabulary id (of the words interned when the lexicon was
+    /// built): its [`Kind`] bits.
+    kinds: Vec<u8>,
     bigrams: FastSet<(String, String)>,
     speller: Speller,
 }
@@ -129,14 +130,15 @@ impl Lexicon {
             .iter()
             .map(|(k, v)| (k.clone(), Words::new(phrase_tokens(v, spellings), vocab)))
             .collect();
-        let english_ids = english_ids(&english, vocab);
+        mark_english(&english, vocab);
+        let kinds = kinds(&english, &starts, vocab);
         Ok(Self {
             names,
             marks,
             hs,
             entries,
             starts,
-            english_ids,
+            kinds,
             bigrams,
             speller,
         })
@@ -152,7 +154,10 @@ impl Lexicon {
     ) -> Reading<'k> {
         let counts = self.language_counts(&tokens, original);
         let mut pass = Pass {
-            english_count: tokens.iter().filter(|t| self.is_english(t.id)).count(),
+            english_count: tokens
+                .iter()
+                .filter(|t| self.kind_of_id(t.id) & ENGLISH != 0)
+                .count(),
             counts,
             out: Edits::default(),
             corrections: Vec::new(),
@@ -188,8 +193,14 @@ impl Lexicon {
         pass: &mut Pass<'k>,
     ) -> usize {
         let tok = &tokens[i];
-        let alpha = tok.text.chars().any(char::is_alphabetic);
+        let kind = self.kind(tok);
+        let alpha = kind & ALPHA != 0;
         pass.words += usize::from(alpha);
+        if kind & (DIGIT | HEAD) == 0 && (!alpha || kind & ENGLISH != 0) {
+            // Neither an HS number nor a lexicon phrase's first word, and
+            // not an unknown word: kept as written (as below).
+            return 1;
+        }
         if let Some(dst) = self.hs_heading(tokens, i, &pass.out) {
             push_reading(
                 pass.out.replace(i, i + 1),
@@ -307,6 +318,9 @@ impl Lexicon {
         let mut counts = vec![0; self.names.len()];
         let mut seen = vec![false; self.names.len()];
         for (i, t) in tokens.iter().enumerate() {
+            if self.kind_of_id(t.id) & HEAD == 0 {
+                continue;
+            }
             if let Some(entries) = self.entries_of(t.id) {
                 seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
@@ -486,7 +500,27 @@ impl Lexicon {
 
     /// Whether the word with vocabulary id `id` is English.
     fn is_english(&self, id: u32) -> bool {
-        id != UNKNOWN && self.english_ids.get(id as usize).copied().unwrap_or(false)
+        self.kind_of_id(id) & ENGLISH != 0
+    }
+
+    /// The [`Kind`] bits of the word with vocabulary id `id` as far as the
+    /// id tells them: [`ENGLISH`] and [`HEAD`] exactly, [`ALPHA`] and
+    /// [`DIGIT`] only for the words interned before the lexicon was built
+    /// (0 for [`UNKNOWN`] and the later words).
+    #[inline(always)]
+    fn kind_of_id(&self, id: u32) -> u8 {
+        self.kinds.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// The [`Kind`] bits of `tok`: from its id when the lexicon knows the
+    /// id (a token with a known id has the vocabulary's word as its text),
+    /// else from its text.
+    #[inline(always)]
+    fn kind(&self, tok: &Token) -> u8 {
+        match self.kinds.get(tok.id as usize) {
+            Some(&k) => k,
+            None => kind_of_text(&tok.text),
+        }
     }
 
     /// Splits a compound into lexicon (or English) words, allowing the
@@ -649,18 +683,54 @@ fn speller_for(english: &FastSet<String>, entries: &[Entry]) -> Speller {
     Speller::new(&vocabulary)
 }
 
-/// Interns the `english` words; per vocabulary id, whether it is one.
-fn english_ids(english: &FastSet<String>, vocab: &mut Vocab) -> Vec<bool> {
+/// Interns the `english` words.
+fn mark_english(english: &FastSet<String>, vocab: &mut Vocab) {
     for w in english {
         vocab.intern(w);
     }
-    let mut ids = vec![false; vocab.len()];
+}
+
+/// Bits of what a word is, per vocabulary id ([`Lexicon::kind`]), so that
+/// reading a plain English word looks at one byte: [`ALPHA`], [`DIGIT`],
+/// [`ENGLISH`], [`HEAD`].
+type Kind = u8;
+
+/// The word has an alphabetic character (counts as a word).
+const ALPHA: Kind = 1;
+/// The word starts with an ASCII digit (may be an HS number).
+const DIGIT: Kind = 2;
+/// The word is English (a word of the curated terms or `english_common`).
+const ENGLISH: Kind = 4;
+/// Some lexicon entry starts with the word.
+const HEAD: Kind = 8;
+
+/// [`ALPHA`] and [`DIGIT`] of `word`.
+fn kind_of_text(word: &str) -> Kind {
+    let mut k = 0;
+    if word.chars().any(char::is_alphabetic) {
+        k |= ALPHA;
+    }
+    if word.starts_with(|c: char| c.is_ascii_digit()) {
+        k |= DIGIT;
+    }
+    k
+}
+
+/// Per vocabulary id (every word of `vocab`): its [`Kind`] bits; `starts`
+/// as in [`Lexicon`], `english` interned.
+fn kinds(english: &FastSet<String>, starts: &[u32], vocab: &Vocab) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = vocab.words().map(|(_, w)| kind_of_text(w)).collect();
     for w in english {
-        if let Some(slot) = ids.get_mut(vocab.id(w) as usize) {
-            *slot = true;
+        if let Some(k) = kinds.get_mut(vocab.id(w) as usize) {
+            *k |= ENGLISH;
         }
     }
-    ids
+    for (k, pair) in kinds.iter_mut().zip(starts.windows(2)) {
+        if pair[1] > pair[0] {
+            *k |= HEAD;
+        }
+    }
+    kinds
 }
 
 /// The state of one [`Lexicon::read`].
@@ -732,5 +802,42 @@ fn push_reading<'k>(
             span,
             origin: Origin::Translated,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token of the vocabulary's word `id` (or of `text`, unknown).
+    fn token<'k>(text: &'k str, id: u32) -> Token<'k> {
+        Token {
+            text: Cow::Borrowed(text),
+            id,
+            break_before: NO_BREAK,
+            span: (0, text.len()),
+            origin: Origin::Written,
+        }
+    }
+
+    #[test]
+    fn kinds_read_by_id_agree_with_the_words_and_the_entries() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (lex, vocab) = (&kb.lexicon, &kb.vocab);
+        let mut with_head = 0;
+        for (id, w) in vocab.words() {
+            let k = lex.kind(&token(w, id));
+            assert_eq!(k & (ALPHA | DIGIT), kind_of_text(w), "{w}");
+            let head = lex.entries_of(id).is_some();
+            assert_eq!(k & HEAD != 0, head, "{w}");
+            with_head += usize::from(head);
+        }
+        assert!(with_head > 100, "{with_head}");
+        for w in ["undrained", "12", "1a", "é", "x", ""] {
+            assert_eq!(lex.kind(&token(w, UNKNOWN)), kind_of_text(w), "{w}");
+        }
+        assert_eq!(kind_of_text("12ab"), ALPHA | DIGIT);
+        assert_eq!(kind_of_text("ab12"), ALPHA);
+        assert_eq!(kind_of_text("%"), 0);
     }
 }
