@@ -198,6 +198,7 @@ fn split_with<'k>(
     vocab: &'k Vocab,
     recent: bool,
 ) -> Vec<Token<'k>> {
+    let text = text.get(..read_up_to(text)).unwrap_or(text);
     let mut s = Splitter {
         out: Words {
             tokens: Vec::with_capacity(text.len() / 5 + 1),
@@ -210,14 +211,22 @@ fn split_with<'k>(
         word: String::with_capacity(24),
         start: 0,
         end: 0,
-        chars: Cursor {
-            text,
-            pos: 0,
-            left: MAX_CHARS,
-        },
+        chars: Cursor { text, pos: 0 },
     };
     while s.step() {}
     s.finish()
+}
+
+/// The byte length of the first [`MAX_CHARS`] characters of `text` (all
+/// of it when shorter).
+fn read_up_to(text: &str) -> usize {
+    if text.len() <= MAX_CHARS {
+        // No more characters than bytes.
+        return text.len();
+    }
+    text.char_indices()
+        .nth(MAX_CHARS)
+        .map_or(text.len(), |(i, _)| i)
 }
 
 /// The state of [`split_with`]: the tokens so far, the word being read
@@ -239,11 +248,13 @@ impl<'k> Splitter<'_, 'k> {
     #[inline(always)]
     fn step(&mut self) -> bool {
         if self.word.is_empty() {
-            // Between words, ASCII spaces and punctuation only raise the
-            // break before the next token (as the steps below would).
-            let level = self.chars.skip_separators();
-            self.out.pending_break = self.out.pending_break.max(level);
+            if self.out.recent.is_on() {
+                self.whole_ascii_words::<true>();
+            } else {
+                self.whole_ascii_words::<false>();
+            }
             if self.chars.at_ascii_alphanumeric() {
+                // A word that may go on past its ASCII letters and digits.
                 self.ascii_word();
                 return true;
             }
@@ -271,6 +282,49 @@ impl<'k> Splitter<'_, 'k> {
             self.other(i, ch);
         }
         true
+    }
+
+    /// Between words (`word` empty): the separators and the whole words of
+    /// ASCII letters and digits that follow, read in one loop, as the
+    /// steps would read them one at a time: between words, ASCII spaces
+    /// and punctuation only raise the break before the next token, and a
+    /// word that nothing can continue (see [`Self::whole_ascii_word`]) is
+    /// a token. Stops before anything else. `RECENT`: whether [`Recent`]
+    /// is on (one loop each, so that the loop without does not look).
+    #[inline(always)]
+    fn whole_ascii_words<const RECENT: bool>(&mut self) {
+        let text = self.chars.text;
+        let bytes = text.as_bytes();
+        let mut pos = self.chars.pos;
+        loop {
+            let mut level = self.out.pending_break;
+            while let Some(&b) = bytes.get(pos) {
+                let l = SEPARATORS[usize::from(b)];
+                if l == NOT_SEPARATOR {
+                    break;
+                }
+                level = level.max(l);
+                pos += 1;
+            }
+            self.out.pending_break = level;
+            let from = pos;
+            while bytes.get(pos).is_some_and(|&b| ASCII_ALNUM[usize::from(b)]) {
+                pos += 1;
+            }
+            let ends = match bytes.get(pos) {
+                None => true,
+                Some(b'.' | b',') => !bytes.get(from..pos).is_some_and(all_digits),
+                Some(&b) => b.is_ascii(),
+            };
+            match text.get(from..pos).filter(|w| ends && !w.is_empty()) {
+                Some(w) if RECENT => self.out.flush_ascii(w, &mut self.word, from, pos),
+                Some(w) => self.out.read_ascii(w, &mut self.word, from, pos),
+                None => {
+                    self.chars.pos = from;
+                    return;
+                }
+            }
+        }
     }
 
     /// An ASCII letter or digit `ch` at `i`, with those that follow.
@@ -378,6 +432,11 @@ fn symbol(ch: char) -> Option<&'static str> {
     }
 }
 
+/// Whether every byte of `w` is an ASCII digit.
+fn all_digits(w: &[u8]) -> bool {
+    w.iter().all(u8::is_ascii_digit)
+}
+
 /// Per byte: an ASCII letter or digit.
 const ASCII_ALNUM: [bool; 256] = {
     let mut t = [false; 256];
@@ -412,13 +471,12 @@ const SEPARATORS: [u8; 256] = {
 /// In [`SEPARATORS`]: not a separator.
 const NOT_SEPARATOR: u8 = u8::MAX;
 
-/// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
+/// The characters of a text, with their byte offsets.
 struct Cursor<'a> {
+    /// The text up to [`MAX_CHARS`] characters.
     text: &'a str,
     /// Byte offset of the next character.
     pos: usize,
-    /// Characters still to read.
-    left: usize,
 }
 
 impl Cursor<'_> {
@@ -426,14 +484,10 @@ impl Cursor<'_> {
         let ch = self.peek()?;
         let at = self.pos;
         self.pos += ch.len_utf8();
-        self.left -= 1;
         Some((at, ch))
     }
 
     fn peek(&self) -> Option<char> {
-        if self.left == 0 {
-            return None;
-        }
         match self.text.as_bytes().get(self.pos) {
             // ASCII: the byte is the character.
             Some(&b) if b.is_ascii() => Some(char::from(b)),
@@ -441,47 +495,23 @@ impl Cursor<'_> {
         }
     }
 
-    /// Skips the [`SEPARATORS`] that follow; the highest break among them
-    /// ([`NO_BREAK`] when none).
-    fn skip_separators(&mut self) -> u8 {
-        let rest = self.text.as_bytes().get(self.pos..).unwrap_or_default();
-        let rest = rest.get(..self.left).unwrap_or(rest);
-        let mut level = NO_BREAK;
-        let mut n = 0;
-        for &b in rest {
-            let l = SEPARATORS[usize::from(b)];
-            if l == NOT_SEPARATOR {
-                break;
-            }
-            level = level.max(l);
-            n += 1;
-        }
-        self.pos += n;
-        self.left -= n;
-        level
-    }
-
     /// Whether the next character is an ASCII letter or digit.
     fn at_ascii_alphanumeric(&self) -> bool {
-        self.left > 0
-            && self
-                .text
-                .as_bytes()
-                .get(self.pos)
-                .is_some_and(|&b| ASCII_ALNUM[usize::from(b)])
+        self.text
+            .as_bytes()
+            .get(self.pos)
+            .is_some_and(|&b| ASCII_ALNUM[usize::from(b)])
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
     fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
         let from = self.pos;
         let rest = self.text.as_bytes().get(from..).unwrap_or_default();
-        let rest = rest.get(..self.left).unwrap_or(rest);
         let n = rest
             .iter()
             .position(|&b| !ASCII_ALNUM[usize::from(b)])
             .unwrap_or(rest.len());
         self.pos += n;
-        self.left -= n;
         (from, self.pos)
     }
 }
@@ -514,13 +544,16 @@ const RECENT_SLOTS: usize = 256;
 /// repeated word is read from here instead of the knowledge base's large
 /// word table (one look-up, often a cache miss, per word).
 struct Recent<'k> {
-    slots: Vec<Option<Seen<'k>>>,
+    slots: Vec<Seen<'k>>,
 }
 
-/// One word in [`Recent`].
+/// One word in [`Recent`] (an empty slot has `key` 0, which no word has).
+#[derive(Clone)]
 struct Seen<'k> {
-    written: &'k str,
+    /// [`Recent::key`] of `written`.
+    key: u32,
     id: u32,
+    written: &'k str,
     text: Cow<'k, str>,
 }
 
@@ -529,7 +562,13 @@ impl<'k> Recent<'k> {
     fn new(on: bool) -> Self {
         let mut slots = Vec::new();
         if on {
-            slots.resize_with(RECENT_SLOTS, || None);
+            let empty = Seen {
+                key: 0,
+                id: UNKNOWN,
+                written: "",
+                text: Cow::Borrowed(""),
+            };
+            slots.resize(RECENT_SLOTS, empty);
         }
         Self { slots }
     }
@@ -539,40 +578,56 @@ impl<'k> Recent<'k> {
         !self.slots.is_empty()
     }
 
-    /// The first of the two slots of the word `w` (not empty); the
-    /// second follows it.
-    fn slot(w: &str) -> usize {
-        let b = w.as_bytes();
-        let n = b.len();
+    /// The first, last and middle byte and the length (mod 256) of the
+    /// word `w` (not empty), in one number: never 0 (a word's bytes are
+    /// letters and digits), and all of a word of up to 3 bytes.
+    #[inline(always)]
+    fn key(w: &[u8]) -> u32 {
+        let n = w.len();
         let (first, last, mid) = (
-            b.first().copied().unwrap_or(0),
-            b.last().copied().unwrap_or(0),
-            b.get(n / 2).copied().unwrap_or(0),
+            w.first().copied().unwrap_or(0),
+            w.last().copied().unwrap_or(0),
+            w.get(n / 2).copied().unwrap_or(0),
         );
-        let key = u32::from(first)
+        u32::from(first)
             | u32::from(last) << 8
             | u32::from(mid) << 16
-            | u32::try_from(n & 0xff).unwrap_or(0) << 24;
+            | u32::try_from(n & 0xff).unwrap_or(0) << 24
+    }
+
+    /// The first of the two slots of the word with key `key`; the second
+    /// follows it.
+    #[inline(always)]
+    fn slot(key: u32) -> usize {
         ((key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS) & !1
     }
 
-    /// The id and text of the word `w` if it is held.
-    fn get(&self, w: &str) -> Option<(u32, Cow<'k, str>)> {
-        let at = Self::slot(w);
+    /// The word `w` if it is held.
+    #[inline(always)]
+    fn get(&self, w: &str) -> Option<&Seen<'k>> {
+        let b = w.as_bytes();
+        let key = Self::key(b);
+        let at = Self::slot(key);
         let pair = self.slots.get(at..at + 2)?;
-        pair.iter()
-            .flatten()
-            .find(|seen| same_bytes(seen.written.as_bytes(), w.as_bytes()))
-            .map(|seen| (seen.id, seen.text.clone()))
+        // Up to 3 bytes, the key is the word.
+        pair.iter().find(|seen| {
+            seen.key == key && (b.len() <= 3 || same_bytes(seen.written.as_bytes(), b))
+        })
     }
 
     /// Holds the word `w` (not held) with its token's id and text, in the
     /// first of its slots; the word there moves to the second.
     fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
-        let at = Self::slot(written);
+        let key = Self::key(written.as_bytes());
+        let at = Self::slot(key);
         if let Some([first, second]) = self.slots.get_mut(at..at + 2) {
-            *second = first.take();
-            *first = Some(Seen { written, id, text });
+            std::mem::swap(first, second);
+            *first = Seen {
+                key,
+                id,
+                written,
+                text,
+            };
         }
     }
 }
@@ -652,12 +707,14 @@ impl<'k> Words<'_, 'k> {
     /// Ends the word `w` of ASCII letters and digits, written at
     /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
     /// `word` is an empty buffer).
+    #[inline(always)]
     fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if !self.recent.is_on() {
             self.read_ascii(w, word, start, end);
             return;
         }
-        if let Some((id, text)) = self.recent.get(w) {
+        if let Some(seen) = self.recent.get(w) {
+            let (id, text) = (seen.id, seen.text.clone());
             self.tokens.push(Token {
                 id,
                 text,
@@ -667,6 +724,13 @@ impl<'k> Words<'_, 'k> {
             });
             return;
         }
+        self.read_new_ascii(w, word, start, end);
+    }
+
+    /// [`Self::flush_ascii`] of a word not in [`Recent`] (on), held there
+    /// afterwards.
+    #[inline(never)]
+    fn read_new_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         self.read_ascii(w, word, start, end);
         if let Some(t) = self.tokens.last() {
             let (id, text) = (t.id, t.text.clone());
@@ -675,6 +739,7 @@ impl<'k> Words<'_, 'k> {
     }
 
     /// [`Self::flush_ascii`] of a word not in [`Recent`].
+    #[inline(never)]
     fn read_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if let (Lookup::Table(table), false) =
             (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
@@ -857,6 +922,171 @@ mod tests {
         let texts: Vec<&str> = t.iter().map(|t| t.word()).collect();
         assert_eq!(texts, ["ete", "0.3", "%", "blei", "saure"]);
         assert_eq!(t[0].span, (0, "Été".len()));
+    }
+
+    #[test]
+    fn reading_stops_after_max_chars_of_several_bytes() {
+        let v = Vocab::default();
+        let long = "é".repeat(MAX_CHARS + 3);
+        let t = tokenize(&long, &FastMap::default(), &v);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "e".repeat(MAX_CHARS));
+        assert_eq!(t[0].span, (0, 2 * MAX_CHARS));
+        assert_eq!(read_up_to(&long), 2 * MAX_CHARS);
+        assert_eq!(read_up_to("abc"), 3);
+        let exact = "ü".repeat(MAX_CHARS);
+        assert_eq!(read_up_to(&exact), exact.len());
+    }
+
+    /// The tokens of `text` read one character at a time, as the module
+    /// doc and [`split_with`]'s steps describe them (no fast paths), then
+    /// folded and looked up as [`tokenize`] does.
+    fn one_char_at_a_time<'k>(
+        text: &str,
+        spellings: &FastMap<String, String>,
+        vocab: &'k Vocab,
+    ) -> Vec<Token<'k>> {
+        let chars: Vec<(usize, char)> = text.char_indices().take(MAX_CHARS).collect();
+        let mut raw: Vec<(String, u8, (usize, usize))> = Vec::new();
+        let (mut word, mut start, mut end, mut brk) = (String::new(), 0, 0, NO_BREAK);
+        let mut flush = |word: &mut String, brk: &mut u8, span: (usize, usize)| {
+            if !word.is_empty() {
+                raw.push((std::mem::take(word), std::mem::take(brk), span));
+            }
+        };
+        for (k, &(i, ch)) in chars.iter().enumerate() {
+            let next = chars.get(k + 1).map(|c| c.1);
+            let len = ch.len_utf8();
+            if is_ideograph(ch) {
+                flush(&mut word, &mut brk, (start, i));
+                flush(&mut ch.to_string(), &mut brk, (i, i + len));
+            } else if ch.is_alphanumeric() {
+                if word.is_empty() {
+                    start = i;
+                }
+                fold_char(ch, &mut word);
+                end = i + len;
+            } else if matches!(ch, '.' | ',')
+                && word.ends_with(|c: char| c.is_ascii_digit())
+                && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && next.is_some_and(|c| c.is_ascii_digit())
+                && !word.contains('.')
+            {
+                word.push('.');
+                end = i + len;
+            } else {
+                flush(&mut word, &mut brk, (start, i));
+                if let Some(sym) = symbol(ch) {
+                    flush(&mut sym.to_owned(), &mut brk, (i, i + len));
+                } else {
+                    brk = brk.max(match ch {
+                        '.' | ';' | ':' | '\n' | '!' | '?' | '。' | '；' | '：' => CLAUSE,
+                        ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
+                        _ => NO_BREAK,
+                    });
+                }
+            }
+        }
+        flush(&mut word, &mut brk, (start, end));
+        raw.into_iter()
+            .map(|(mut w, break_before, span)| {
+                fold_in_place(&mut w, spellings);
+                Token {
+                    id: vocab.id(&w),
+                    text: Cow::Owned(w),
+                    break_before,
+                    span,
+                    origin: Origin::Written,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_paths_read_as_one_character_at_a_time() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
+        let mut pieces: Vec<String> = vocab
+            .words()
+            .map(|(_, w)| w.to_owned())
+            .step_by(7)
+            .collect();
+        pieces.extend(sp.keys().cloned());
+        pieces.extend(
+            [
+                "Lot",
+                "LOTS",
+                "Batteries",
+                "OCC",
+                "12",
+                "0",
+                "7",
+                "0,3",
+                "12.5",
+                "1.2.3",
+                "7,",
+                "x1.5",
+                "1,",
+                "5.",
+                "A1160,0,3",
+                "1&2",
+                "mg/kg",
+                "pH",
+                "Été",
+                "Säure",
+                "中文",
+                "—",
+                "<",
+                ">",
+                "%",
+                "≤5",
+                "５%",
+                "(lab)",
+                "lead-acid",
+                "e.g.",
+                "3,5,7",
+                "9.x",
+                "abcé",
+                "x—y",
+                "12é",
+                "12—",
+                "\u{a0}",
+                "；",
+                "a\nb",
+                "?!",
+                "  ",
+                "ß",
+            ]
+            .map(str::to_owned),
+        );
+        let seps = [
+            " ", " ", " ", ", ", ". ", "", "/", "-", "\n", ";", "(", ") ", "+", "é", "1",
+        ];
+        let mut state = 0x2545_f491_u32;
+        let mut rand = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        let mut compared = 0;
+        for round in 0..400 {
+            let mut text = String::new();
+            let target = [40, 300, 700, 2_000, 5_100][round % 5];
+            while text.chars().count() < target {
+                text.push_str(&pieces[rand(pieces.len())]);
+                text.push_str(seps[rand(seps.len())]);
+            }
+            let expected = one_char_at_a_time(&text, sp, vocab);
+            for recent in [false, true] {
+                for lookup in [Lookup::Table(&kb.words), Lookup::Fold(sp)] {
+                    let got = split_with(&text, lookup, vocab, recent);
+                    assert_eq!(got, expected, "{text}");
+                }
+            }
+            compared += expected.len();
+        }
+        assert!(compared > 50_000, "{compared}");
     }
 
     #[test]
