@@ -316,13 +316,22 @@ impl<'k> Splitter<'_, 'k> {
                 Some(b'.' | b',') => !bytes.get(from..pos).is_some_and(all_digits),
                 Some(&b) => b.is_ascii(),
             };
-            match text.get(from..pos).filter(|w| ends && !w.is_empty()) {
-                Some(w) if RECENT => self.out.flush_ascii(w, &mut self.word, from, pos),
-                Some(w) => self.out.read_ascii(w, &mut self.word, from, pos),
-                None => {
-                    self.chars.pos = from;
-                    return;
-                }
+            let Some(w) = bytes.get(from..pos).filter(|w| ends && !w.is_empty()) else {
+                self.chars.pos = from;
+                return;
+            };
+            if RECENT && self.out.remembered(w, from, pos) {
+                continue;
+            }
+            // Only a new word needs its text (ASCII: always a `str`).
+            let Some(w) = text.get(from..pos) else {
+                self.chars.pos = from;
+                return;
+            };
+            if RECENT {
+                self.out.read_new_ascii(w, &mut self.word, from, pos);
+            } else {
+                self.out.read_ascii(w, &mut self.word, from, pos);
             }
         }
     }
@@ -553,7 +562,7 @@ struct Seen<'k> {
     /// [`Recent::key`] of `written`.
     key: u32,
     id: u32,
-    written: &'k str,
+    written: &'k [u8],
     text: Cow<'k, str>,
 }
 
@@ -565,7 +574,7 @@ impl<'k> Recent<'k> {
             let empty = Seen {
                 key: 0,
                 id: UNKNOWN,
-                written: "",
+                written: b"",
                 text: Cow::Borrowed(""),
             };
             slots.resize(RECENT_SLOTS, empty);
@@ -604,21 +613,20 @@ impl<'k> Recent<'k> {
 
     /// The word `w` if it is held.
     #[inline(always)]
-    fn get(&self, w: &str) -> Option<&Seen<'k>> {
-        let b = w.as_bytes();
+    fn get(&self, b: &[u8]) -> Option<&Seen<'k>> {
         let key = Self::key(b);
         let at = Self::slot(key);
         let pair = self.slots.get(at..at + 2)?;
         // Up to 3 bytes, the key is the word.
-        pair.iter().find(|seen| {
-            seen.key == key && (b.len() <= 3 || same_bytes(seen.written.as_bytes(), b))
-        })
+        pair.iter()
+            .find(|seen| seen.key == key && (b.len() <= 3 || same_bytes(seen.written, b)))
     }
 
     /// Holds the word `w` (not held) with its token's id and text, in the
     /// first of its slots; the word there moves to the second.
     fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
-        let key = Self::key(written.as_bytes());
+        let written = written.as_bytes();
+        let key = Self::key(written);
         let at = Self::slot(key);
         if let Some([first, second]) = self.slots.get_mut(at..at + 2) {
             std::mem::swap(first, second);
@@ -713,18 +721,27 @@ impl<'k> Words<'_, 'k> {
             self.read_ascii(w, word, start, end);
             return;
         }
-        if let Some(seen) = self.recent.get(w) {
-            let (id, text) = (seen.id, seen.text.clone());
-            self.tokens.push(Token {
-                id,
-                text,
-                break_before: std::mem::take(&mut self.pending_break),
-                span: (start, end),
-                origin: Origin::Written,
-            });
-            return;
+        if !self.remembered(w.as_bytes(), start, end) {
+            self.read_new_ascii(w, word, start, end);
         }
-        self.read_new_ascii(w, word, start, end);
+    }
+
+    /// Pushes the token of the word `w` written at `start..end` if
+    /// [`Recent`] holds it; whether it did.
+    #[inline(always)]
+    fn remembered(&mut self, w: &[u8], start: usize, end: usize) -> bool {
+        let Some(seen) = self.recent.get(w) else {
+            return false;
+        };
+        let (id, text) = (seen.id, seen.text.clone());
+        self.tokens.push(Token {
+            id,
+            text,
+            break_before: std::mem::take(&mut self.pending_break),
+            span: (start, end),
+            origin: Origin::Written,
+        });
+        true
     }
 
     /// [`Self::flush_ascii`] of a word not in [`Recent`] (on), held there
