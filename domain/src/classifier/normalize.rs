@@ -308,9 +308,7 @@ impl<'k> Splitter<'_, 'k> {
             }
             self.out.pending_break = level;
             let from = pos;
-            while bytes.get(pos).is_some_and(|&b| ASCII_ALNUM[usize::from(b)]) {
-                pos += 1;
-            }
+            pos += bytes.get(from..).map_or(0, alnum_run);
             let ends = match bytes.get(pos) {
                 None => true,
                 Some(b'.' | b',') => !bytes.get(from..pos).is_some_and(all_digits),
@@ -439,6 +437,46 @@ fn symbol(ch: char) -> Option<&'static str> {
         '%' | '％' => Some("%"),
         _ => None,
     }
+}
+
+/// How many ASCII letters and digits `bytes` starts with, eight bytes at
+/// a time while eight are left.
+#[inline(always)]
+fn alnum_run(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(chunk) = bytes
+        .get(n..n + 8)
+        .and_then(|c| <[u8; 8]>::try_from(c).ok())
+    {
+        let not = not_alnum(u64::from_le_bytes(chunk));
+        if not != 0 {
+            return n + (not.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    let rest = bytes.get(n..).unwrap_or_default();
+    n + rest
+        .iter()
+        .position(|&b| !ASCII_ALNUM[usize::from(b)])
+        .unwrap_or(rest.len())
+}
+
+/// The high bit of each byte of `x` (eight bytes, the first lowest) that
+/// is not an ASCII letter or digit. Each byte's low 7 bits are compared
+/// with the ranges by adding to them, which never carries into the next
+/// byte.
+#[inline(always)]
+fn not_alnum(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let low = x & !HIGH;
+    // The high bit set where `b >= lo` (b + 0x80 - lo) and not `b > hi`
+    // (b + 0x7f - hi).
+    let within = |b: u64, lo: u64, hi: u64| (b + ONES * (0x80 - lo)) & !(b + ONES * (0x7f - hi));
+    let digit = within(low, 0x30, 0x39);
+    // Upper case letters moved onto the lower case ones.
+    let letter = within(low | (ONES * 0x20), 0x61, 0x7a);
+    (!(digit | letter) | x) & HIGH
 }
 
 /// Whether every byte of `w` is an ASCII digit.
@@ -1204,6 +1242,28 @@ mod tests {
         let t = tokenize("free of lead, mercury", &FastMap::default(), &v);
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
+    }
+
+    #[test]
+    fn alnum_run_agrees_with_the_byte_table() {
+        // Every byte value at every place of runs shorter and longer
+        // than eight bytes.
+        for len in [0, 1, 7, 8, 9, 16, 17] {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    let slow = bytes
+                        .iter()
+                        .position(|&b| !ASCII_ALNUM[usize::from(b)])
+                        .unwrap_or(len);
+                    assert_eq!(alnum_run(&bytes), slow, "{len} {at} {b}");
+                }
+            }
+            assert_eq!(alnum_run(&vec![b'Z'; len]), len);
+        }
+        assert_eq!(alnum_run(b"Lot1 baled"), 4);
+        assert_eq!(alnum_run("abcdefgh\u{e9}".as_bytes()), 8);
     }
 
     #[test]
