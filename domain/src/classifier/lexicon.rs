@@ -145,19 +145,19 @@ impl Lexicon {
     }
 
     /// Reads `tokens` into English (see the module doc). Tokens read as
-    /// written stay where they are; see [`Edits`].
+    /// written stay where they are; see [`Edits`]. Kept out of line (called
+    /// once per description; inlined, it made the caller's code larger).
+    #[inline(never)]
     pub fn read<'k>(
         &'k self,
         tokens: Vec<Token<'k>>,
         original: &str,
         vocab: &'k Vocab,
     ) -> Reading<'k> {
-        let counts = self.language_counts(&tokens, original);
+        let kinds: Vec<Kind> = tokens.iter().map(|t| self.kind(t)).collect();
+        let counts = self.language_counts(&tokens, &kinds, original);
         let mut pass = Pass {
-            english_count: tokens
-                .iter()
-                .filter(|t| self.kind_of_id(t.id) & ENGLISH != 0)
-                .count(),
+            english_count: kinds.iter().filter(|&&k| k & ENGLISH != 0).count(),
             counts,
             out: Edits::default(),
             corrections: Vec::new(),
@@ -169,8 +169,16 @@ impl Lexicon {
             },
         };
         let mut i = 0;
-        while i < tokens.len() {
-            i += self.read_at(&tokens, i, original, vocab, &mut pass);
+        while let Some(&kind) = kinds.get(i) {
+            if kind & (DIGIT | HEAD) == 0 && kind & (ALPHA | ENGLISH) != ALPHA {
+                // Neither an HS number nor a lexicon phrase's first word,
+                // and not an unknown word: kept as written (as `read_at`
+                // would keep it).
+                pass.words += usize::from(kind & ALPHA);
+                i += 1;
+                continue;
+            }
+            i += self.read_at(&tokens, i, kind, original, vocab, &mut pass);
         }
         Reading {
             tokens: pass.out.finish(tokens),
@@ -181,26 +189,21 @@ impl Lexicon {
         }
     }
 
-    /// Reads the tokens from `i` on: an HS heading, a lexicon phrase, an
-    /// English word or else [`Self::read_unknown`]; how many it read.
-    #[inline(always)]
+    /// Reads the tokens from `i` on (token `i` of [`Kind`] `kind`): an HS
+    /// heading, a lexicon phrase, an English word or else
+    /// [`Self::read_unknown`]; how many it read.
     fn read_at<'k>(
         &'k self,
         tokens: &[Token<'k>],
         i: usize,
+        kind: Kind,
         original: &str,
         vocab: &'k Vocab,
         pass: &mut Pass<'k>,
     ) -> usize {
         let tok = &tokens[i];
-        let kind = self.kind(tok);
         let alpha = kind & ALPHA != 0;
         pass.words += usize::from(alpha);
-        if kind & (DIGIT | HEAD) == 0 && (!alpha || kind & ENGLISH != 0) {
-            // Neither an HS number nor a lexicon phrase's first word, and
-            // not an unknown word: kept as written (as below).
-            return 1;
-        }
         if let Some(dst) = self.hs_heading(tokens, i, &pass.out) {
             push_reading(
                 pass.out.replace(i, i + 1),
@@ -223,7 +226,7 @@ impl Lexicon {
             );
             return e.src.len();
         }
-        if !alpha || self.is_english(tok.id) {
+        if !alpha || kind & ENGLISH != 0 {
             // Kept as written.
             return 1;
         }
@@ -261,7 +264,7 @@ impl Lexicon {
             return;
         }
         // Kept as written.
-        pass.unknown += usize::from(tok.text.chars().count() > 2);
+        pass.unknown += usize::from(has_chars(&tok.text, 3));
     }
 
     /// The entries whose first word has vocabulary id `id` (none: `None`).
@@ -314,11 +317,11 @@ impl Lexicon {
     /// How many words of each language the description has; a language is
     /// read only where it counts two words or leads the count, and a
     /// language with marks only when the text has one of them.
-    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
+    fn language_counts(&self, tokens: &[Token], kinds: &[Kind], original: &str) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
         let mut seen = vec![false; self.names.len()];
         for (i, t) in tokens.iter().enumerate() {
-            if self.kind_of_id(t.id) & HEAD == 0 {
+            if kinds.get(i).is_none_or(|k| k & HEAD == 0) {
                 continue;
             }
             if let Some(entries) = self.entries_of(t.id) {
@@ -363,6 +366,10 @@ impl Lexicon {
         if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
             return None;
         }
+        // No edit reaches the words before: none of them was changed.
+        if !out.reaches(i.saturating_sub(2)) {
+            return None;
+        }
         let marker = |k: usize| {
             out.edited(k)
                 && tokens
@@ -399,7 +406,7 @@ impl Lexicon {
         memo: &mut Memo,
     ) -> Option<String> {
         let word = tokens.get(i)?.word();
-        if !memo.enabled || word.chars().count() < 5 {
+        if !memo.enabled || !has_chars(word, 5) {
             return self.correct(tokens, i, prev);
         }
         if let Some(known) = memo.corrections.get(word) {
@@ -434,7 +441,7 @@ impl Lexicon {
     /// pair with a neighbour ("leed acid" → "lead acid").
     fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
         let word = tokens.get(i)?.word();
-        if word.chars().count() >= 5 {
+        if has_chars(word, 5) {
             return self.speller.correct(word);
         }
         let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
@@ -704,14 +711,36 @@ const ENGLISH: Kind = 4;
 /// Some lexicon entry starts with the word.
 const HEAD: Kind = 8;
 
+/// Whether `word` has `n` characters or more (`n` > 0), counting at most
+/// `n` of them.
+fn has_chars(word: &str, n: usize) -> bool {
+    // A character has one to four bytes.
+    if word.len() < n {
+        return false;
+    }
+    word.len() >= 4 * n || word.chars().nth(n - 1).is_some()
+}
+
 /// [`ALPHA`] and [`DIGIT`] of `word`.
 fn kind_of_text(word: &str) -> Kind {
-    let mut k = 0;
-    if word.chars().any(char::is_alphabetic) {
-        k |= ALPHA;
-    }
-    if word.starts_with(|c: char| c.is_ascii_digit()) {
-        k |= DIGIT;
+    let b = word.as_bytes();
+    let k = if b.first().is_some_and(u8::is_ascii_digit) {
+        DIGIT
+    } else {
+        0
+    };
+    for c in b {
+        if c.is_ascii_alphabetic() {
+            return k | ALPHA;
+        }
+        if !c.is_ascii() {
+            // Letters of other scripts: by their characters.
+            return if word.chars().any(char::is_alphabetic) {
+                k | ALPHA
+            } else {
+                k
+            };
+        }
     }
     k
 }
@@ -839,5 +868,30 @@ mod tests {
         assert_eq!(kind_of_text("12ab"), ALPHA | DIGIT);
         assert_eq!(kind_of_text("ab12"), ALPHA);
         assert_eq!(kind_of_text("%"), 0);
+        assert_eq!(kind_of_text("５"), 0);
+        assert_eq!(kind_of_text("中"), ALPHA);
+    }
+
+    #[test]
+    fn has_chars_counts_characters_not_bytes() {
+        for w in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcde",
+            "é",
+            "éé",
+            "ééé",
+            "中文",
+            "中文字",
+            "𝔸𝔹",
+            "ab𝔸",
+            "abcdefghijklmnopq",
+        ] {
+            for n in 1..8 {
+                assert_eq!(has_chars(w, n), w.chars().count() >= n, "{w} {n}");
+            }
+        }
     }
 }
