@@ -168,12 +168,19 @@ impl Lexicon {
                 ..Memo::default()
             },
         };
+        // With no language read, no entry is (`best_at`), so a phrase's
+        // first word is read like any other.
+        let stops = if pass.counts.iter().any(|&c| c > 0) {
+            DIGIT | HEAD
+        } else {
+            DIGIT
+        };
         let mut i = 0;
         while let Some(&kind) = kinds.get(i) {
-            if kind & (DIGIT | HEAD) == 0 && kind & (ALPHA | ENGLISH) != ALPHA {
-                // Neither an HS number nor a lexicon phrase's first word,
-                // and not an unknown word: kept as written (as `read_at`
-                // would keep it).
+            if kind & stops == 0 && kind & (ALPHA | ENGLISH) != ALPHA {
+                // Not an HS number, not the first word of an entry of a
+                // language read, and not an unknown word: kept as written
+                // (as `read_at` would keep it).
                 pass.words += usize::from(kind & ALPHA);
                 i += 1;
                 continue;
