@@ -326,18 +326,18 @@ impl Lexicon {
     /// language with marks only when the text has one of them.
     fn language_counts(&self, tokens: &[Token], kinds: &[Kind], original: &str) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
-        let mut seen = vec![false; self.names.len()];
+        // Per language, the last token that counted for it.
+        let mut seen = vec![usize::MAX; self.names.len()];
         for (i, t) in tokens.iter().enumerate() {
             if kinds.get(i).is_none_or(|k| k & HEAD == 0) {
                 continue;
             }
             if let Some(entries) = self.entries_of(t.id) {
-                seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
                     let english_word = e.src_ids.len() == 1 && self.is_english(e.src_ids[0]);
-                    if !seen[e.lang] && !english_word {
+                    if seen[e.lang] != i && !english_word {
                         counts[e.lang] += 1;
-                        seen[e.lang] = true;
+                        seen[e.lang] = i;
                     }
                 }
             }
