@@ -58,6 +58,13 @@ impl<'k> Edits<'k> {
             .any(|e| e.from <= k)
     }
 
+    /// Whether the last edit so far reads a token after `k`. When it does
+    /// not, no token from `k` on is [`Self::edited`] (edits are in order):
+    /// a cheap check before asking about tokens near `k`.
+    pub fn reaches(&self, k: usize) -> bool {
+        self.edits.last().is_some_and(|e| e.to > k)
+    }
+
     /// The last token of the reading before token `i` (every token before
     /// `i` read): what a reading into one vector would have as its last.
     pub fn last_before<'a>(&'a self, tokens: &'a [Token<'k>], i: usize) -> Option<&'a Token<'k>> {
@@ -146,6 +153,11 @@ mod tests {
                 one.last().map(|t: &Token| t.word().to_owned()),
                 "{i}"
             );
+            for k in 0..=written.len() {
+                if !kept.reaches(k) {
+                    assert!((k..written.len()).all(|j| !kept.edited(j)), "{i} {k}");
+                }
+            }
             match next.next_if(|e| e.0 == i) {
                 Some(&(from, to, new)) => {
                     one.extend(new.iter().map(|w| token(w)));

@@ -7,9 +7,7 @@
 //! is corrected, words with digits are not, and a correction must be unique
 //! at its distance (two candidates at the best distance: no correction).
 
-use std::hash::Hasher;
-
-use super::fast::{FastMap, FxHasher};
+use super::fast::FastMap;
 
 /// The deletion index over the vocabulary: hashes of every word and of
 /// each of its one-letter deletions, so that a query allocates nothing.
@@ -36,24 +34,60 @@ fn filter_bit(key: u64) -> (usize, u64) {
     ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
+/// The base of the deletion hash: odd, so that it has an inverse modulo
+/// 2^64 ([`BASE_INV`]).
+const BASE: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The inverse of [`BASE`] modulo 2^64 (Newton's iteration; each step
+/// doubles the correct low bits, from 3).
+const BASE_INV: u64 = {
+    let mut inv = BASE;
+    let mut i = 0;
+    while i < 5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(BASE.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv
+};
+
+/// A letter's term in the deletion hash.
+fn letter(c: char) -> u64 {
+    u64::from(c)
+}
+
+/// The key of a string of `len` letters whose polynomial sum (letter `k`
+/// times `BASE^k`) is `sum`: the sum and the length mixed (the
+/// finaliser of MurmurHash3), so that the top bits ([`filter_bit`]) and
+/// the map's bits depend on every letter.
+fn key_of(sum: u64, len: usize) -> u64 {
+    let mut x = sum ^ (len as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
 /// Hash of `w` without the letters at `skip` (positions, ascending).
 fn hash_without(w: &[char], skip: &[usize]) -> u64 {
-    let mut h = FxHasher::default();
+    let (mut sum, mut power) = (0u64, 1u64);
     for (i, c) in w.iter().enumerate() {
         if !skip.contains(&i) {
-            h.write_u32(*c as u32);
+            sum = sum.wrapping_add(letter(*c).wrapping_mul(power));
+            power = power.wrapping_mul(BASE);
         }
     }
-    h.write_usize(w.len() - skip.len());
-    h.finish()
+    key_of(sum, w.len() - skip.len())
 }
 
 /// The longest word the speller corrects, in letters.
 const MAX_LETTERS: usize = 30;
 
 /// The keys [`hash_without`] gives `w` with nothing, each one letter and
-/// (with `pairs`) each two letters deleted, in that order; computed from
-/// shared prefixes of the hash instead of rehashing every variant.
+/// (with `pairs`) each two letters deleted, in that order; each computed
+/// from the prefix sums of `w` in a few steps (the letters after a
+/// deleted one move down one power of [`BASE`]: a multiplication by
+/// [`BASE_INV`]) instead of rehashing every variant.
 #[cfg(test)]
 fn deletion_keys(w: &[char], pairs: bool) -> Vec<u64> {
     let mut keys = Vec::new();
@@ -65,37 +99,44 @@ fn deletion_keys(w: &[char], pairs: bool) -> Vec<u64> {
 /// of up to [`MAX_LETTERS`] letters).
 fn deletion_keys_into(w: &[char], pairs: bool, mut emit: impl FnMut(u64)) {
     let n = w.len();
-    // prefix[i]: the hasher after w[..i].
-    let mut stack = [FxHasher::default(); MAX_LETTERS + 1];
+    // sums[i]: letters w[..i], letter k times BASE^k.
+    let mut stack = [0u64; MAX_LETTERS + 1];
     let mut heap = Vec::new();
-    let prefix: &mut [FxHasher] = if n < stack.len() {
+    let sums: &mut [u64] = if n < stack.len() {
         &mut stack[..=n]
     } else {
-        heap.resize(n + 1, FxHasher::default());
+        heap.resize(n + 1, 0);
         &mut heap
     };
-    let mut h = FxHasher::default();
+    let (mut sum, mut power) = (0u64, 1u64);
     for (i, c) in w.iter().enumerate() {
-        h.write_u32(*c as u32);
-        prefix[i + 1] = h;
+        sum = sum.wrapping_add(letter(*c).wrapping_mul(power));
+        power = power.wrapping_mul(BASE);
+        sums[i + 1] = sum;
     }
-    let finish = |mut h: FxHasher, from: usize, len: usize| {
-        for c in w.iter().skip(from) {
-            h.write_u32(*c as u32);
-        }
-        h.write_usize(len);
-        h.finish()
-    };
-    emit(finish(h, n, n));
-    for (i, before) in prefix.iter().take(n).enumerate() {
-        emit(finish(*before, i + 1, n - 1));
+    // Each pair: the sums before and after the letter at its position.
+    let around = sums.windows(2);
+    emit(key_of(sum, n));
+    for pair in around.clone() {
+        let &[before, through] = pair else { continue };
+        // The letters after the deleted one, one power down.
+        let after = sum.wrapping_sub(through).wrapping_mul(BASE_INV);
+        emit(key_of(before.wrapping_add(after), n - 1));
     }
     if pairs {
-        for (i, before) in prefix.iter().take(n).enumerate() {
-            let mut mid = *before;
-            for (j, c) in w.iter().enumerate().skip(i + 1) {
-                emit(finish(mid, j + 1, n - 2));
-                mid.write_u32(*c as u32);
+        let inv2 = BASE_INV.wrapping_mul(BASE_INV);
+        for (i, first) in around.enumerate() {
+            let &[before, through] = first else { continue };
+            for second in sums.get(i + 1..).unwrap_or_default().windows(2) {
+                let &[upto, past] = second else { continue };
+                // Letters between the two deletions one power down, those
+                // after the second two powers down.
+                let between = upto.wrapping_sub(through).wrapping_mul(BASE_INV);
+                let after = sum.wrapping_sub(past).wrapping_mul(inv2);
+                emit(key_of(
+                    before.wrapping_add(between).wrapping_add(after),
+                    n - 2,
+                ));
             }
         }
     }
@@ -391,7 +432,18 @@ mod tests {
 
     #[test]
     fn deletion_keys_are_the_hashes_of_the_deletions() {
-        for word in ["", "a", "ab", "lead", "batteris", "asbestoes", "ắc quy chì"] {
+        assert_eq!(BASE.wrapping_mul(BASE_INV), 1);
+        let long = "abcdefghijklmnopqrstuvwxyzabcdefghij";
+        for word in [
+            "",
+            "a",
+            "ab",
+            "lead",
+            "batteris",
+            "asbestoes",
+            "ắc quy chì",
+            long,
+        ] {
             let w: Vec<char> = word.chars().collect();
             let n = w.len();
             let mut want = vec![hash_without(&w, &[])];

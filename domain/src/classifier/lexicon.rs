@@ -76,8 +76,9 @@ pub struct Lexicon {
     /// within a group): those of id `i` are `entries[starts[i]..starts[i + 1]]`.
     entries: Vec<Entry>,
     starts: Vec<u32>,
-    /// Per vocabulary id: whether the word is English (in `english`).
-    english_ids: Vec<bool>,
+    /// Per vocabulary id (of the words interned when the lexicon was
+    /// built): its [`Kind`] bits.
+    kinds: Vec<u8>,
     bigrams: FastSet<(String, String)>,
     speller: Speller,
 }
@@ -129,30 +130,34 @@ impl Lexicon {
             .iter()
             .map(|(k, v)| (k.clone(), Words::new(phrase_tokens(v, spellings), vocab)))
             .collect();
-        let english_ids = english_ids(&english, vocab);
+        mark_english(&english, vocab);
+        let kinds = kinds(&english, &starts, vocab);
         Ok(Self {
             names,
             marks,
             hs,
             entries,
             starts,
-            english_ids,
+            kinds,
             bigrams,
             speller,
         })
     }
 
     /// Reads `tokens` into English (see the module doc). Tokens read as
-    /// written stay where they are; see [`Edits`].
+    /// written stay where they are; see [`Edits`]. Kept out of line (called
+    /// once per description; inlined, it made the caller's code larger).
+    #[inline(never)]
     pub fn read<'k>(
         &'k self,
         tokens: Vec<Token<'k>>,
         original: &str,
         vocab: &'k Vocab,
     ) -> Reading<'k> {
-        let counts = self.language_counts(&tokens, original);
+        let kinds: Vec<Kind> = tokens.iter().map(|t| self.kind(t)).collect();
+        let counts = self.language_counts(&tokens, &kinds, original);
         let mut pass = Pass {
-            english_count: tokens.iter().filter(|t| self.is_english(t.id)).count(),
+            english_count: kinds.iter().filter(|&&k| k & ENGLISH != 0).count(),
             counts,
             out: Edits::default(),
             corrections: Vec::new(),
@@ -163,9 +168,24 @@ impl Lexicon {
                 ..Memo::default()
             },
         };
+        // With no language read, no entry is (`best_at`), so a phrase's
+        // first word is read like any other.
+        let stops = if pass.counts.iter().any(|&c| c > 0) {
+            DIGIT | HEAD
+        } else {
+            DIGIT
+        };
         let mut i = 0;
-        while i < tokens.len() {
-            i += self.read_at(&tokens, i, original, vocab, &mut pass);
+        while let Some(&kind) = kinds.get(i) {
+            if kind & stops == 0 && kind & (ALPHA | ENGLISH) != ALPHA {
+                // Not an HS number, not the first word of an entry of a
+                // language read, and not an unknown word: kept as written
+                // (as `read_at` would keep it).
+                pass.words += usize::from(kind & ALPHA);
+                i += 1;
+                continue;
+            }
+            i += self.read_at(&tokens, i, kind, original, vocab, &mut pass);
         }
         Reading {
             tokens: pass.out.finish(tokens),
@@ -176,19 +196,20 @@ impl Lexicon {
         }
     }
 
-    /// Reads the tokens from `i` on: an HS heading, a lexicon phrase, an
-    /// English word or else [`Self::read_unknown`]; how many it read.
-    #[inline(always)]
+    /// Reads the tokens from `i` on (token `i` of [`Kind`] `kind`): an HS
+    /// heading, a lexicon phrase, an English word or else
+    /// [`Self::read_unknown`]; how many it read.
     fn read_at<'k>(
         &'k self,
         tokens: &[Token<'k>],
         i: usize,
+        kind: Kind,
         original: &str,
         vocab: &'k Vocab,
         pass: &mut Pass<'k>,
     ) -> usize {
         let tok = &tokens[i];
-        let alpha = tok.text.chars().any(char::is_alphabetic);
+        let alpha = kind & ALPHA != 0;
         pass.words += usize::from(alpha);
         if let Some(dst) = self.hs_heading(tokens, i, &pass.out) {
             push_reading(
@@ -212,7 +233,7 @@ impl Lexicon {
             );
             return e.src.len();
         }
-        if !alpha || self.is_english(tok.id) {
+        if !alpha || kind & ENGLISH != 0 {
             // Kept as written.
             return 1;
         }
@@ -250,7 +271,7 @@ impl Lexicon {
             return;
         }
         // Kept as written.
-        pass.unknown += usize::from(tok.text.chars().count() > 2);
+        pass.unknown += usize::from(has_chars(&tok.text, 3));
     }
 
     /// The entries whose first word has vocabulary id `id` (none: `None`).
@@ -303,17 +324,20 @@ impl Lexicon {
     /// How many words of each language the description has; a language is
     /// read only where it counts two words or leads the count, and a
     /// language with marks only when the text has one of them.
-    fn language_counts(&self, tokens: &[Token], original: &str) -> Vec<usize> {
+    fn language_counts(&self, tokens: &[Token], kinds: &[Kind], original: &str) -> Vec<usize> {
         let mut counts = vec![0; self.names.len()];
-        let mut seen = vec![false; self.names.len()];
+        // Per language, the last token that counted for it.
+        let mut seen = vec![usize::MAX; self.names.len()];
         for (i, t) in tokens.iter().enumerate() {
+            if kinds.get(i).is_none_or(|k| k & HEAD == 0) {
+                continue;
+            }
             if let Some(entries) = self.entries_of(t.id) {
-                seen.iter_mut().for_each(|s| *s = false);
                 for e in entries.iter().filter(|e| matches_at(tokens, i, &e.src_ids)) {
                     let english_word = e.src_ids.len() == 1 && self.is_english(e.src_ids[0]);
-                    if !seen[e.lang] && !english_word {
+                    if seen[e.lang] != i && !english_word {
                         counts[e.lang] += 1;
-                        seen[e.lang] = true;
+                        seen[e.lang] = i;
                     }
                 }
             }
@@ -347,6 +371,10 @@ impl Lexicon {
     fn hs_heading(&self, tokens: &[Token], i: usize, out: &Edits) -> Option<&Words> {
         let t = tokens.get(i)?;
         if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
+            return None;
+        }
+        // No edit reaches the words before: none of them was changed.
+        if !out.reaches(i.saturating_sub(2)) {
             return None;
         }
         let marker = |k: usize| {
@@ -385,7 +413,7 @@ impl Lexicon {
         memo: &mut Memo,
     ) -> Option<String> {
         let word = tokens.get(i)?.word();
-        if !memo.enabled || word.chars().count() < 5 {
+        if !memo.enabled || !has_chars(word, 5) {
             return self.correct(tokens, i, prev);
         }
         if let Some(known) = memo.corrections.get(word) {
@@ -420,7 +448,7 @@ impl Lexicon {
     /// pair with a neighbour ("leed acid" → "lead acid").
     fn correct(&self, tokens: &[Token], i: usize, prev: Option<&str>) -> Option<String> {
         let word = tokens.get(i)?.word();
-        if word.chars().count() >= 5 {
+        if has_chars(word, 5) {
             return self.speller.correct(word);
         }
         let pair = |a: &str, b: &str| self.bigrams.contains(&(a.to_owned(), b.to_owned()));
@@ -486,7 +514,27 @@ impl Lexicon {
 
     /// Whether the word with vocabulary id `id` is English.
     fn is_english(&self, id: u32) -> bool {
-        id != UNKNOWN && self.english_ids.get(id as usize).copied().unwrap_or(false)
+        self.kind_of_id(id) & ENGLISH != 0
+    }
+
+    /// The [`Kind`] bits of the word with vocabulary id `id` as far as the
+    /// id tells them: [`ENGLISH`] and [`HEAD`] exactly, [`ALPHA`] and
+    /// [`DIGIT`] only for the words interned before the lexicon was built
+    /// (0 for [`UNKNOWN`] and the later words).
+    #[inline(always)]
+    fn kind_of_id(&self, id: u32) -> u8 {
+        self.kinds.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// The [`Kind`] bits of `tok`: from its id when the lexicon knows the
+    /// id (a token with a known id has the vocabulary's word as its text),
+    /// else from its text.
+    #[inline(always)]
+    fn kind(&self, tok: &Token) -> u8 {
+        match self.kinds.get(tok.id as usize) {
+            Some(&k) => k,
+            None => kind_of_text(&tok.text),
+        }
     }
 
     /// Splits a compound into lexicon (or English) words, allowing the
@@ -649,18 +697,76 @@ fn speller_for(english: &FastSet<String>, entries: &[Entry]) -> Speller {
     Speller::new(&vocabulary)
 }
 
-/// Interns the `english` words; per vocabulary id, whether it is one.
-fn english_ids(english: &FastSet<String>, vocab: &mut Vocab) -> Vec<bool> {
+/// Interns the `english` words.
+fn mark_english(english: &FastSet<String>, vocab: &mut Vocab) {
     for w in english {
         vocab.intern(w);
     }
-    let mut ids = vec![false; vocab.len()];
-    for w in english {
-        if let Some(slot) = ids.get_mut(vocab.id(w) as usize) {
-            *slot = true;
+}
+
+/// Bits of what a word is, per vocabulary id ([`Lexicon::kind`]), so that
+/// reading a plain English word looks at one byte: [`ALPHA`], [`DIGIT`],
+/// [`ENGLISH`], [`HEAD`].
+type Kind = u8;
+
+/// The word has an alphabetic character (counts as a word).
+const ALPHA: Kind = 1;
+/// The word starts with an ASCII digit (may be an HS number).
+const DIGIT: Kind = 2;
+/// The word is English (a word of the curated terms or `english_common`).
+const ENGLISH: Kind = 4;
+/// Some lexicon entry starts with the word.
+const HEAD: Kind = 8;
+
+/// Whether `word` has `n` characters or more (`n` > 0), counting at most
+/// `n` of them.
+fn has_chars(word: &str, n: usize) -> bool {
+    // A character has one to four bytes.
+    if word.len() < n {
+        return false;
+    }
+    word.len() >= 4 * n || word.chars().nth(n - 1).is_some()
+}
+
+/// [`ALPHA`] and [`DIGIT`] of `word`.
+fn kind_of_text(word: &str) -> Kind {
+    let b = word.as_bytes();
+    let k = if b.first().is_some_and(u8::is_ascii_digit) {
+        DIGIT
+    } else {
+        0
+    };
+    for c in b {
+        if c.is_ascii_alphabetic() {
+            return k | ALPHA;
+        }
+        if !c.is_ascii() {
+            // Letters of other scripts: by their characters.
+            return if word.chars().any(char::is_alphabetic) {
+                k | ALPHA
+            } else {
+                k
+            };
         }
     }
-    ids
+    k
+}
+
+/// Per vocabulary id (every word of `vocab`): its [`Kind`] bits; `starts`
+/// as in [`Lexicon`], `english` interned.
+fn kinds(english: &FastSet<String>, starts: &[u32], vocab: &Vocab) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = vocab.words().map(|(_, w)| kind_of_text(w)).collect();
+    for w in english {
+        if let Some(k) = kinds.get_mut(vocab.id(w) as usize) {
+            *k |= ENGLISH;
+        }
+    }
+    for (k, pair) in kinds.iter_mut().zip(starts.windows(2)) {
+        if pair[1] > pair[0] {
+            *k |= HEAD;
+        }
+    }
+    kinds
 }
 
 /// The state of one [`Lexicon::read`].
@@ -732,5 +838,67 @@ fn push_reading<'k>(
             span,
             origin: Origin::Translated,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token of the vocabulary's word `id` (or of `text`, unknown).
+    fn token<'k>(text: &'k str, id: u32) -> Token<'k> {
+        Token {
+            text: Cow::Borrowed(text),
+            id,
+            break_before: NO_BREAK,
+            span: (0, text.len()),
+            origin: Origin::Written,
+        }
+    }
+
+    #[test]
+    fn kinds_read_by_id_agree_with_the_words_and_the_entries() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (lex, vocab) = (&kb.lexicon, &kb.vocab);
+        let mut with_head = 0;
+        for (id, w) in vocab.words() {
+            let k = lex.kind(&token(w, id));
+            assert_eq!(k & (ALPHA | DIGIT), kind_of_text(w), "{w}");
+            let head = lex.entries_of(id).is_some();
+            assert_eq!(k & HEAD != 0, head, "{w}");
+            with_head += usize::from(head);
+        }
+        assert!(with_head > 100, "{with_head}");
+        for w in ["undrained", "12", "1a", "é", "x", ""] {
+            assert_eq!(lex.kind(&token(w, UNKNOWN)), kind_of_text(w), "{w}");
+        }
+        assert_eq!(kind_of_text("12ab"), ALPHA | DIGIT);
+        assert_eq!(kind_of_text("ab12"), ALPHA);
+        assert_eq!(kind_of_text("%"), 0);
+        assert_eq!(kind_of_text("５"), 0);
+        assert_eq!(kind_of_text("中"), ALPHA);
+    }
+
+    #[test]
+    fn has_chars_counts_characters_not_bytes() {
+        for w in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcde",
+            "é",
+            "éé",
+            "ééé",
+            "中文",
+            "中文字",
+            "𝔸𝔹",
+            "ab𝔸",
+            "abcdefghijklmnopq",
+        ] {
+            for n in 1..8 {
+                assert_eq!(has_chars(w, n), w.chars().count() >= n, "{w} {n}");
+            }
+        }
     }
 }

@@ -198,6 +198,7 @@ fn split_with<'k>(
     vocab: &'k Vocab,
     recent: bool,
 ) -> Vec<Token<'k>> {
+    let text = text.get(..read_up_to(text)).unwrap_or(text);
     let mut s = Splitter {
         out: Words {
             tokens: Vec::with_capacity(text.len() / 5 + 1),
@@ -210,14 +211,22 @@ fn split_with<'k>(
         word: String::with_capacity(24),
         start: 0,
         end: 0,
-        chars: Cursor {
-            text,
-            pos: 0,
-            left: MAX_CHARS,
-        },
+        chars: Cursor { text, pos: 0 },
     };
     while s.step() {}
     s.finish()
+}
+
+/// The byte length of the first [`MAX_CHARS`] characters of `text` (all
+/// of it when shorter).
+fn read_up_to(text: &str) -> usize {
+    if text.len() <= MAX_CHARS {
+        // No more characters than bytes.
+        return text.len();
+    }
+    text.char_indices()
+        .nth(MAX_CHARS)
+        .map_or(text.len(), |(i, _)| i)
 }
 
 /// The state of [`split_with`]: the tokens so far, the word being read
@@ -239,11 +248,13 @@ impl<'k> Splitter<'_, 'k> {
     #[inline(always)]
     fn step(&mut self) -> bool {
         if self.word.is_empty() {
-            // Between words, ASCII spaces and punctuation only raise the
-            // break before the next token (as the steps below would).
-            let level = self.chars.skip_separators();
-            self.out.pending_break = self.out.pending_break.max(level);
+            if self.out.recent.is_on() {
+                self.whole_ascii_words::<true>();
+            } else {
+                self.whole_ascii_words::<false>();
+            }
             if self.chars.at_ascii_alphanumeric() {
+                // A word that may go on past its ASCII letters and digits.
                 self.ascii_word();
                 return true;
             }
@@ -271,6 +282,56 @@ impl<'k> Splitter<'_, 'k> {
             self.other(i, ch);
         }
         true
+    }
+
+    /// Between words (`word` empty): the separators and the whole words of
+    /// ASCII letters and digits that follow, read in one loop, as the
+    /// steps would read them one at a time: between words, ASCII spaces
+    /// and punctuation only raise the break before the next token, and a
+    /// word that nothing can continue (see [`Self::whole_ascii_word`]) is
+    /// a token. Stops before anything else. `RECENT`: whether [`Recent`]
+    /// is on (one loop each, so that the loop without does not look).
+    #[inline(always)]
+    fn whole_ascii_words<const RECENT: bool>(&mut self) {
+        let text = self.chars.text;
+        let bytes = text.as_bytes();
+        let mut pos = self.chars.pos;
+        loop {
+            let mut level = self.out.pending_break;
+            while let Some(&b) = bytes.get(pos) {
+                let l = SEPARATORS[usize::from(b)];
+                if l == NOT_SEPARATOR {
+                    break;
+                }
+                level = level.max(l);
+                pos += 1;
+            }
+            self.out.pending_break = level;
+            let from = pos;
+            pos += bytes.get(from..).map_or(0, alnum_run);
+            let ends = match bytes.get(pos) {
+                None => true,
+                Some(b'.' | b',') => !bytes.get(from..pos).is_some_and(all_digits),
+                Some(&b) => b.is_ascii(),
+            };
+            let Some(w) = bytes.get(from..pos).filter(|w| ends && !w.is_empty()) else {
+                self.chars.pos = from;
+                return;
+            };
+            if RECENT && self.out.remembered(w, from, pos) {
+                continue;
+            }
+            // Only a new word needs its text (ASCII: always a `str`).
+            let Some(w) = text.get(from..pos) else {
+                self.chars.pos = from;
+                return;
+            };
+            if RECENT {
+                self.out.read_new_ascii(w, &mut self.word, from, pos);
+            } else {
+                self.out.read_ascii(w, &mut self.word, from, pos);
+            }
+        }
     }
 
     /// An ASCII letter or digit `ch` at `i`, with those that follow.
@@ -378,6 +439,51 @@ fn symbol(ch: char) -> Option<&'static str> {
     }
 }
 
+/// How many ASCII letters and digits `bytes` starts with, eight bytes at
+/// a time while eight are left.
+#[inline(always)]
+fn alnum_run(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(chunk) = bytes
+        .get(n..n + 8)
+        .and_then(|c| <[u8; 8]>::try_from(c).ok())
+    {
+        let not = not_alnum(u64::from_le_bytes(chunk));
+        if not != 0 {
+            return n + (not.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    let rest = bytes.get(n..).unwrap_or_default();
+    n + rest
+        .iter()
+        .position(|&b| !ASCII_ALNUM[usize::from(b)])
+        .unwrap_or(rest.len())
+}
+
+/// The high bit of each byte of `x` (eight bytes, the first lowest) that
+/// is not an ASCII letter or digit. Each byte's low 7 bits are compared
+/// with the ranges by adding to them, which never carries into the next
+/// byte.
+#[inline(always)]
+fn not_alnum(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let low = x & !HIGH;
+    // The high bit set where `b >= lo` (b + 0x80 - lo) and not `b > hi`
+    // (b + 0x7f - hi).
+    let within = |b: u64, lo: u64, hi: u64| (b + ONES * (0x80 - lo)) & !(b + ONES * (0x7f - hi));
+    let digit = within(low, 0x30, 0x39);
+    // Upper case letters moved onto the lower case ones.
+    let letter = within(low | (ONES * 0x20), 0x61, 0x7a);
+    (!(digit | letter) | x) & HIGH
+}
+
+/// Whether every byte of `w` is an ASCII digit.
+fn all_digits(w: &[u8]) -> bool {
+    w.iter().all(u8::is_ascii_digit)
+}
+
 /// Per byte: an ASCII letter or digit.
 const ASCII_ALNUM: [bool; 256] = {
     let mut t = [false; 256];
@@ -412,13 +518,12 @@ const SEPARATORS: [u8; 256] = {
 /// In [`SEPARATORS`]: not a separator.
 const NOT_SEPARATOR: u8 = u8::MAX;
 
-/// The characters of a text up to [`MAX_CHARS`], with their byte offsets.
+/// The characters of a text, with their byte offsets.
 struct Cursor<'a> {
+    /// The text up to [`MAX_CHARS`] characters.
     text: &'a str,
     /// Byte offset of the next character.
     pos: usize,
-    /// Characters still to read.
-    left: usize,
 }
 
 impl Cursor<'_> {
@@ -426,14 +531,10 @@ impl Cursor<'_> {
         let ch = self.peek()?;
         let at = self.pos;
         self.pos += ch.len_utf8();
-        self.left -= 1;
         Some((at, ch))
     }
 
     fn peek(&self) -> Option<char> {
-        if self.left == 0 {
-            return None;
-        }
         match self.text.as_bytes().get(self.pos) {
             // ASCII: the byte is the character.
             Some(&b) if b.is_ascii() => Some(char::from(b)),
@@ -441,47 +542,23 @@ impl Cursor<'_> {
         }
     }
 
-    /// Skips the [`SEPARATORS`] that follow; the highest break among them
-    /// ([`NO_BREAK`] when none).
-    fn skip_separators(&mut self) -> u8 {
-        let rest = self.text.as_bytes().get(self.pos..).unwrap_or_default();
-        let rest = rest.get(..self.left).unwrap_or(rest);
-        let mut level = NO_BREAK;
-        let mut n = 0;
-        for &b in rest {
-            let l = SEPARATORS[usize::from(b)];
-            if l == NOT_SEPARATOR {
-                break;
-            }
-            level = level.max(l);
-            n += 1;
-        }
-        self.pos += n;
-        self.left -= n;
-        level
-    }
-
     /// Whether the next character is an ASCII letter or digit.
     fn at_ascii_alphanumeric(&self) -> bool {
-        self.left > 0
-            && self
-                .text
-                .as_bytes()
-                .get(self.pos)
-                .is_some_and(|&b| ASCII_ALNUM[usize::from(b)])
+        self.text
+            .as_bytes()
+            .get(self.pos)
+            .is_some_and(|&b| ASCII_ALNUM[usize::from(b)])
     }
 
     /// Reads the ASCII letters and digits that follow; their byte range.
     fn ascii_alphanumeric_run(&mut self) -> (usize, usize) {
         let from = self.pos;
         let rest = self.text.as_bytes().get(from..).unwrap_or_default();
-        let rest = rest.get(..self.left).unwrap_or(rest);
         let n = rest
             .iter()
             .position(|&b| !ASCII_ALNUM[usize::from(b)])
             .unwrap_or(rest.len());
         self.pos += n;
-        self.left -= n;
         (from, self.pos)
     }
 }
@@ -514,13 +591,16 @@ const RECENT_SLOTS: usize = 256;
 /// repeated word is read from here instead of the knowledge base's large
 /// word table (one look-up, often a cache miss, per word).
 struct Recent<'k> {
-    slots: Vec<Option<Seen<'k>>>,
+    slots: Vec<Seen<'k>>,
 }
 
-/// One word in [`Recent`].
+/// One word in [`Recent`] (an empty slot has `key` 0, which no word has).
+#[derive(Clone)]
 struct Seen<'k> {
-    written: &'k str,
+    /// [`Recent::key`] of `written`.
+    key: u32,
     id: u32,
+    written: &'k [u8],
     text: Cow<'k, str>,
 }
 
@@ -529,7 +609,13 @@ impl<'k> Recent<'k> {
     fn new(on: bool) -> Self {
         let mut slots = Vec::new();
         if on {
-            slots.resize_with(RECENT_SLOTS, || None);
+            let empty = Seen {
+                key: 0,
+                id: UNKNOWN,
+                written: b"",
+                text: Cow::Borrowed(""),
+            };
+            slots.resize(RECENT_SLOTS, empty);
         }
         Self { slots }
     }
@@ -539,40 +625,55 @@ impl<'k> Recent<'k> {
         !self.slots.is_empty()
     }
 
-    /// The first of the two slots of the word `w` (not empty); the
-    /// second follows it.
-    fn slot(w: &str) -> usize {
-        let b = w.as_bytes();
-        let n = b.len();
+    /// The first, last and middle byte and the length (mod 256) of the
+    /// word `w` (not empty), in one number: never 0 (a word's bytes are
+    /// letters and digits), and all of a word of up to 3 bytes.
+    #[inline(always)]
+    fn key(w: &[u8]) -> u32 {
+        let n = w.len();
         let (first, last, mid) = (
-            b.first().copied().unwrap_or(0),
-            b.last().copied().unwrap_or(0),
-            b.get(n / 2).copied().unwrap_or(0),
+            w.first().copied().unwrap_or(0),
+            w.last().copied().unwrap_or(0),
+            w.get(n / 2).copied().unwrap_or(0),
         );
-        let key = u32::from(first)
+        u32::from(first)
             | u32::from(last) << 8
             | u32::from(mid) << 16
-            | u32::try_from(n & 0xff).unwrap_or(0) << 24;
+            | u32::try_from(n & 0xff).unwrap_or(0) << 24
+    }
+
+    /// The first of the two slots of the word with key `key`; the second
+    /// follows it.
+    #[inline(always)]
+    fn slot(key: u32) -> usize {
         ((key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS) & !1
     }
 
-    /// The id and text of the word `w` if it is held.
-    fn get(&self, w: &str) -> Option<(u32, Cow<'k, str>)> {
-        let at = Self::slot(w);
+    /// The word `w` if it is held.
+    #[inline(always)]
+    fn get(&self, b: &[u8]) -> Option<&Seen<'k>> {
+        let key = Self::key(b);
+        let at = Self::slot(key);
         let pair = self.slots.get(at..at + 2)?;
+        // Up to 3 bytes, the key is the word.
         pair.iter()
-            .flatten()
-            .find(|seen| same_bytes(seen.written.as_bytes(), w.as_bytes()))
-            .map(|seen| (seen.id, seen.text.clone()))
+            .find(|seen| seen.key == key && (b.len() <= 3 || same_bytes(seen.written, b)))
     }
 
     /// Holds the word `w` (not held) with its token's id and text, in the
     /// first of its slots; the word there moves to the second.
     fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
-        let at = Self::slot(written);
+        let written = written.as_bytes();
+        let key = Self::key(written);
+        let at = Self::slot(key);
         if let Some([first, second]) = self.slots.get_mut(at..at + 2) {
-            *second = first.take();
-            *first = Some(Seen { written, id, text });
+            std::mem::swap(first, second);
+            *first = Seen {
+                key,
+                id,
+                written,
+                text,
+            };
         }
     }
 }
@@ -652,21 +753,39 @@ impl<'k> Words<'_, 'k> {
     /// Ends the word `w` of ASCII letters and digits, written at
     /// `start..end`, as a token (as [`Self::flush`] of `w` in lower case;
     /// `word` is an empty buffer).
+    #[inline(always)]
     fn flush_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if !self.recent.is_on() {
             self.read_ascii(w, word, start, end);
             return;
         }
-        if let Some((id, text)) = self.recent.get(w) {
-            self.tokens.push(Token {
-                id,
-                text,
-                break_before: std::mem::take(&mut self.pending_break),
-                span: (start, end),
-                origin: Origin::Written,
-            });
-            return;
+        if !self.remembered(w.as_bytes(), start, end) {
+            self.read_new_ascii(w, word, start, end);
         }
+    }
+
+    /// Pushes the token of the word `w` written at `start..end` if
+    /// [`Recent`] holds it; whether it did.
+    #[inline(always)]
+    fn remembered(&mut self, w: &[u8], start: usize, end: usize) -> bool {
+        let Some(seen) = self.recent.get(w) else {
+            return false;
+        };
+        let (id, text) = (seen.id, seen.text.clone());
+        self.tokens.push(Token {
+            id,
+            text,
+            break_before: std::mem::take(&mut self.pending_break),
+            span: (start, end),
+            origin: Origin::Written,
+        });
+        true
+    }
+
+    /// [`Self::flush_ascii`] of a word not in [`Recent`] (on), held there
+    /// afterwards.
+    #[inline(never)]
+    fn read_new_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         self.read_ascii(w, word, start, end);
         if let Some(t) = self.tokens.last() {
             let (id, text) = (t.id, t.text.clone());
@@ -675,6 +794,7 @@ impl<'k> Words<'_, 'k> {
     }
 
     /// [`Self::flush_ascii`] of a word not in [`Recent`].
+    #[inline(never)]
     fn read_ascii(&mut self, w: &'k str, word: &mut String, start: usize, end: usize) {
         if let (Lookup::Table(table), false) =
             (self.lookup, w.bytes().any(|b| b.is_ascii_uppercase()))
@@ -860,6 +980,171 @@ mod tests {
     }
 
     #[test]
+    fn reading_stops_after_max_chars_of_several_bytes() {
+        let v = Vocab::default();
+        let long = "é".repeat(MAX_CHARS + 3);
+        let t = tokenize(&long, &FastMap::default(), &v);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "e".repeat(MAX_CHARS));
+        assert_eq!(t[0].span, (0, 2 * MAX_CHARS));
+        assert_eq!(read_up_to(&long), 2 * MAX_CHARS);
+        assert_eq!(read_up_to("abc"), 3);
+        let exact = "ü".repeat(MAX_CHARS);
+        assert_eq!(read_up_to(&exact), exact.len());
+    }
+
+    /// The tokens of `text` read one character at a time, as the module
+    /// doc and [`split_with`]'s steps describe them (no fast paths), then
+    /// folded and looked up as [`tokenize`] does.
+    fn one_char_at_a_time<'k>(
+        text: &str,
+        spellings: &FastMap<String, String>,
+        vocab: &'k Vocab,
+    ) -> Vec<Token<'k>> {
+        let chars: Vec<(usize, char)> = text.char_indices().take(MAX_CHARS).collect();
+        let mut raw: Vec<(String, u8, (usize, usize))> = Vec::new();
+        let (mut word, mut start, mut end, mut brk) = (String::new(), 0, 0, NO_BREAK);
+        let mut flush = |word: &mut String, brk: &mut u8, span: (usize, usize)| {
+            if !word.is_empty() {
+                raw.push((std::mem::take(word), std::mem::take(brk), span));
+            }
+        };
+        for (k, &(i, ch)) in chars.iter().enumerate() {
+            let next = chars.get(k + 1).map(|c| c.1);
+            let len = ch.len_utf8();
+            if is_ideograph(ch) {
+                flush(&mut word, &mut brk, (start, i));
+                flush(&mut ch.to_string(), &mut brk, (i, i + len));
+            } else if ch.is_alphanumeric() {
+                if word.is_empty() {
+                    start = i;
+                }
+                fold_char(ch, &mut word);
+                end = i + len;
+            } else if matches!(ch, '.' | ',')
+                && word.ends_with(|c: char| c.is_ascii_digit())
+                && word.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && next.is_some_and(|c| c.is_ascii_digit())
+                && !word.contains('.')
+            {
+                word.push('.');
+                end = i + len;
+            } else {
+                flush(&mut word, &mut brk, (start, i));
+                if let Some(sym) = symbol(ch) {
+                    flush(&mut sym.to_owned(), &mut brk, (i, i + len));
+                } else {
+                    brk = brk.max(match ch {
+                        '.' | ';' | ':' | '\n' | '!' | '?' | '。' | '；' | '：' => CLAUSE,
+                        ',' | '/' | '&' | '+' | '，' | '、' => COMMA,
+                        _ => NO_BREAK,
+                    });
+                }
+            }
+        }
+        flush(&mut word, &mut brk, (start, end));
+        raw.into_iter()
+            .map(|(mut w, break_before, span)| {
+                fold_in_place(&mut w, spellings);
+                Token {
+                    id: vocab.id(&w),
+                    text: Cow::Owned(w),
+                    break_before,
+                    span,
+                    origin: Origin::Written,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_paths_read_as_one_character_at_a_time() {
+        let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
+        let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
+        let mut pieces: Vec<String> = vocab
+            .words()
+            .map(|(_, w)| w.to_owned())
+            .step_by(7)
+            .collect();
+        pieces.extend(sp.keys().cloned());
+        pieces.extend(
+            [
+                "Lot",
+                "LOTS",
+                "Batteries",
+                "OCC",
+                "12",
+                "0",
+                "7",
+                "0,3",
+                "12.5",
+                "1.2.3",
+                "7,",
+                "x1.5",
+                "1,",
+                "5.",
+                "A1160,0,3",
+                "1&2",
+                "mg/kg",
+                "pH",
+                "Été",
+                "Säure",
+                "中文",
+                "—",
+                "<",
+                ">",
+                "%",
+                "≤5",
+                "５%",
+                "(lab)",
+                "lead-acid",
+                "e.g.",
+                "3,5,7",
+                "9.x",
+                "abcé",
+                "x—y",
+                "12é",
+                "12—",
+                "\u{a0}",
+                "；",
+                "a\nb",
+                "?!",
+                "  ",
+                "ß",
+            ]
+            .map(str::to_owned),
+        );
+        let seps = [
+            " ", " ", " ", ", ", ". ", "", "/", "-", "\n", ";", "(", ") ", "+", "é", "1",
+        ];
+        let mut state = 0x2545_f491_u32;
+        let mut rand = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        let mut compared = 0;
+        for round in 0..400 {
+            let mut text = String::new();
+            let target = [40, 300, 700, 2_000, 5_100][round % 5];
+            while text.chars().count() < target {
+                text.push_str(&pieces[rand(pieces.len())]);
+                text.push_str(seps[rand(seps.len())]);
+            }
+            let expected = one_char_at_a_time(&text, sp, vocab);
+            for recent in [false, true] {
+                for lookup in [Lookup::Table(&kb.words), Lookup::Fold(sp)] {
+                    let got = split_with(&text, lookup, vocab, recent);
+                    assert_eq!(got, expected, "{text}");
+                }
+            }
+            compared += expected.len();
+        }
+        assert!(compared > 50_000, "{compared}");
+    }
+
+    #[test]
     fn the_word_table_reads_like_folding_then_looking_up() {
         let kb = super::super::kb::KnowledgeBase::bundled().expect("knowledge base");
         let (sp, vocab) = (&kb.curated.spellings, &kb.vocab);
@@ -957,6 +1242,28 @@ mod tests {
         let t = tokenize("free of lead, mercury", &FastMap::default(), &v);
         assert_eq!(t[3].break_before, COMMA);
         assert_eq!(t[1].break_before, NO_BREAK);
+    }
+
+    #[test]
+    fn alnum_run_agrees_with_the_byte_table() {
+        // Every byte value at every place of runs shorter and longer
+        // than eight bytes.
+        for len in [0, 1, 7, 8, 9, 16, 17] {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    let slow = bytes
+                        .iter()
+                        .position(|&b| !ASCII_ALNUM[usize::from(b)])
+                        .unwrap_or(len);
+                    assert_eq!(alnum_run(&bytes), slow, "{len} {at} {b}");
+                }
+            }
+            assert_eq!(alnum_run(&vec![b'Z'; len]), len);
+        }
+        assert_eq!(alnum_run(b"Lot1 baled"), 4);
+        assert_eq!(alnum_run("abcdefgh\u{e9}".as_bytes()), 8);
     }
 
     #[test]
