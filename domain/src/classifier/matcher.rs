@@ -857,25 +857,25 @@ fn used_span(content: &[u32], needs: u64, window: &[Token]) -> Option<(usize, us
         return all.then_some((s, e));
     }
     let mut found = 0u32;
-    let mut span: Option<(usize, usize)> = None;
+    let (mut first, mut last) = (usize::MAX, 0);
     for (k, t) in window.iter().enumerate() {
         let w = t.id;
         if id_bit(w) & needs == 0 {
             continue;
         }
-        let mut used = false;
+        // Which content words this is, as bits (without branching).
+        let mut is = 0u32;
         for (c, &cw) in content.iter().enumerate() {
-            if cw == w {
-                found |= 1 << c;
-                used = true;
-            }
+            is |= u32::from(cw == w) << c;
         }
-        if used {
-            span = Some(span.map_or((k, k), |(s, _)| (s, k)));
+        if is != 0 {
+            found |= is;
+            first = first.min(k);
+            last = k;
         }
     }
     let all = found.count_ones() as usize == content.len();
-    span.filter(|_| all)
+    (all && first != usize::MAX).then_some((first, last))
 }
 
 /// The indices of candidates given as (length, in order, position), in
