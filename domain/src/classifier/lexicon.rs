@@ -12,7 +12,7 @@
 //! and "bateria" meet.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::fast::{FastMap, FastSet};
 
@@ -30,7 +30,10 @@ const LEXICON: &str = include_str!("../../data/classifier_lexicon.json");
 struct LexiconFile {
     languages: Vec<LanguageFile>,
     english_common: Vec<String>,
-    hs_headings: HashMap<String, String>,
+    /// Ordered maps (not `HashMap`, whose order differs from process to
+    /// process): the words are interned in the same order, so they get the
+    /// same vocabulary ids, every run.
+    hs_headings: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -39,7 +42,7 @@ struct LanguageFile {
     name: String,
     #[serde(default)]
     marks: String,
-    words: HashMap<String, String>,
+    words: BTreeMap<String, String>,
 }
 
 /// One phrase of another language and its English reading.
