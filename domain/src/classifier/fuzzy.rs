@@ -56,16 +56,14 @@ fn letter(c: char) -> u64 {
 }
 
 /// The key of a string of `len` letters whose polynomial sum (letter `k`
-/// times `BASE^k`) is `sum`: the sum and the length mixed (the
-/// finaliser of MurmurHash3), so that the top bits ([`filter_bit`]) and
-/// the map's bits depend on every letter.
+/// times `BASE^k`) is `sum`: the sum and the length mixed by one
+/// multiplication (which carries every bit into the top bits, read by
+/// [`filter_bit`]) and the top half folded onto the bottom one (read by
+/// the map).
 fn key_of(sum: u64, len: usize) -> u64 {
-    let mut x = sum ^ (len as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
+    let x = (sum ^ (len as u64).wrapping_mul(0xff51_afd7_ed55_8ccd))
+        .wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 32)
 }
 
 /// Hash of `w` without the letters at `skip` (positions, ascending).

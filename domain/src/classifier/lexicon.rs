@@ -12,7 +12,7 @@
 //! and "bateria" meet.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::fast::{FastMap, FastSet};
 
@@ -30,7 +30,10 @@ const LEXICON: &str = include_str!("../../data/classifier_lexicon.json");
 struct LexiconFile {
     languages: Vec<LanguageFile>,
     english_common: Vec<String>,
-    hs_headings: HashMap<String, String>,
+    /// Ordered maps (not `HashMap`, whose order differs from process to
+    /// process): the words are interned in the same order, so they get the
+    /// same vocabulary ids, every run.
+    hs_headings: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -39,7 +42,7 @@ struct LanguageFile {
     name: String,
     #[serde(default)]
     marks: String,
-    words: HashMap<String, String>,
+    words: BTreeMap<String, String>,
 }
 
 /// One phrase of another language and its English reading.
@@ -79,6 +82,8 @@ pub struct Lexicon {
     /// Per vocabulary id (of the words interned when the lexicon was
     /// built): its [`Kind`] bits.
     kinds: Vec<u8>,
+    /// A filter of the words a compound's part can be ([`part_filter`]).
+    parts: Vec<u64>,
     bigrams: FastSet<(String, String)>,
     speller: Speller,
 }
@@ -132,6 +137,7 @@ impl Lexicon {
             .collect();
         mark_english(&english, vocab);
         let kinds = kinds(&english, &starts, vocab);
+        let parts = part_filter(&kinds, &entries, vocab);
         Ok(Self {
             names,
             marks,
@@ -139,6 +145,7 @@ impl Lexicon {
             entries,
             starts,
             kinds,
+            parts,
             bigrams,
             speller,
         })
@@ -512,6 +519,14 @@ impl Lexicon {
             .find(|e| e.src.len() == 1 && self.marks.get(e.lang).is_some_and(Vec::is_empty))
     }
 
+    /// Whether the word whose [`prefix_hashes`] hash is `h` may be a
+    /// compound's part (false: it is neither English nor a one-word
+    /// entry).
+    fn may_be_part(&self, h: u64) -> bool {
+        let (at, mask) = part_bit(h);
+        self.parts.get(at).is_some_and(|w| w & mask != 0)
+    }
+
     /// Whether the word with vocabulary id `id` is English.
     fn is_english(&self, id: u32) -> bool {
         self.kind_of_id(id) & ENGLISH != 0
@@ -540,7 +555,7 @@ impl Lexicon {
     /// Splits a compound into lexicon (or English) words, allowing the
     /// linking letters of German and Dutch compounds ("-s-", "-n-", "-en-").
     fn split_compound(&self, word: &str, vocab: &Vocab) -> Option<Vec<Words>> {
-        if word.len() < 7 || word.len() > 40 || !word.is_ascii() {
+        if word.len() < 7 || word.len() > MAX_COMPOUND || !word.is_ascii() {
             return None;
         }
         let mut parts: Vec<Part<'_, '_>> = Vec::with_capacity(4);
@@ -574,7 +589,13 @@ impl Lexicon {
         if parts.len() >= 4 {
             return false;
         }
+        let mut hashes = [0u64; MAX_COMPOUND + 1];
+        prefix_hashes(rest.as_bytes(), &mut hashes);
         for cut in (3..=rest.len()).rev() {
+            // Neither English nor a one-word entry: not looked up.
+            if hashes.get(cut).is_some_and(|&h| !self.may_be_part(h)) {
+                continue;
+            }
             let Some(head) = rest.get(..cut) else {
                 continue;
             };
@@ -606,6 +627,54 @@ impl Lexicon {
 enum Part<'s, 'w> {
     Entry(&'s Words),
     English(&'w str, u32),
+}
+
+/// The longest word [`Lexicon::split_compound`] splits, in bytes.
+const MAX_COMPOUND: usize = 40;
+
+/// The filter of [`part_filter`] has `1 << PART_BITS` bits.
+const PART_BITS: u32 = 16;
+
+/// The hashes of the prefixes of `w`: `out[i]` of `w[..i]` (as far as
+/// `out` reaches).
+fn prefix_hashes(w: &[u8], out: &mut [u64]) {
+    let mut h = 0u64;
+    for (slot, &b) in out.iter_mut().skip(1).zip(w) {
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        *slot = h;
+    }
+}
+
+/// The filter word and bit of a [`prefix_hashes`] hash (its top bits).
+fn part_bit(h: u64) -> (usize, u64) {
+    let bit = h >> (64 - PART_BITS);
+    ((bit >> 6) as usize, 1u64 << (bit & 63))
+}
+
+/// One bit per hash of every word a compound's part can be: the English
+/// words (by `kinds`) and every one-word entry's word. A clear bit means
+/// the word is neither, so [`Lexicon::split_from`] need not look it up.
+fn part_filter(kinds: &[Kind], entries: &[Entry], vocab: &Vocab) -> Vec<u64> {
+    let mut bits = vec![0u64; (1usize << PART_BITS) / 64];
+    let mut add = |w: &str| {
+        let mut hashes = vec![0u64; w.len() + 1];
+        prefix_hashes(w.as_bytes(), &mut hashes);
+        let (at, mask) = part_bit(hashes.last().copied().unwrap_or(0));
+        if let Some(word) = bits.get_mut(at) {
+            *word |= mask;
+        }
+    };
+    for (id, w) in vocab.words() {
+        if kinds.get(id as usize).is_some_and(|k| k & ENGLISH != 0) {
+            add(w);
+        }
+    }
+    for e in entries {
+        if let [w] = e.src.as_slice() {
+            add(w);
+        }
+    }
+    bits
 }
 
 /// Descriptions of fewer tokens are read without [`Memo`]: repeats are rare
@@ -875,6 +944,14 @@ mod tests {
         assert_eq!(kind_of_text("12ab"), ALPHA | DIGIT);
         assert_eq!(kind_of_text("ab12"), ALPHA);
         assert_eq!(kind_of_text("%"), 0);
+        // Every word a compound's part can be passes the filter.
+        let mut hashes = [0u64; MAX_COMPOUND + 1];
+        for (id, w) in vocab.words().filter(|(_, w)| w.len() <= MAX_COMPOUND) {
+            if lex.single(id).is_some() || lex.is_english(id) {
+                prefix_hashes(w.as_bytes(), &mut hashes);
+                assert!(lex.may_be_part(hashes[w.len()]), "{w}");
+            }
+        }
         assert_eq!(kind_of_text("５"), 0);
         assert_eq!(kind_of_text("中"), ALPHA);
     }

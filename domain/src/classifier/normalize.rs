@@ -582,10 +582,19 @@ const RECENT_FROM: usize = 512;
 /// How many words [`Recent`] holds.
 const RECENT_SLOTS: usize = 256;
 
+/// How many slots a word may take in [`Recent`] (the words of one hash).
+/// With four, the 55 distinct words of the 5,000-character benchmark are
+/// read from the tables 55 times for most multipliers of the slot hash (a
+/// simulation over 300 random odd multipliers: median 55, mean 58); with
+/// two slots per hash and 128 hashes, 92 times (median; mean 97): the
+/// multiplier used gives 55 either way, by luck with two.
+const RECENT_WAYS: usize = 4;
+
 /// The last few words of ASCII letters and digits read in a description,
-/// as written, each with its token's id and text, in one of two slots
-/// chosen by a hash of the word (a new word takes the first slot, and the
-/// word there moves to the second: two words of one hash both stay). A long description
+/// as written, each with its token's id and text, in one of
+/// [`RECENT_WAYS`] slots chosen by a hash of the word (a new word takes
+/// the first free slot, else the last: up to [`RECENT_WAYS`] words of
+/// one hash stay). A long description
 /// repeats most of its words ("of", "and", "oil", "waste"), and a word's
 /// token depends on the word alone (see [`Words::flush_ascii`]), so a
 /// repeated word is read from here instead of the knowledge base's large
@@ -642,11 +651,12 @@ impl<'k> Recent<'k> {
             | u32::try_from(n & 0xff).unwrap_or(0) << 24
     }
 
-    /// The first of the two slots of the word with key `key`; the second
-    /// follows it.
+    /// The first of the [`RECENT_WAYS`] slots of the word with key `key`;
+    /// the others follow it.
     #[inline(always)]
     fn slot(key: u32) -> usize {
-        ((key.wrapping_mul(0x9e37_79b1) >> 24) as usize % RECENT_SLOTS) & !1
+        ((key.wrapping_mul(0x9e37_79b1) >> 24) as usize % (RECENT_SLOTS / RECENT_WAYS))
+            * RECENT_WAYS
     }
 
     /// The word `w` if it is held.
@@ -654,21 +664,23 @@ impl<'k> Recent<'k> {
     fn get(&self, b: &[u8]) -> Option<&Seen<'k>> {
         let key = Self::key(b);
         let at = Self::slot(key);
-        let pair = self.slots.get(at..at + 2)?;
+        let ways = self.slots.get(at..at + RECENT_WAYS)?;
         // Up to 3 bytes, the key is the word.
-        pair.iter()
+        ways.iter()
             .find(|seen| seen.key == key && (b.len() <= 3 || same_bytes(seen.written, b)))
     }
 
     /// Holds the word `w` (not held) with its token's id and text, in the
-    /// first of its slots; the word there moves to the second.
+    /// first empty one of its slots, else in the last (whose word is
+    /// dropped).
     fn put(&mut self, written: &'k str, id: u32, text: Cow<'k, str>) {
         let written = written.as_bytes();
         let key = Self::key(written);
         let at = Self::slot(key);
-        if let Some([first, second]) = self.slots.get_mut(at..at + 2) {
-            std::mem::swap(first, second);
-            *first = Seen {
+        let ways = self.slots.get_mut(at..at + RECENT_WAYS).unwrap_or_default();
+        let free = ways.iter().position(|seen| seen.key == 0);
+        if let Some(slot) = ways.get_mut(free.unwrap_or(RECENT_WAYS - 1)) {
+            *slot = Seen {
                 key,
                 id,
                 written,
