@@ -51,7 +51,7 @@ const ANSWER_CAPACITY: usize = 8 * 1024;
 /// The classification as a JSON answer.
 fn answer(classification: &Classification) -> Result<Response, ApiError> {
     let mut bytes = Vec::with_capacity(ANSWER_CAPACITY);
-    serde_json::to_writer(&mut bytes, classification)
+    crate::rest::classify_json::write(&mut bytes, classification)
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok((
         [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
