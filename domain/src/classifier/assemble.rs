@@ -405,8 +405,17 @@ fn companions(
                 .split(' ')
                 .any(|t| ev.ruled_out.iter().any(|w| t == w))
     };
-    ys.extend(ev.y.iter().filter(kept).map(from_term));
-    hs.extend(ev.h.iter().filter(kept).map(from_term));
+    // Only a code's first kept entry can be written (`push_unique` passes
+    // over a code already there), so a code already listed is not read
+    // again: a long description names the same terms (and their codes)
+    // again and again.
+    for (list, extras) in [(&mut ys, &ev.y), (&mut hs, &ev.h)] {
+        for e in extras {
+            if !list.iter().any(|l| l.0 == e.code) && kept(&e) {
+                list.push(from_term(e));
+            }
+        }
+    }
     for e in &ev.un {
         if !out.un_codes.iter().any(|c| c == e.code) {
             out.un_codes.push(e.code.to_owned());
