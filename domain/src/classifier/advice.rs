@@ -6,20 +6,14 @@
 //! - the list type always agrees with the deciding code (an Annex VIII code
 //!   never rides in a Green answer).
 
+use super::assemble::{push_quoted, quoted_len};
 use super::result::{Classification, ListType, WarningCode};
 use super::signals::Signals;
 
 /// `'a', 'b'`: each word quoted, joined with ", ", in one allocation.
 fn quoted(words: &[String]) -> String {
-    let mut out = String::with_capacity(words.iter().map(|w| w.len() + 4).sum());
-    for (i, w) in words.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push('\'');
-        out.push_str(w);
-        out.push('\'');
-    }
+    let mut out = String::with_capacity(quoted_len(words));
+    push_quoted(&mut out, words);
     out
 }
 

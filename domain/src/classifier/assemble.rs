@@ -278,12 +278,12 @@ fn criterion_text(
 }
 
 /// The length of [`push_quoted`]'s text for `terms`.
-fn quoted_len(terms: &[String]) -> usize {
+pub fn quoted_len(terms: &[String]) -> usize {
     terms.iter().map(|t| t.len() + 4).sum()
 }
 
 /// `'a', 'b'`: each term quoted, joined with ", ", appended to `out`.
-fn push_quoted(out: &mut String, terms: &[String]) {
+pub fn push_quoted(out: &mut String, terms: &[String]) {
     for (i, t) in terms.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");

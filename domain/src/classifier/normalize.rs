@@ -751,6 +751,13 @@ impl<'k> Words<'_, 'k> {
             },
         };
         word.clear();
+        self.push_written(id, text, start, end);
+    }
+
+    /// Pushes the token `text` (id `id`) read as written at `start..end`,
+    /// with the break pending before it.
+    #[inline(always)]
+    fn push_written(&mut self, id: u32, text: Cow<'k, str>, start: usize, end: usize) {
         self.tokens.push(Token {
             id,
             text,
@@ -784,13 +791,7 @@ impl<'k> Words<'_, 'k> {
             return false;
         };
         let (id, text) = (seen.id, seen.text.clone());
-        self.tokens.push(Token {
-            id,
-            text,
-            break_before: std::mem::take(&mut self.pending_break),
-            span: (start, end),
-            origin: Origin::Written,
-        });
+        self.push_written(id, text, start, end);
         true
     }
 
@@ -813,13 +814,8 @@ impl<'k> Words<'_, 'k> {
         {
             let first = table.map.get(w).copied();
             if let Some(e) = first.filter(|e| e.stable) {
-                self.tokens.push(Token {
-                    id: e.id,
-                    text: Cow::Borrowed(table.text(e, self.vocab)),
-                    break_before: std::mem::take(&mut self.pending_break),
-                    span: (start, end),
-                    origin: Origin::Written,
-                });
+                let text = Cow::Borrowed(table.text(e, self.vocab));
+                self.push_written(e.id, text, start, end);
                 return;
             }
             word.push_str(w);
