@@ -226,13 +226,15 @@ fn reason_text(first: bool, same_list: bool, terms: &[String], cand: Option<&Can
         "Alternative on another list: the description names "
     };
     let reasons = cand.map_or(&[][..], |c| c.reasons.as_slice());
-    let room =
-        lead.len() + quoted_len(terms) + 26 + reasons.iter().map(|r| r.len() + 2).sum::<usize>();
+    let room = lead.len()
+        + quoted_len(terms)
+        + COVERS.len()
+        + reasons.iter().map(|r| r.len() + 2).sum::<usize>();
     let mut reason = String::with_capacity(room);
     reason.push_str(lead);
     push_quoted(&mut reason, terms);
     if first {
-        reason.push_str(", which this entry covers");
+        reason.push_str(COVERS);
     }
     if let Some(c) = cand {
         for r in &c.reasons {
@@ -256,7 +258,7 @@ fn criterion_text(
     let own: &[String] = cand.map_or(&[], |c| c.criteria.as_slice());
     let room = own.iter().chain(notes).map(|c| c.len() + 2).sum::<usize>()
         + if first && own.is_empty() && notes.is_empty() {
-            quoted_len(terms) + code.len() + 30
+            NAMED.iter().map(|p| p.len()).sum::<usize>() + quoted_len(terms) + code.len()
         } else {
             0
         };
@@ -268,14 +270,22 @@ fn criterion_text(
         criterion.push_str(c);
     }
     if first && own.is_empty() && notes.is_empty() {
-        criterion.push_str("named: ");
+        let [before, between, after] = NAMED;
+        criterion.push_str(before);
         push_quoted(&mut criterion, terms);
-        criterion.push_str(" is a waste ");
+        criterion.push_str(between);
         criterion.push_str(code);
-        criterion.push_str(" covers");
+        criterion.push_str(after);
     }
     criterion
 }
+
+/// What the deciding code's reason ends with.
+const COVERS: &str = ", which this entry covers";
+
+/// The deciding code's criterion when nothing else decides: "named:
+/// 'terms' is a waste CODE covers".
+const NAMED: [&str; 3] = ["named: ", " is a waste ", " covers"];
 
 /// The length of [`push_quoted`]'s text for `terms`.
 pub fn quoted_len(terms: &[String]) -> usize {

@@ -117,29 +117,49 @@ fn role_of(w: &str) -> u8 {
     if !w.as_bytes().first().is_some_and(u8::is_ascii_lowercase) {
         return 0;
     }
-    let subject = matches!(
-        w,
-        "pcb" | "pct" | "pcn" | "pbb" | "ph" | "polychlorinated" | "polybrominated"
-    ) || metal(w.as_bytes()).is_some();
+    let subject = named(w.as_bytes()).is_some();
     let filler = FILLER.contains(&w);
     (u8::from(subject) * SUBJECT_WORD) | (u8::from(filler) * FILLER_WORD)
 }
 
+/// What a word that may start a subject names, before the words after it
+/// are read (the one list of such words, for [`subject`] and [`role_of`]).
+#[derive(Clone, Copy)]
+enum Named {
+    /// PCB, PCT, PCN, PBB.
+    Pcb,
+    /// pH.
+    Ph,
+    /// "polychlorinated" or "polybrominated": PCB before "biphenyl…" or
+    /// "terphenyl…".
+    Poly,
+    /// A metal or metalloid, by name or symbol.
+    Metal(&'static str),
+}
+
+/// What the folded word `word` may start a subject as.
+fn named(word: &[u8]) -> Option<Named> {
+    match word {
+        b"pcb" | b"pct" | b"pcn" | b"pbb" => Some(Named::Pcb),
+        b"ph" => Some(Named::Ph),
+        b"polychlorinated" | b"polybrominated" => Some(Named::Poly),
+        _ => metal(word).map(Named::Metal),
+    }
+}
+
 fn subject(tokens: &[Token], i: usize) -> Option<(Subject, usize)> {
     let t = tokens.get(i)?.word();
-    match t.as_bytes() {
-        b"pcb" | b"pct" | b"pcn" | b"pbb" => return Some((Subject::Pcb, i + 1)),
-        b"ph" => return Some((Subject::Ph, i + 1)),
-        b"polychlorinated" | b"polybrominated"
-            if tokens.get(i + 1).is_some_and(|n| {
-                n.text.starts_with("biphenyl") || n.text.starts_with("terphenyl")
-            }) =>
-        {
-            return Some((Subject::Pcb, i + 2));
+    let symbol = match named(t.as_bytes())? {
+        Named::Pcb => return Some((Subject::Pcb, i + 1)),
+        Named::Ph => return Some((Subject::Ph, i + 1)),
+        Named::Poly => {
+            let biphenyl = tokens
+                .get(i + 1)
+                .is_some_and(|n| n.text.starts_with("biphenyl") || n.text.starts_with("terphenyl"));
+            return biphenyl.then_some((Subject::Pcb, i + 2));
         }
-        _ => {}
-    }
-    let symbol = metal(t.as_bytes())?;
+        Named::Metal(symbol) => symbol,
+    };
     // "as" and "be" are English words: only as symbols right before a number.
     if matches!(t, "as" | "be")
         && !tokens

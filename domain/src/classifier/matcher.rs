@@ -195,23 +195,24 @@ impl Trie {
             .map(|e| *e as usize)
     }
 
+    /// `node`'s children: (word id, child node), sorted by word id.
+    #[inline(always)]
+    fn kids_of(&self, node: u32) -> &[(u32, u32)] {
+        let n = node as usize;
+        match (self.first.get(n), self.first.get(n.wrapping_add(1))) {
+            (Some(&a), Some(&b)) => self.kids.get(a as usize..b as usize).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
     /// The word ids of `node`'s children.
     fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
-        let n = node as usize;
-        let (a, b) = match (self.first.get(n), self.first.get(n.wrapping_add(1))) {
-            (Some(&a), Some(&b)) => (a as usize, b as usize),
-            _ => (0, 0),
-        };
-        self.kids.get(a..b).unwrap_or_default().iter().map(|k| k.0)
+        self.kids_of(node).iter().map(|k| k.0)
     }
 
     /// The child of `node` by the word with id `word` (as `edges` says).
     fn child(&self, node: u32, word: u32) -> Option<u32> {
-        let n = node as usize;
-        let (Some(&a), Some(&b)) = (self.first.get(n), self.first.get(n.wrapping_add(1))) else {
-            return None;
-        };
-        let kids = self.kids.get(a as usize..b as usize)?;
+        let kids = self.kids_of(node);
         if kids.len() <= 8 {
             return kids.iter().find(|k| k.0 == word).map(|k| k.1);
         }
@@ -816,9 +817,7 @@ impl Matcher {
 /// window. Each token is read at most twice over all the positions asked.
 #[derive(Default)]
 struct Stretch {
-    /// First position of the stretch.
-    lo: usize,
-    /// One past its last position (0: no stretch read yet).
+    /// One past the stretch's last position (0: no stretch read yet).
     hi: usize,
     bits: u64,
 }
@@ -837,7 +836,7 @@ impl Stretch {
                 hi += 1;
             }
             self.bits = tokens[lo..hi].iter().fold(0, |b, t| b | id_bit(t.id));
-            (self.lo, self.hi) = (lo, hi);
+            self.hi = hi;
         }
         self.bits
     }
