@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use super::annexes::{borrowed_code, CodeStatus};
-use super::evidence::{Candidate, Evidence, Extra, HazardState};
+use super::evidence::{words_once, Candidate, Evidence, Extra, HazardState};
 use super::kb::KnowledgeBase;
 use super::result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
 
@@ -515,8 +515,8 @@ fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
         out.warning_codes.push(WarningCode::ConflictingQualifiers);
         out.warnings.push(format!(
             "Both hazard ({}) and clean ({}) qualifiers were found; {} was kept.",
-            ev.hazard.join(", "),
-            ev.clean.join(", "),
+            words_once(&ev.hazard),
+            words_once(&ev.clean),
             if ev.state() == HazardState::Hazard {
                 "the hazardous reading (precaution)"
             } else {
@@ -528,7 +528,7 @@ fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
         out.warning_codes.push(WarningCode::UnresolvedHazard);
         out.warnings.push(format!(
             "A hazard qualifier ({}) applies to an Annex IX entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
-            ev.hazard.join(", ")
+            words_once(&ev.hazard)
         ));
     }
 }

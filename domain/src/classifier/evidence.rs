@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use super::annexes::CodeStatus;
 use super::fast::TokenIndex;
 use super::kb::KnowledgeBase;
-use super::matcher::{Hit, Kind};
+use super::matcher::{Hit, Kind, Reading};
 use super::normalize::Token;
 
 /// Weight kept by a term that names a contaminant ("... containing X") or a
@@ -95,8 +95,9 @@ pub struct Evidence<'a> {
     /// Hazard signals (the words).
     pub hazard: Vec<Cow<'a, str>>,
     /// Hazardous constituent terms (of entries outside any mirror group) with
-    /// their weights: they support the A member of a mirror group they flip.
-    pub hazard_terms: Vec<(Cow<'a, str>, f64)>,
+    /// their weights and Annex I categories (Y-codes): they support the A
+    /// member of a mirror group they flip, where that entry is about them.
+    pub hazard_terms: Vec<(Cow<'a, str>, f64, &'a [String])>,
     /// Clean / non-hazardous signals.
     pub clean: Vec<Cow<'a, str>>,
     /// Mixed / unsorted signals.
@@ -117,6 +118,22 @@ pub struct Evidence<'a> {
     pub notes: Vec<String>,
     /// Constituent words ruled out by a measured amount.
     pub ruled_out: Vec<String>,
+}
+
+/// Qualifier words joined with ", ", each once ("acid, lead" for the
+/// signals acid, lead, lead).
+pub fn words_once(words: &[Cow<'_, str>]) -> String {
+    let mut out = String::with_capacity(words.iter().map(|w| w.len() + 2).sum());
+    for (i, w) in words.iter().enumerate() {
+        if words[..i].contains(w) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// The net hazard reading of a description.
@@ -220,7 +237,7 @@ pub fn gather<'a>(
             Kind::Mixed => ev.mixed.push(Cow::Borrowed(text)),
             Kind::Sorted => ev.sorted.push(Cow::Borrowed(text)),
             Kind::Recycling => ev.recycling.push(Cow::Borrowed(text)),
-            Kind::NegateBefore | Kind::NegateAfter => {}
+            Kind::NegateBefore | Kind::NegateAfter | Kind::PropertyAfter | Kind::OriginAfter => {}
         }
     }
     for (code, cand) in found.list {
@@ -273,7 +290,11 @@ fn with_room<'a>(kb: &KnowledgeBase, hits: &[Hit]) -> Evidence<'a> {
             Kind::Mixed => MIXED,
             Kind::Sorted => SORTED,
             Kind::Recycling => RECYCLING,
-            Kind::Source | Kind::NegateBefore | Kind::NegateAfter => continue,
+            Kind::Source
+            | Kind::NegateBefore
+            | Kind::NegateAfter
+            | Kind::PropertyAfter
+            | Kind::OriginAfter => continue,
         };
         n[list] += 1;
     }
@@ -400,21 +421,40 @@ fn term<'a>(
         }
         return;
     }
-    let weight = if contaminant && !entry.constituent {
+    // A term right before a plant or process word names where the waste
+    // comes from: weighed as a source; a hazardous constituent named so
+    // ("sulphuric acid plant") is the plant's product, not the waste's.
+    let origin = match hit.reading {
+        Reading::Property => return,
+        Reading::Origin if entry.process => false,
+        Reading::Origin if entry.hazard && entry.constituent => return,
+        Reading::Origin => true,
+        Reading::Content => false,
+    };
+    let weight = if origin || (contaminant && !entry.constituent) {
         entry.w * CONTAMINANT_DISCOUNT
     } else {
         entry.w
     };
-    if entry.hazard {
+    // A term naming the waste's origin is no hazard signal and brings no
+    // categories of its own.
+    if entry.hazard && !origin {
         ev.hazard.push(Cow::Borrowed(text));
         if entry.constituent && kb.mirror(&entry.code).is_none() {
-            ev.hazard_terms.push((Cow::Borrowed(text), weight));
+            let y = if entry.y.is_empty() {
+                kb.relation(&entry.code).map_or(&[][..], |r| &r.y[..])
+            } else {
+                &entry.y[..]
+            };
+            ev.hazard_terms.push((Cow::Borrowed(text), weight, y));
         }
     }
+    let none: &[String] = &[];
+    let brings = |codes: &'a [String]| if origin { none } else { codes };
     for (list, codes) in [
-        (&mut ev.y, &entry.y),
-        (&mut ev.h, &entry.h),
-        (&mut ev.un, &entry.un),
+        (&mut ev.y, brings(&entry.y)),
+        (&mut ev.h, brings(&entry.h)),
+        (&mut ev.un, brings(&entry.un)),
     ] {
         list.extend(codes.iter().map(|c| Extra {
             code: c,

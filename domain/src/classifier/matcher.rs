@@ -40,6 +40,24 @@ pub enum Kind {
     Introducer(bool),
     /// Introduces the source of the waste.
     Source,
+    /// Says what the term before withstands ("acid-proof"): that term does
+    /// not describe the waste.
+    PropertyAfter,
+    /// Says the term before names a plant or process ("sulphuric acid
+    /// plant"): that term names where the waste comes from.
+    OriginAfter,
+}
+
+/// How a term hit describes the waste.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reading {
+    /// What the waste is or contains.
+    #[default]
+    Content,
+    /// The plant or process it comes from ("sulphuric acid plant").
+    Origin,
+    /// A property of something else ("acid-proof boxes"): not read.
+    Property,
 }
 
 /// One phrase found in a description.
@@ -53,6 +71,8 @@ pub struct Hit {
     pub end: usize,
     /// Whether a negation applies to it.
     pub negated: bool,
+    /// How it describes the waste (set by a word right after a term).
+    pub reading: Reading,
     /// The phrase as curated, for explanations.
     pub phrase: usize,
 }
@@ -283,6 +303,24 @@ const BARRIERS: [&str; 16] = [
     "on",
 ];
 
+/// A term right before a [`Kind::PropertyAfter`] or [`Kind::OriginAfter`]
+/// word, joined to it ("acid-proof", "acid plant"), takes that reading.
+fn read_after(tokens: &[Token], hits: &mut [Hit]) {
+    for i in 1..hits.len() {
+        let reading = match hits[i].kind {
+            Kind::PropertyAfter => Reading::Property,
+            Kind::OriginAfter => Reading::Origin,
+            _ => continue,
+        };
+        let at = hits[i].start;
+        let joined = tokens.get(at).is_some_and(|t| t.break_before == NO_BREAK);
+        let before = &mut hits[i - 1];
+        if joined && before.end == at && matches!(before.kind, Kind::Term(_)) {
+            before.reading = reading;
+        }
+    }
+}
+
 fn is_glue(w: &str) -> bool {
     GLUE.contains(&w)
 }
@@ -302,6 +340,8 @@ fn raw_phrases(curated: &Curated) -> Vec<(&str, Kind)> {
         (&q.contaminant_introducers, Kind::Introducer(false)),
         (&q.hazard_introducers, Kind::Introducer(true)),
         (&q.source_markers, Kind::Source),
+        (&q.property_after, Kind::PropertyAfter),
+        (&q.origin_after, Kind::OriginAfter),
     ] {
         raw.extend(list.iter().map(|p| (p.as_str(), kind)));
     }
@@ -466,11 +506,13 @@ impl Matcher {
                 start: pos,
                 end,
                 negated: false,
+                reading: Reading::Content,
                 phrase: id,
             });
         }
         let mut hits = by_start(hits, tokens.len());
         self.negate(tokens, &mut hits);
+        read_after(tokens, &mut hits);
         hits
     }
 
@@ -1153,6 +1195,7 @@ mod tests {
             start,
             end: start + 1,
             negated: false,
+            reading: Reading::Content,
             phrase: start,
         };
         let starts = |h: Vec<Hit>| h.iter().map(|h| h.phrase).collect::<Vec<_>>();

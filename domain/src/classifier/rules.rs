@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use super::evidence::{Candidate, Evidence, HazardState};
+use super::evidence::{words_once, Candidate, Evidence, HazardState};
 use super::kb::KnowledgeBase;
 
 /// Factor applied to a B-code with no A mirror when a hazard signal applies.
@@ -36,7 +36,7 @@ pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
         let mut words: Option<String> = None;
         for (code, cand) in ev.candidates.iter_mut() {
             if code.starts_with('B') && kb.mirror(code).and_then(|(_, m)| m.a.as_ref()).is_none() {
-                let words = words.get_or_insert_with(|| ev.hazard.join(", "));
+                let words = words.get_or_insert_with(|| words_once(&ev.hazard));
                 cand.factor *= UNMIRRORED_GREEN_UNDER_HAZARD;
                 cand.reasons.push(
                     [
@@ -72,7 +72,7 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     };
     let (mut merged, moved_from) = pool_members(ev, m, target);
     if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard {
-        support_by_hazard(&mut merged, &ev.hazard_terms);
+        support_by_hazard(m, &mut merged, &ev.hazard_terms);
     }
     if present.len() > 1 || m.members().count() > 1 {
         merged
@@ -159,16 +159,28 @@ fn pool_base(mut base: Candidate) -> Candidate {
     base
 }
 
-/// The hazardous constituents not among `merged`'s terms add to its bonus
-/// (0.3 × their weight), each with a reason.
-fn support_by_hazard(merged: &mut Candidate, hazard_terms: &[(Cow<'_, str>, f64)]) {
-    for (t, w) in hazard_terms {
-        if !merged.terms.iter().any(|(x, _)| x == t) {
-            merged.bonus += 0.3 * w;
-            merged
-                .reasons
-                .push(["supported by hazardous constituent '", t, "'"].concat());
+/// The hazardous constituents not among `merged`'s terms that support
+/// the group's A member (`m.a_supported_by`: all when absent) add to its
+/// bonus (0.3 × their weight), each once, with a reason.
+fn support_by_hazard(
+    m: &super::curated::Mirror,
+    merged: &mut Candidate,
+    hazard_terms: &[(Cow<'_, str>, f64, &[String])],
+) {
+    let supports = |y: &[String]| {
+        m.a_supported_by
+            .as_ref()
+            .is_none_or(|by| y.iter().any(|c| by.contains(c)))
+    };
+    for (k, (t, w, y)) in hazard_terms.iter().enumerate() {
+        let repeated = hazard_terms[..k].iter().any(|(x, _, _)| x == t);
+        if repeated || !supports(y) || merged.terms.iter().any(|(x, _)| x == t) {
+            continue;
         }
+        merged.bonus += 0.3 * w;
+        merged
+            .reasons
+            .push(["supported by hazardous constituent '", t, "'"].concat());
     }
 }
 
@@ -201,15 +213,10 @@ impl Why {
             Why::Default => return Cow::Borrowed("no qualifier: the group's default member"),
             Why::Best => return Cow::Borrowed("best-scoring member"),
         };
-        let len = words.iter().map(|w| w.len() + 2).sum::<usize>();
-        let mut out = String::with_capacity(label.len() + len + 1);
+        let words = words_once(words);
+        let mut out = String::with_capacity(label.len() + words.len() + 1);
         out.push_str(label);
-        for (i, w) in words.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(w);
-        }
+        out.push_str(&words);
         out.push(')');
         Cow::Owned(out)
     }

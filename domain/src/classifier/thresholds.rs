@@ -231,7 +231,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str, texts: &mut Texts) {
 fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
     let names = |t: &str| names_any(t, words);
     ev.hazard.retain(|h| !names(h));
-    ev.hazard_terms.retain(|(h, _)| !names(h));
+    ev.hazard_terms.retain(|(h, _, _)| !names(h));
     for code in codes {
         if let Some(c) = ev.candidates.get_mut(*code) {
             c.terms.retain(|(t, _)| !names(t));

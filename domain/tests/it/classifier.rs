@@ -474,3 +474,102 @@ fn the_classifier_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Classifier>();
 }
+
+#[test]
+fn a_substance_a_container_withstands_is_not_read_as_the_waste() {
+    let c = classifier();
+    let with_boxes = c.classify(
+        "Used lead-acid starter batteries from scrapped cars, drained, shipped on pallets in \
+         acid-proof boxes to a secondary lead smelter for recovery of lead and plastics",
+        None,
+        None,
+    );
+    assert_eq!(with_boxes.best_code(), Some("A1160"));
+    assert!(!all_codes(&with_boxes).contains(&"A4090".to_owned()));
+    // Without the batteries, "acid-proof" still names no acid: the gloves
+    // are not read as oil either.
+    let gloves = c.classify(
+        "PVC gloves, oil-resistant, acid-resistant, used",
+        None,
+        None,
+    );
+    let codes = all_codes(&gloves);
+    assert!(!codes.contains(&"A4090".to_owned()), "{codes:?}");
+    assert!(!codes.contains(&"A3020".to_owned()), "{codes:?}");
+    // The same word as the waste itself is read.
+    let acid = c.classify("spent acid from a pickling line", None, None);
+    assert_eq!(acid.best_code(), Some("A4090"));
+}
+
+#[test]
+fn a_substance_naming_the_plant_is_the_origin_not_the_waste() {
+    let c = classifier();
+    let catalyst = c.classify(
+        "Spent vanadium pentoxide catalyst from a sulphuric acid plant",
+        None,
+        None,
+    );
+    let codes = all_codes(&catalyst);
+    assert!(!codes.contains(&"A4090".to_owned()), "{codes:?}");
+    assert!(!codes.contains(&"Y34".to_owned()), "{codes:?}");
+    // A process named as such still says what its wastes carry.
+    let mercury = c.classify("Sludge from a chlor-alkali plant", None, None);
+    assert!(all_codes(&mercury).contains(&"A1030".to_owned()));
+    let plating = c.classify("Filter cake from a cyanide plating plant", None, None);
+    assert!(all_codes(&plating).contains(&"A4050".to_owned()));
+    // Not followed by a plant word, the substance is the waste's.
+    let sludge = c.classify("Sludge containing sulphuric acid, pH 1", None, None);
+    assert!(all_codes(&sludge).contains(&"A4090".to_owned()));
+}
+
+#[test]
+fn a_constituent_supports_only_an_a_entry_about_it_and_is_named_once() {
+    let c = classifier();
+    let r = c.classify(
+        "Spent acid solution with lead, from a battery plant; lead content high",
+        None,
+        None,
+    );
+    let a4090 = r
+        .explanation
+        .iter()
+        .find(|e| e.code == "A4090")
+        .expect("A4090 explained");
+    assert!(
+        !a4090
+            .reason
+            .contains("supported by hazardous constituent 'lead'"),
+        "{}",
+        a4090.reason
+    );
+    // A carrier entry (plastics) is supported by what contaminates it,
+    // and a word named twice is one qualifier, one reason.
+    let r = c.classify(
+        "Plastic casings contaminated with lead; the plastic holds lead",
+        None,
+        None,
+    );
+    let explained = r
+        .explanation
+        .iter()
+        .find(|e| e.code == "A3210")
+        .expect("A3210 explained");
+    assert_eq!(
+        explained
+            .reason
+            .matches("supported by hazardous constituent 'lead'")
+            .count(),
+        1,
+        "{}",
+        explained.reason
+    );
+    for e in &r.explanation {
+        for text in [&e.criterion, &e.reason] {
+            for listed in text.split('(').skip(1) {
+                let words: Vec<&str> = listed.split(')').next().unwrap_or("").split(", ").collect();
+                let once: std::collections::BTreeSet<&&str> = words.iter().collect();
+                assert_eq!(once.len(), words.len(), "{text}");
+            }
+        }
+    }
+}
