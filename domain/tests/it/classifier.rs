@@ -573,3 +573,22 @@ fn a_constituent_supports_only_an_a_entry_about_it_and_is_named_once() {
         }
     }
 }
+
+#[test]
+fn nitrile_rubber_is_not_read_as_an_organic_cyanide() {
+    let c = classifier();
+    for text in [
+        "Used nitrile gloves from a food plant, no chemical contact",
+        "NBR nitrile rubber seals and o-rings, offcuts",
+    ] {
+        let codes = all_codes(&c.classify(text, None, None));
+        assert!(!codes.contains(&"A4050".to_owned()), "{text}: {codes:?}");
+        assert!(!codes.contains(&"Y33".to_owned()), "{text}: {codes:?}");
+    }
+    let solvent = c.classify(
+        "Spent acetonitrile and other nitriles from HPLC",
+        None,
+        None,
+    );
+    assert!(all_codes(&solvent).contains(&"A4050".to_owned()));
+}
