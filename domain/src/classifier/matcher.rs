@@ -800,7 +800,9 @@ impl Matcher {
                         let near = edge - hits[k].end.min(edge) <= 3
                             && (hits[k].end..=edge)
                                 .all(|j| tokens.get(j).is_some_and(|t| t.break_before == NO_BREAK));
-                        if !matches!(hits[k].kind, Kind::Term(_)) {
+                        // A term or a hazard word ("heavy metals not
+                        // detected"); any other qualifier ends the list.
+                        if !matches!(hits[k].kind, Kind::Term(_) | Kind::Hazard) {
                             break;
                         }
                         if near && step == 0 {
@@ -820,7 +822,7 @@ impl Matcher {
                         let clause = tokens
                             .get(hits[k].end)
                             .is_some_and(|t| t.break_before >= CLAUSE);
-                        if !(conj || comma) || clause || !matches!(hits[k].kind, Kind::Term(_)) {
+                        if !(conj || comma) || clause {
                             break;
                         }
                         hits[k].negated = true;

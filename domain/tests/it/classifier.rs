@@ -592,3 +592,23 @@ fn nitrile_rubber_is_not_read_as_an_organic_cyanide() {
     );
     assert!(all_codes(&solvent).contains(&"A4050".to_owned()));
 }
+
+#[test]
+fn a_hazard_word_before_not_detected_is_a_clean_signal() {
+    let c = classifier();
+    for text in [
+        "Spent activated carbon from sugar decolourisation, heavy metals and organic pollutants not detected",
+        "废活性炭（制糖厂脱色用），重金属及有机污染物未检出",
+    ] {
+        let r = c.classify(text, None, None);
+        assert_eq!(r.best_code(), Some("B2060"), "{text}");
+        assert!(!r.pic_required, "{text}");
+    }
+    let found = c.classify(
+        "Spent activated carbon, heavy metals detected above limits",
+        None,
+        None,
+    );
+    assert_eq!(found.best_code(), Some("A4160"));
+    assert!(found.pic_required);
+}
