@@ -74,6 +74,11 @@ pub struct Qualifiers {
     /// named so is no hazard signal of the waste.
     #[serde(default)]
     pub origin_after: Vec<String>,
+    /// Say the term just after was consumed making the waste
+    /// ("neutralising spent acid"): that term is read as the waste's
+    /// origin, as with `origin_after`.
+    #[serde(default)]
+    pub origin_before: Vec<String>,
     /// Hazard words that name an Annex III characteristic ("flammable" → H3);
     /// keys are phrases from `hazard`.
     pub h_words: FastMap<String, String>,

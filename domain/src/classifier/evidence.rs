@@ -237,7 +237,11 @@ pub fn gather<'a>(
             Kind::Mixed => ev.mixed.push(Cow::Borrowed(text)),
             Kind::Sorted => ev.sorted.push(Cow::Borrowed(text)),
             Kind::Recycling => ev.recycling.push(Cow::Borrowed(text)),
-            Kind::NegateBefore | Kind::NegateAfter | Kind::PropertyAfter | Kind::OriginAfter => {}
+            Kind::NegateBefore
+            | Kind::NegateAfter
+            | Kind::PropertyAfter
+            | Kind::OriginAfter
+            | Kind::OriginBefore => {}
         }
     }
     for (code, cand) in found.list {
@@ -294,7 +298,8 @@ fn with_room<'a>(kb: &KnowledgeBase, hits: &[Hit]) -> Evidence<'a> {
             | Kind::NegateBefore
             | Kind::NegateAfter
             | Kind::PropertyAfter
-            | Kind::OriginAfter => continue,
+            | Kind::OriginAfter
+            | Kind::OriginBefore => continue,
         };
         n[list] += 1;
     }

@@ -46,6 +46,9 @@ pub enum Kind {
     /// Says the term before names a plant or process ("sulphuric acid
     /// plant"): that term names where the waste comes from.
     OriginAfter,
+    /// Says the term after was consumed making the waste ("neutralising
+    /// weak acid"): that term names where the waste comes from.
+    OriginBefore,
 }
 
 /// How a term hit describes the waste.
@@ -304,19 +307,26 @@ const BARRIERS: [&str; 16] = [
 ];
 
 /// A term right before a [`Kind::PropertyAfter`] or [`Kind::OriginAfter`]
-/// word, joined to it ("acid-proof", "acid plant"), takes that reading.
+/// word, joined to it ("acid-proof", "acid plant"), or right after a
+/// [`Kind::OriginBefore`] word ("neutralising spent acid"), takes that
+/// reading.
 fn read_after(tokens: &[Token], hits: &mut [Hit]) {
-    for i in 1..hits.len() {
-        let reading = match hits[i].kind {
-            Kind::PropertyAfter => Reading::Property,
-            Kind::OriginAfter => Reading::Origin,
+    let joined = |at: usize| tokens.get(at).is_some_and(|t| t.break_before == NO_BREAK);
+    for i in 0..hits.len() {
+        let (k, reading) = match hits[i].kind {
+            Kind::PropertyAfter if i > 0 => (i - 1, Reading::Property),
+            Kind::OriginAfter if i > 0 => (i - 1, Reading::Origin),
+            Kind::OriginBefore if i + 1 < hits.len() => (i + 1, Reading::Origin),
             _ => continue,
         };
-        let at = hits[i].start;
-        let joined = tokens.get(at).is_some_and(|t| t.break_before == NO_BREAK);
-        let before = &mut hits[i - 1];
-        if joined && before.end == at && matches!(before.kind, Kind::Term(_)) {
-            before.reading = reading;
+        // A word after the term ("acid plant") is joined to it; the term
+        // after "neutralising" may have two words before it ("neutralising
+        // the weak acid").
+        let (first, second, gap) = if k < i { (k, i, 0) } else { (i, k, 2) };
+        let (from, to) = (hits[first].end, hits[second].start);
+        let near = from <= to && to - from <= gap && (from..=to).all(joined);
+        if near && matches!(hits[k].kind, Kind::Term(_)) {
+            hits[k].reading = reading;
         }
     }
 }
@@ -342,6 +352,7 @@ fn raw_phrases(curated: &Curated) -> Vec<(&str, Kind)> {
         (&q.source_markers, Kind::Source),
         (&q.property_after, Kind::PropertyAfter),
         (&q.origin_after, Kind::OriginAfter),
+        (&q.origin_before, Kind::OriginBefore),
     ] {
         raw.extend(list.iter().map(|p| (p.as_str(), kind)));
     }

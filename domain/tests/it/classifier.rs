@@ -612,3 +612,23 @@ fn a_hazard_word_before_not_detected_is_a_clean_signal() {
     assert_eq!(found.best_code(), Some("A4160"));
     assert!(found.pic_required);
 }
+
+#[test]
+fn what_was_neutralised_to_make_the_waste_is_its_origin() {
+    let c = classifier();
+    let gypsum = c.classify(
+        "Gypsum sludge from neutralising the weak acid of a zinc smelter, Cd 0.3 %",
+        None,
+        None,
+    );
+    let codes = all_codes(&gypsum);
+    assert_eq!(gypsum.best_code(), Some("A2040"), "{codes:?}");
+    assert!(!codes.contains(&"A4090".to_owned()), "{codes:?}");
+    // A process liquor named so still says where the sludge comes from.
+    let sludge = c.classify(
+        "Sludge from neutralising spent pickling acid with lime",
+        None,
+        None,
+    );
+    assert!(all_codes(&sludge).contains(&"A1060".to_owned()));
+}
