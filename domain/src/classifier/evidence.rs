@@ -39,6 +39,9 @@ pub struct Candidate {
     pub spans: Vec<(usize, usize)>,
     /// Deciding criteria in words (thresholds met, scope rules applied).
     pub criteria: Vec<String>,
+    /// Whether only terms read as the waste's origin ("from a dyestuff
+    /// plant") support it: hazardous constituents then do not add to it.
+    pub origin_only: bool,
 }
 
 impl Candidate {
@@ -470,6 +473,7 @@ fn term<'a>(
     let cand = to
         .found
         .candidate(&mut ev.candidates, i, entry.code.as_str());
+    cand.origin_only = origin && (cand.origin_only || cand.terms.is_empty());
     cand.add(text, weight);
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));

@@ -71,7 +71,7 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
         return;
     };
     let (mut merged, moved_from) = pool_members(ev, m, target);
-    if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard {
+    if Some(target) == m.a.as_deref() && ev.state() == HazardState::Hazard && !merged.origin_only {
         support_by_hazard(m, &mut merged, &ev.hazard_terms);
     }
     if present.len() > 1 || m.members().count() > 1 {
@@ -131,6 +131,7 @@ fn pool_members<'a>(
                     into.terms.push((t, w));
                 }
             }
+            into.origin_only &= c.origin_only;
             into.reasons.extend(c.reasons);
             into.spans.extend(c.spans);
             into.criteria.extend(c.criteria);
