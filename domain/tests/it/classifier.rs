@@ -654,3 +654,30 @@ fn a_solvent_waste_naming_a_halogenated_solvent_is_a3150() {
     assert!(codes.contains(&"A3140".to_owned()), "{codes:?}");
     assert!(codes.contains(&"A3150".to_owned()), "{codes:?}");
 }
+
+#[test]
+fn a_named_substance_brings_its_own_un_number() {
+    let c = classifier();
+    for (text, un) in [
+        (
+            "Metallic mercury from decommissioned equipment, in flasks",
+            "UN2809",
+        ),
+        ("Waste monochlorobenzene from a chemical plant", "UN1134"),
+        (
+            "Undeployed airbag modules from vehicle dismantling",
+            "UN3268",
+        ),
+        ("Spent hydrofluoric acid from etching", "UN1790"),
+        ("Expired diethyl ether in lab bottles", "UN1155"),
+        ("Arsenic trioxide residue from a roaster", "UN1561"),
+        ("Spent Raney nickel catalyst kept under water", "UN1378"),
+    ] {
+        let r = c.classify(text, None, None);
+        assert!(
+            r.un_codes.iter().any(|u| u == un),
+            "{text}: {:?}",
+            r.un_codes
+        );
+    }
+}
