@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::annexes::CodeStatus;
-use super::fast::TokenIndex;
+use super::fast::{FastSet, TokenIndex};
 use super::kb::KnowledgeBase;
 use super::matcher::{Hit, Kind, Reading};
 use super::normalize::Token;
@@ -124,11 +124,12 @@ pub struct Evidence<'a> {
 }
 
 /// Qualifier words joined with ", ", each once ("acid, lead" for the
-/// signals acid, lead, lead).
+/// signals acid, lead, lead), in the order first named.
 pub fn words_once(words: &[Cow<'_, str>]) -> String {
     let mut out = String::with_capacity(words.iter().map(|w| w.len() + 2).sum());
-    for (i, w) in words.iter().enumerate() {
-        if words[..i].contains(w) {
+    let mut once = Once::new(words.len());
+    for w in words {
+        if !once.first(w) {
             continue;
         }
         if !out.is_empty() {
@@ -137,6 +138,67 @@ pub fn words_once(words: &[Cow<'_, str>]) -> String {
         out.push_str(w);
     }
     out
+}
+
+/// Tells whether a word is named for the first time. A long description
+/// names the same hazard words again and again (hundreds of signals): a
+/// set beyond a few words, so that listing them once stays linear. Words
+/// are mostly the curated phrase itself (the same text at the same
+/// address), so they are compared by address before their bytes.
+pub struct Once<'w> {
+    few: Vec<Word<'w>>,
+    many: Option<FastSet<Word<'w>>>,
+}
+
+/// A word compared by address and length first, then by its bytes.
+#[derive(Clone, Copy)]
+struct Word<'w>(&'w str);
+
+impl PartialEq for Word<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0) || self.0 == other.0
+    }
+}
+
+impl Eq for Word<'_> {}
+
+impl std::hash::Hash for Word<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl<'w> Once<'w> {
+    /// Room for `n` words.
+    pub fn new(n: usize) -> Self {
+        const FEW: usize = 8;
+        if n <= FEW {
+            Self {
+                few: Vec::with_capacity(n),
+                many: None,
+            }
+        } else {
+            let mut set = FastSet::default();
+            set.reserve(n);
+            Self {
+                few: Vec::new(),
+                many: Some(set),
+            }
+        }
+    }
+
+    /// Whether `w` was not seen before (it is seen from now on).
+    pub fn first(&mut self, w: &'w str) -> bool {
+        let w = Word(w);
+        match &mut self.many {
+            Some(set) => set.insert(w),
+            None if self.few.contains(&w) => false,
+            None => {
+                self.few.push(w);
+                true
+            }
+        }
+    }
 }
 
 /// The net hazard reading of a description.
@@ -338,6 +400,10 @@ struct Found<'a> {
     hits_of: Vec<u32>,
     /// The candidates by code (each code once), in the order first found.
     list: Vec<(&'a str, Candidate)>,
+    /// A bit per phrase already added to its candidate: a phrase has one
+    /// text and one code, so its later hits add no term (the text
+    /// comparison `Candidate::add` would make is skipped).
+    added: Vec<u64>,
 }
 
 impl<'a> Found<'a> {
@@ -348,6 +414,7 @@ impl<'a> Found<'a> {
                 by_term: Vec::new(),
                 hits_of: Vec::new(),
                 list: Vec::new(),
+                added: Vec::new(),
             };
         }
         let mut hits_of = vec![0u32; terms];
@@ -362,7 +429,23 @@ impl<'a> Found<'a> {
             by_term: vec![0; terms],
             hits_of,
             list: Vec::new(),
+            added: Vec::new(),
         }
+    }
+
+    /// Whether phrase `phrase` is added to its candidate for the first
+    /// time (always when the table is off).
+    fn first_add(&mut self, phrase: usize) -> bool {
+        if self.by_term.is_empty() {
+            return true;
+        }
+        let (word, bit) = (phrase / 64, 1u64 << (phrase % 64));
+        if self.added.len() <= word {
+            self.added.resize(word + 1, 0);
+        }
+        let first = self.added[word] & bit == 0;
+        self.added[word] |= bit;
+        first
     }
 
     /// The candidate of `code`, the code of term `i` (a new one on the
@@ -470,11 +553,14 @@ fn term<'a>(
             term: Cow::Borrowed(text),
         }));
     }
+    let first = to.found.first_add(hit.phrase);
     let cand = to
         .found
         .candidate(&mut ev.candidates, i, entry.code.as_str());
     cand.origin_only = origin && (cand.origin_only || cand.terms.is_empty());
-    cand.add(text, weight);
+    if first {
+        cand.add(text, weight);
+    }
     if let (Some(a), Some(b)) = (tokens.get(hit.start), tokens.get(hit.end.saturating_sub(1))) {
         cand.spans.push((a.span.0, b.span.1.max(a.span.0)));
     }
@@ -547,5 +633,32 @@ fn named_codes<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, tokens: &[Token
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_listed_once_in_the_order_first_named() {
+        let few: Vec<Cow<'_, str>> = ["acid", "lead", "acid", "lead"]
+            .into_iter()
+            .map(Cow::Borrowed)
+            .collect();
+        assert_eq!(words_once(&few), "acid, lead");
+        // Past a few words a set decides; owned copies equal to borrowed
+        // words are the same word.
+        let mut many: Vec<Cow<'_, str>> = Vec::new();
+        for k in 0..40 {
+            many.push(Cow::Borrowed(["lead", "acid", "pcb"][k % 3]));
+            many.push(Cow::Owned(format!("not {}", k % 5)));
+            many.push(Cow::Owned("lead".to_owned()));
+        }
+        assert_eq!(
+            words_once(&many),
+            "lead, not 0, acid, not 1, pcb, not 2, not 3, not 4"
+        );
+        assert_eq!(words_once(&[]), "");
     }
 }

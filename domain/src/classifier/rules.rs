@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use super::evidence::{words_once, Candidate, Evidence, HazardState};
+use super::evidence::{words_once, Candidate, Evidence, HazardState, Once};
 use super::kb::KnowledgeBase;
 
 /// Factor applied to a B-code with no A mirror when a hazard signal applies.
@@ -173,9 +173,9 @@ fn support_by_hazard(
             .as_ref()
             .is_none_or(|by| y.iter().any(|c| by.contains(c)))
     };
-    for (k, (t, w, y)) in hazard_terms.iter().enumerate() {
-        let repeated = hazard_terms[..k].iter().any(|(x, _, _)| x == t);
-        if repeated || !supports(y) || merged.terms.iter().any(|(x, _)| x == t) {
+    let mut once = Once::new(hazard_terms.len());
+    for (t, w, y) in hazard_terms {
+        if !once.first(t) || !supports(y) || merged.terms.iter().any(|(x, _)| x == t) {
             continue;
         }
         merged.bonus += 0.3 * w;
