@@ -515,7 +515,7 @@ fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
         out.warning_codes.push(WarningCode::ConflictingQualifiers);
         out.warnings.push(format!(
             "Both hazard ({}) and clean ({}) qualifiers were found; {} was kept.",
-            words_once(&ev.hazard),
+            ev.hazard_words(),
             words_once(&ev.clean),
             if ev.state() == HazardState::Hazard {
                 "the hazardous reading (precaution)"
@@ -528,7 +528,7 @@ fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
         out.warning_codes.push(WarningCode::UnresolvedHazard);
         out.warnings.push(format!(
             "A hazard qualifier ({}) applies to an Annex IX entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
-            words_once(&ev.hazard)
+            ev.hazard_words()
         ));
     }
 }

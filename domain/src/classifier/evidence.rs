@@ -121,6 +121,11 @@ pub struct Evidence<'a> {
     pub notes: Vec<String>,
     /// Constituent words ruled out by a measured amount.
     pub ruled_out: Vec<String>,
+    /// `hazard` joined by [`words_once`], made on first use
+    /// ([`Evidence::hazard_words`]): the thresholds are the last step that
+    /// changes `hazard`, and the mirror groups, the weakening and the
+    /// warnings that name the words all come after them.
+    pub hazard_joined: std::cell::OnceCell<String>,
 }
 
 /// Qualifier words joined with ", ", each once ("acid, lead" for the
@@ -213,6 +218,12 @@ pub enum HazardState {
 }
 
 impl Evidence<'_> {
+    /// The hazard words, each once, joined with ", " (made once per
+    /// classification; see `hazard_joined`).
+    pub fn hazard_words(&self) -> &str {
+        self.hazard_joined.get_or_init(|| words_once(&self.hazard))
+    }
+
     /// The net hazard reading.
     pub fn state(&self) -> HazardState {
         if !self.hazard.is_empty() && self.hazard.len() >= self.clean.len() {
@@ -540,18 +551,18 @@ fn term<'a>(
             ev.hazard_terms.push((Cow::Borrowed(text), weight, y));
         }
     }
-    let none: &[String] = &[];
-    let brings = |codes: &'a [String]| if origin { none } else { codes };
-    for (list, codes) in [
-        (&mut ev.y, brings(&entry.y)),
-        (&mut ev.h, brings(&entry.h)),
-        (&mut ev.un, brings(&entry.un)),
-    ] {
-        list.extend(codes.iter().map(|c| Extra {
-            code: c,
-            weight: entry.w,
-            term: Cow::Borrowed(text),
-        }));
+    if !origin {
+        for (list, codes) in [
+            (&mut ev.y, &entry.y),
+            (&mut ev.h, &entry.h),
+            (&mut ev.un, &entry.un),
+        ] {
+            list.extend(codes.iter().map(|c| Extra {
+                code: c,
+                weight: entry.w,
+                term: Cow::Borrowed(text),
+            }));
+        }
     }
     let first = to.found.first_add(hit.phrase);
     let cand = to

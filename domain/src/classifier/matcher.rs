@@ -310,7 +310,7 @@ const BARRIERS: [&str; 16] = [
 /// word, joined to it ("acid-proof", "acid plant"), or right after a
 /// [`Kind::OriginBefore`] word ("neutralising spent acid"), takes that
 /// reading.
-fn read_after(tokens: &[Token], hits: &mut [Hit]) {
+fn set_readings(tokens: &[Token], hits: &mut [Hit]) {
     let joined = |at: usize| tokens.get(at).is_some_and(|t| t.break_before == NO_BREAK);
     for i in 0..hits.len() {
         let (k, reading) = match hits[i].kind {
@@ -523,7 +523,7 @@ impl Matcher {
         }
         let mut hits = by_start(hits, tokens.len());
         self.negate(tokens, &mut hits);
-        read_after(tokens, &mut hits);
+        set_readings(tokens, &mut hits);
         hits
     }
 

@@ -32,11 +32,9 @@ pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
         resolve_group(kb, ev, i);
     }
     if ev.state() == HazardState::Hazard {
-        // The hazard words joined once, when a candidate needs them.
-        let mut words: Option<String> = None;
         for (code, cand) in ev.candidates.iter_mut() {
             if code.starts_with('B') && kb.mirror(code).and_then(|(_, m)| m.a.as_ref()).is_none() {
-                let words = words.get_or_insert_with(|| words_once(&ev.hazard));
+                let words = ev.hazard_joined.get_or_init(|| words_once(&ev.hazard));
                 cand.factor *= UNMIRRORED_GREEN_UNDER_HAZARD;
                 cand.reasons.push(
                     [
@@ -203,18 +201,17 @@ enum Why {
 }
 
 impl Why {
-    /// The reason in words, with the qualifier words of `ev` (written
-    /// once, without a temporary string of the words joined).
+    /// The reason in words, with the qualifier words of `ev`, each once
+    /// (the hazard words joined once per classification).
     fn text(self, ev: &Evidence<'_>) -> Cow<'static, str> {
         let (label, words) = match self {
-            Why::Hazard => ("hazard qualifier (", &ev.hazard),
-            Why::Mixed => ("mixed/unsorted (", &ev.mixed),
-            Why::Clean => ("clean qualifier (", &ev.clean),
-            Why::Sorted => ("sorted (", &ev.sorted),
+            Why::Hazard => ("hazard qualifier (", Cow::Borrowed(ev.hazard_words())),
+            Why::Mixed => ("mixed/unsorted (", Cow::Owned(words_once(&ev.mixed))),
+            Why::Clean => ("clean qualifier (", Cow::Owned(words_once(&ev.clean))),
+            Why::Sorted => ("sorted (", Cow::Owned(words_once(&ev.sorted))),
             Why::Default => return Cow::Borrowed("no qualifier: the group's default member"),
             Why::Best => return Cow::Borrowed("best-scoring member"),
         };
-        let words = words_once(words);
         let mut out = String::with_capacity(label.len() + words.len() + 1);
         out.push_str(label);
         out.push_str(&words);
