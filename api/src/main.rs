@@ -31,11 +31,16 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            let message = api::cli::report::one_line(&error);
             match format {
                 // Every stderr line stays one JSON object.
-                LogFormat::Json => tracing::error!(target: "basel", "{message}"),
-                LogFormat::Text => eprintln!("error: {message}"),
+                LogFormat::Json => {
+                    let message = api::cli::report::one_line(&error);
+                    tracing::error!(target: "basel", "{message}");
+                }
+                // A list (an import's problems) keeps one item per line.
+                LogFormat::Text => {
+                    eprintln!("error: {}", api::cli::report::for_terminal(&error));
+                }
             }
             ExitCode::FAILURE
         }

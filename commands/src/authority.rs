@@ -2,7 +2,7 @@
 
 use domain::authority::{
     AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, RegisterAuthority,
-    RemoveContact, SubmitVerificationUpdate,
+    RemoveContact, RetireAuthority, SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
 use domain::values::CountryCode;
@@ -15,6 +15,7 @@ use crate::CommandError;
 /// import, seed).
 pub struct AuthorityCommands {
     executor: Executor<Authority>,
+    backend: Backend,
 }
 
 impl AuthorityCommands {
@@ -22,6 +23,7 @@ impl AuthorityCommands {
     pub fn new(backend: &Backend) -> Self {
         Self {
             executor: Executor::new(backend),
+            backend: backend.clone(),
         }
     }
 
@@ -145,6 +147,39 @@ impl AuthorityCommands {
                 metadata,
             )
             .await
+    }
+
+    /// Retires a record created in error (of a code that is not a Party).
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] for a Party's record, a missing reason or
+    /// a record that is not registered.
+    pub async fn retire(
+        &self,
+        country: &CountryCode,
+        command: RetireAuthority,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::Retire(command),
+                metadata,
+            )
+            .await
+    }
+
+    /// The codes of every record ever registered.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the store cannot be read.
+    pub async fn registered_codes(&self) -> Result<Vec<String>, crate::store::StoreError> {
+        const SQL: &str = "SELECT DISTINCT aggregate_id FROM events WHERE aggregate_type = 'authority' ORDER BY aggregate_id";
+        let codes = match &self.backend {
+            Backend::Postgres(pool) => sqlx::query_scalar(SQL).fetch_all(pool).await,
+            Backend::Sqlite(pool) => sqlx::query_scalar(SQL).fetch_all(pool).await,
+        };
+        codes.map_err(crate::store::StoreError::Database)
     }
 
     /// The record's current state by the event store (for the write side only;

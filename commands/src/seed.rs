@@ -8,8 +8,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use domain::authority::{AuthorityError, RegisterAuthority};
+use domain::authority::{AddContact, Authority, AuthorityError, NewContact, RegisterAuthority};
 use domain::metadata::{Actor, Metadata};
+use domain::parties::fold;
 use domain::seed::SeedError;
 
 use crate::authority::AuthorityCommands;
@@ -76,6 +77,129 @@ pub async fn seed_if_empty(
         }
     }
     Ok(registered)
+}
+
+/// What applying the bundled data release to an existing store did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ReleaseReport {
+    /// Parties the store lacked (e.g. the European Union), registered.
+    pub registered: usize,
+    /// Contacts of the release the store's Parties did not hold, added.
+    pub added: usize,
+    /// Records of codes that are not Parties (created in error), retired.
+    pub retired: usize,
+}
+
+/// Brings a store seeded before the Party registry and the data release up
+/// to date, through the same commands as any write (actor `system:release`):
+/// registers each Party it lacks with its release contacts, and adds each
+/// release contact a Party does not hold yet (the same office from the same
+/// source). Idempotent: a second run appends nothing.
+///
+/// # Errors
+/// [`SeedFailure`] when the data or the store fails.
+pub async fn apply_release(
+    backend: &Backend,
+    now: DateTime<Utc>,
+    today: NaiveDate,
+) -> Result<ReleaseReport, SeedFailure> {
+    let commands = AuthorityCommands::new(backend);
+    let metadata = Metadata {
+        recorded_at: now,
+        actor: Actor::Release,
+        request_id: format!("release-{}", domain::release::RELEASE),
+    };
+    let mut report = ReleaseReport::default();
+    for record in domain::seed::bundled()? {
+        let store = |e: CommandError<AuthorityError>| SeedFailure::Store(e.to_string());
+        let state = commands.current(&record.country).await.map_err(store)?;
+        if state.country.is_none() {
+            let command = RegisterAuthority {
+                country: record.country,
+                country_name: record.country_name,
+                contact: record.contact,
+                verified: false,
+                last_checked: None,
+                source: record.source,
+                contacts: record.contacts,
+                steward: None,
+                today,
+            };
+            match commands.register(command, &metadata).await {
+                Ok(_) => report.registered += 1,
+                Err(CommandError::Rejected(AuthorityError::AlreadyRegistered(_))) => {}
+                Err(other) => return Err(store(other)),
+            }
+            continue;
+        }
+        for mut contact in record.contacts {
+            if holds(&state, &contact) {
+                continue;
+            }
+            // The store's primary (perhaps a steward's verified choice) stays.
+            contact.primary &= state.primary.is_none();
+            let add = AddContact {
+                contact,
+                steward: None,
+                today,
+            };
+            match commands.add_contact(&record.country, add, &metadata).await {
+                Ok(_) => report.added += 1,
+                // A contact the store's rules refuse (a second focal point,
+                // say) stays out; the release keeps it.
+                Err(CommandError::Rejected(_) | CommandError::Conflict) => {}
+                Err(other) => return Err(store(other)),
+            }
+        }
+    }
+    report.retired = retire_non_parties(&commands, &metadata).await?;
+    Ok(report)
+}
+
+/// Retires every record of a code that is not a Party (registered in error
+/// by an earlier release, which accepted any two letters).
+async fn retire_non_parties(
+    commands: &AuthorityCommands,
+    metadata: &Metadata,
+) -> Result<usize, SeedFailure> {
+    let registry = domain::parties::registry();
+    let mut retired = 0;
+    for code in commands.registered_codes().await? {
+        let Ok(country) = domain::values::CountryCode::parse(&code) else {
+            continue;
+        };
+        if registry.party(country.as_str()).is_some() {
+            continue;
+        }
+        let reason = match registry.standing(&country) {
+            domain::parties::Standing::NotAParty(other) => other.summary.clone(),
+            _ => format!("no country has the code {country}"),
+        };
+        let retire = domain::authority::RetireAuthority {
+            reason: format!("{reason}: the directory holds records of Basel Parties only"),
+            steward: None,
+        };
+        match commands.retire(&country, retire, metadata).await {
+            Ok(_) => retired += 1,
+            Err(CommandError::Rejected(_) | CommandError::Conflict) => {}
+            Err(other) => return Err(SeedFailure::Store(other.to_string())),
+        }
+    }
+    Ok(retired)
+}
+
+/// Whether `state` holds the release contact `new` already: a contact with
+/// the same name from one of the same sources.
+fn holds(state: &Authority, new: &NewContact) -> bool {
+    let name = fold(new.details.ca_name.as_deref().unwrap_or_default());
+    state.contacts.iter().any(|c| {
+        let same_name = fold(c.details.ca_name.as_deref().unwrap_or_default()) == name;
+        let same_source = new.sources.iter().any(|s| {
+            c.provenance.source.as_deref() == Some(s.url.as_str())
+                || c.sources.iter().any(|own| own.url == s.url)
+        });
+        same_name && same_source
+    })
 }
 
 async fn count_authority_events(backend: &Backend) -> Result<i64, StoreError> {

@@ -27,6 +27,8 @@ pub mod credentials;
 pub mod envelope;
 pub mod metadata;
 pub mod notice;
+pub mod parties;
+pub mod release;
 pub mod seed;
 pub mod shipment;
 pub mod steward;

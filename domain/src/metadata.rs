@@ -17,6 +17,8 @@ pub enum Actor {
     Registrant,
     /// The bundled seed dataset (`system:seed`).
     Seed,
+    /// A data release applied to a store seeded before it (`system:release`).
+    Release,
     /// An operator's bulk import with no steward (`system:import`).
     Import,
     /// The command-line operator acting on stewards (`system:admin`).
@@ -29,6 +31,7 @@ impl Actor {
         match text {
             "registrant" => Some(Self::Registrant),
             "system:seed" => Some(Self::Seed),
+            "system:release" => Some(Self::Release),
             "system:import" => Some(Self::Import),
             "system:admin" => Some(Self::Admin),
             other => Slug::parse(other.strip_prefix("steward:")?)
@@ -44,6 +47,7 @@ impl fmt::Display for Actor {
             Self::Steward(id) => write!(f, "steward:{id}"),
             Self::Registrant => f.write_str("registrant"),
             Self::Seed => f.write_str("system:seed"),
+            Self::Release => f.write_str("system:release"),
             Self::Import => f.write_str("system:import"),
             Self::Admin => f.write_str("system:admin"),
         }
@@ -99,6 +103,7 @@ mod tests {
             Actor::Steward(steward),
             Actor::Registrant,
             Actor::Seed,
+            Actor::Release,
             Actor::Import,
             Actor::Admin,
         ] {

@@ -46,6 +46,34 @@ pub(crate) fn country_input(description: &str) -> Value {
     })
 }
 
+/// `get_competent_authority` input: the country, and optionally the area
+/// and movement to pick competent authorities by scope.
+pub(crate) fn authority_input() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "country_code": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "ISO 3166-1 alpha-2 code (e.g. DE) or country name (e.g. Germany)",
+            },
+            "area": {
+                "type": "string",
+                "maxLength": 100,
+                "description": "an area of the country (a Land, a region), any of its names: the answer's `competent` lists the authorities for it",
+            },
+            "movement": {
+                "type": "string",
+                "enum": ["export", "import", "transit"],
+                "description": "the movement: the answer's `competent` lists the authorities that handle it",
+            }
+        },
+        "required": ["country_code"],
+        "additionalProperties": false,
+    })
+}
+
 /// `list_competent_authorities` input.
 pub(crate) fn list_input() -> Value {
     json!({

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use domain::authority::{Authority, PartyContact, Role};
+use domain::authority::{Authority, PartyContact, Role, SourceRef};
 
 /// What a contact covers: an area, kinds of waste, movements.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -29,11 +29,67 @@ pub struct RetiredView {
     pub reason: String,
 }
 
+/// How old what is known of a contact is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AgeView {
+    /// The day its details are known to hold as of: the newest of its
+    /// sources' dates and its last check that reached and verified it
+    /// (`YYYY-MM-DD`; a source dated by year alone counts from 1 January).
+    pub as_of: Option<String>,
+    /// Whole years since then; absent when unknown.
+    pub years: Option<i64>,
+    /// `under_1y`, `1_to_5y`, `5_to_15y`, `over_15y` or `unknown`.
+    pub band: String,
+    /// Whether the details are over five years old: a historic record,
+    /// to be confirmed before use.
+    pub historic: bool,
+}
+
+/// A steward's last check of a contact, with its own evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CheckView {
+    /// The day of the check.
+    pub checked_on: String,
+    /// `confirmed`, `changed`, `no_answer`, `defunct` (absent for checks of
+    /// the first release).
+    pub outcome: Option<String>,
+    /// Whether it verified the contact.
+    pub verified: bool,
+    /// How it was made.
+    pub method: String,
+    /// What it relied on.
+    pub source: String,
+    /// The steward's note.
+    pub note: Option<String>,
+}
+
 /// Where a contact's details come from and how they were last checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ContactProvenanceView {
-    /// What the details rely on.
+    /// What the details rely on: the source they were copied from (a check
+    /// never replaces it; see `last_check`).
     pub source: Option<String>,
+    /// The newest public source's address (the same as `source` for a
+    /// contact from a data release).
+    pub source_url: Option<String>,
+    /// Its title.
+    pub source_title: Option<String>,
+    /// Its kind (`secretariat_factsheet`, `government_current`, …), or
+    /// `unknown` for a contact entered without one.
+    pub source_kind: String,
+    /// The date it states the details as of (`YYYY` or `YYYY-MM-DD`);
+    /// absent when the source gives none.
+    pub source_date: Option<String>,
+    /// Every public source, newest first, with the values as printed and
+    /// which served values are derived from them.
+    pub sources: Vec<SourceRef>,
+    /// How sure the source is of the role: `stated`, `inferred`,
+    /// `uncertain`; absent for a contact entered by a steward.
+    pub role_basis: Option<String>,
+    /// How old what is known is.
+    pub age: AgeView,
+    /// The last check of any kind, with its evidence.
+    pub last_check: Option<CheckView>,
     /// Notes on where the details came from; not shown once a check
     /// verified the contact (the history keeps them).
     pub source_notes: Option<String>,
@@ -66,6 +122,8 @@ pub struct ContactView {
     /// Whether it is the primary competent authority (the one the record's
     /// own fields describe).
     pub primary: bool,
+    /// Whether this competent authority is also the Party's focal point.
+    pub also_focal_point: bool,
     /// The institution's name.
     pub name: Option<String>,
     /// What it covers.
@@ -114,6 +172,7 @@ fn view(c: &PartyContact, primary: bool, today: NaiveDate, stale_after_days: i64
         id: c.id.clone(),
         role: c.role.as_str().to_owned(),
         primary: primary && c.role == Role::CompetentAuthority,
+        also_focal_point: c.also_focal_point,
         name: d.ca_name.clone(),
         scope: ScopeView {
             area: d.area.clone(),
@@ -140,6 +199,28 @@ fn view(c: &PartyContact, primary: bool, today: NaiveDate, stale_after_days: i64
             .collect(),
         provenance: ContactProvenanceView {
             source: p.source.clone(),
+            source_url: c
+                .sources
+                .first()
+                .map(|s| s.url.clone())
+                .or_else(|| p.source.clone().filter(|s| s.starts_with("http"))),
+            source_title: c.sources.first().and_then(|s| s.title.clone()),
+            source_kind: c
+                .sources
+                .first()
+                .map_or_else(|| "unknown".to_owned(), |s| s.kind.clone()),
+            source_date: c.sources.first().and_then(|s| s.date.clone()),
+            sources: c.sources.clone(),
+            role_basis: c.role_basis.map(|r| r.as_str().to_owned()),
+            age: age(c.as_of(), today),
+            last_check: p.last_check.as_ref().map(|k| CheckView {
+                checked_on: k.checked_on.to_string(),
+                outcome: k.outcome.map(|o| o.as_str().to_owned()),
+                verified: k.verified,
+                method: k.method.as_str().to_owned(),
+                source: k.source.clone(),
+                note: k.note.clone(),
+            }),
             source_notes: if p.verified { None } else { d.notes.clone() },
             verified: p.verified,
             last_checked: day(p.last_checked),
@@ -148,9 +229,33 @@ fn view(c: &PartyContact, primary: bool, today: NaiveDate, stale_after_days: i64
             method: p.method.map(|m| m.as_str().to_owned()),
             steward: p.steward.as_ref().map(|s| s.as_str().to_owned()),
             note: p.steward_note.clone(),
-            stale: p
-                .last_checked
-                .is_none_or(|checked| (today - checked).num_days() > stale_after_days),
+            stale: stale(c, today, stale_after_days),
         },
+    }
+}
+
+/// Whether what is known of `contact` is older than the bound (or of
+/// unknown age).
+pub fn stale(contact: &PartyContact, today: NaiveDate, stale_after_days: i64) -> bool {
+    contact
+        .as_of()
+        .is_none_or(|as_of| (today - as_of).num_days() > stale_after_days)
+}
+
+/// The age of details known as of `as_of`, on `today`.
+pub fn age(as_of: Option<NaiveDate>, today: NaiveDate) -> AgeView {
+    let years = as_of.map(|d| (today - d).num_days().max(0) / 365);
+    let band = match years {
+        None => "unknown",
+        Some(0) => "under_1y",
+        Some(1..=4) => "1_to_5y",
+        Some(5..=14) => "5_to_15y",
+        Some(_) => "over_15y",
+    };
+    AgeView {
+        as_of: as_of.map(|d| d.to_string()),
+        years,
+        band: band.to_owned(),
+        historic: years.is_some_and(|y| y >= 5),
     }
 }

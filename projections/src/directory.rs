@@ -228,7 +228,8 @@ impl Reader {
         row.as_ref().map(from_row).transpose()
     }
 
-    /// Every record, sorted by country code.
+    /// Every record but the retired ones (created in error), sorted by
+    /// country code.
     ///
     /// # Errors
     /// [`ProjectionError::Database`] on failure.
@@ -238,7 +239,11 @@ impl Reader {
         ))
         .fetch_all(&self.db)
         .await?;
-        rows.iter().map(from_row).collect()
+        let rows: Vec<AuthorityRow> = rows.iter().map(from_row).collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| r.state.retired.is_none())
+            .collect())
     }
 }
 

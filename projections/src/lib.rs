@@ -48,6 +48,7 @@ pub mod rest_queries;
 mod rows;
 pub mod runner;
 pub mod schema;
+pub mod scope;
 pub mod search;
 mod sequence;
 pub mod shipment;

@@ -87,11 +87,24 @@ pub fn search<'a>(rows: &'a [AuthorityRow], query: &str) -> Vec<&'a AuthorityRow
 
 fn rank(row: &AuthorityRow, wanted: &str, code: &str) -> Option<Rank> {
     let name = normalise(&row.country_name);
+    // The registry's names of the Party (its UN form, ISO and older UN
+    // names), then the common other names of the alias table.
+    let registry: Vec<String> = domain::parties::registry()
+        .party(&row.country_code)
+        .map(|p| {
+            std::iter::once(&p.name)
+                .chain(&p.other_names)
+                .map(|n| normalise(n))
+                .collect()
+        })
+        .unwrap_or_default();
     let other_names = || {
-        ALIASES
-            .iter()
-            .filter(move |(_, c)| *c == row.country_code)
-            .map(|(alias, _)| *alias)
+        registry.iter().map(String::as_str).chain(
+            ALIASES
+                .iter()
+                .filter(move |(_, c)| *c == row.country_code)
+                .map(|(alias, _)| *alias),
+        )
     };
     if row.country_code == code || name == wanted || other_names().any(|a| a == wanted) {
         return Some(Rank::Exact);

@@ -56,7 +56,9 @@ pub struct Record {
     pub source: Option<String>,
     /// How and by whom the last check was made.
     pub provenance: Provenance,
-    /// Whether the last check is older than the staleness bound (or missing).
+    /// Whether what is known of the primary competent authority is older
+    /// than the staleness bound (its sources' dates and its last verified
+    /// check), or unknown, or there is none.
     pub stale: bool,
     /// The record's version: the number of events applied to it.
     pub version: i64,
@@ -67,16 +69,30 @@ pub struct Record {
     /// Every contact of the Party: its competent authorities (the primary
     /// one first) and its focal point.
     pub contacts: Vec<ContactView>,
+    /// The Party: how and when it became one, Annex VII membership and
+    /// Ban Amendment acceptance (absent for a record of a code the
+    /// registry does not hold as a Party).
+    pub party: Option<domain::parties::Party>,
+    /// With `area` and/or `movement` asked: the competent authorities for
+    /// them, most specific first, each with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub competent: Option<Vec<crate::scope::Competent>>,
+    /// Why the record was retired (created in error), once it is; a retired
+    /// record is not served by lookups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired: Option<String>,
 }
 
 impl Record {
     /// The record for `row`, judged stale against `today`.
     pub fn new(row: AuthorityRow, today: NaiveDate, stale_after_days: i64) -> Self {
         let stale = row
-            .last_checked
-            .as_deref()
-            .and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok())
-            .is_none_or(|checked| (today - checked).num_days() > stale_after_days);
+            .state
+            .primary_contact()
+            .is_none_or(|c| crate::contacts::stale(c, today, stale_after_days));
+        let party = domain::parties::registry()
+            .party(&row.country_code)
+            .cloned();
         let contacts = crate::contacts::views(&row.state, today, stale_after_days);
         let last_attempt = match row.state.primary_contact() {
             Some(primary) => primary.provenance.last_attempt,
@@ -89,7 +105,10 @@ impl Record {
             email_primary: row.email.clone(),
             last_verified_date: row.last_checked.clone(),
             country_code: row.country_code,
-            country_name: row.country_name,
+            country_name: party.as_ref().map_or(row.country_name, |p| p.name.clone()),
+            party,
+            competent: None,
+            retired: row.state.retired.clone(),
             ca_name: row.ca_name,
             email: row.email,
             phone: row.phone,
@@ -254,20 +273,70 @@ mod tests {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
     }
 
+    fn with_primary(source_date: Option<&str>, last_checked: Option<&str>) -> AuthorityRow {
+        use domain::authority::{
+            Authority, Contact, ContactProvenance, PartyContact, Role, SourceRef,
+        };
+        let contact = PartyContact {
+            id: "c1".into(),
+            role: Role::CompetentAuthority,
+            details: Contact::default(),
+            provenance: ContactProvenance {
+                last_checked: last_checked.map(day),
+                ..ContactProvenance::default()
+            },
+            retired: Vec::new(),
+            sources: source_date
+                .map(|d| SourceRef {
+                    url: "https://example.org".into(),
+                    date: Some(d.into()),
+                    kind: "secretariat_factsheet".into(),
+                    ..SourceRef::default()
+                })
+                .into_iter()
+                .collect(),
+            also_focal_point: false,
+            role_basis: None,
+        };
+        let mut r = row(last_checked);
+        r.state = Authority {
+            contacts: vec![contact],
+            primary: Some("c1".into()),
+            ..Authority::default()
+        };
+        r
+    }
+
     #[test]
     fn a_record_repeats_email_and_date_under_both_names() {
-        let record = Record::new(row(Some("2026-01-01")), day("2026-02-01"), 365);
+        let record = Record::new(
+            with_primary(None, Some("2026-01-01")),
+            day("2026-02-01"),
+            365,
+        );
         assert_eq!(record.email_primary.as_deref(), Some("ca@example.fr"));
         assert_eq!(record.last_verified_date.as_deref(), Some("2026-01-01"));
         assert_eq!(record.provenance.steward.as_deref(), Some("ana"));
         assert!(!record.stale);
+        assert_eq!(record.country_name, "France", "the registry's UN name");
+        assert_eq!(record.party.map(|p| p.annex_vii), Some(true));
     }
 
     #[test]
-    fn a_record_is_stale_past_the_bound_or_never_checked() {
-        assert!(!Record::new(row(Some("2025-01-01")), day("2026-01-01"), 365).stale);
-        assert!(Record::new(row(Some("2025-01-01")), day("2026-01-02"), 365).stale);
-        assert!(Record::new(row(None), day("2026-01-01"), 365).stale);
+    fn a_record_is_as_old_as_its_newest_source_or_verified_check() {
+        let stale = |source, checked, today| {
+            Record::new(with_primary(source, checked), day(today), 365).stale
+        };
+        assert!(!stale(None, Some("2025-01-01"), "2026-01-01"));
+        assert!(stale(None, Some("2025-01-01"), "2026-01-02"));
+        assert!(
+            stale(Some("2002"), None, "2026-01-01"),
+            "a 2002 source is historic"
+        );
+        assert!(!stale(Some("2025-06-01"), None, "2026-01-01"));
+        assert!(stale(None, None, "2026-01-01"), "unknown age");
+        let no_primary = Record::new(row(Some("2025-12-31")), day("2026-01-01"), 365);
+        assert!(no_primary.stale, "no competent authority is known");
     }
 
     #[test]

@@ -3,11 +3,15 @@
 //! 1. `no_contact`: nothing is known;
 //! 2. `focal_point_only`: only the focal point is known, no competent authority;
 //! 3. `defunct_or_unanswered`: a contact's last check found it defunct or reached nobody;
-//! 4. `never_verified`: the primary authority was never confirmed by a check;
-//! 5. `stale`: its last check is older than the bound (oldest first).
+//! 4. `never_verified`: no competent authority was ever confirmed by a check;
+//! 5. `stale`: what is known is older than the bound.
 //!
-//! Verified, fresh records are not listed. Each item says where to look: the
-//! Basel Secretariat's country-contacts page, searched for the Party.
+//! Within each need, the oldest first: a Party is as old as its newest
+//! contact (its sources' dates and verified checks), and a Party of unknown
+//! age comes before any dated one. Verified, fresh records are not listed.
+//! Each item says where to look: the Party's own leads (the addresses of
+//! its contacts' sources, newest first), then the Basel Secretariat's
+//! country-contacts page, searched for the Party.
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
@@ -34,8 +38,14 @@ pub struct WorkItem {
     pub reason: String,
     /// The primary authority's last check, if any.
     pub last_checked: Option<String>,
-    /// Where to look: the Secretariat's country-contacts page.
-    pub look_at: String,
+    /// The day what is known of the Party holds as of (its newest contact),
+    /// `YYYY-MM-DD`; absent when unknown.
+    pub as_of: Option<String>,
+    /// The kinds of the sources its contacts rest on (`unknown` without one).
+    pub source_kinds: Vec<String>,
+    /// Where to look: the Party's own leads (its contacts' source
+    /// addresses, newest first), then the Secretariat's country-contacts page.
+    pub look_at: Vec<String>,
     /// What to search for there.
     pub look_for: String,
 }
@@ -46,6 +56,7 @@ pub fn of(rows: &[AuthorityRow], today: NaiveDate, stale_after_days: i64) -> Vec
         .iter()
         .filter_map(|row| need(row, today, stale_after_days))
         .collect();
+    // Oldest first: `None` (unknown age) sorts before any date.
     ranked.sort_by(|a, b| (a.0, a.1, &a.2.country_code).cmp(&(b.0, b.1, &b.2.country_code)));
     ranked.into_iter().map(|(_, _, item)| item).collect()
 }
@@ -56,8 +67,10 @@ fn need(
     stale_after_days: i64,
 ) -> Option<(u8, Option<NaiveDate>, WorkItem)> {
     let state = &row.state;
+    domain::parties::registry().party(&row.country_code)?;
     let primary = state.primary_contact();
     let checked = primary.and_then(|p| p.provenance.last_checked);
+    let as_of = state.contacts.iter().filter_map(|c| c.as_of()).max();
     let troubled = state.contacts.iter().find(|c| {
         matches!(
             c.provenance.outcome,
@@ -87,34 +100,66 @@ fn need(
             "defunct_or_unanswered",
             format!("the last check of contact {} found: {found}", c.id),
         )
-    } else if !row.verified
-        && primary.is_some_and(|p| p.provenance.steward.is_none() || p.provenance.outcome.is_none())
+    } else if !state
+        .contacts
+        .iter()
+        .any(|c| c.role == Role::CompetentAuthority && c.provenance.verified)
     {
         (
             4,
             "never_verified",
-            "no check has confirmed the competent authority".to_owned(),
+            "no check has confirmed a competent authority".to_owned(),
         )
-    } else if checked.is_none_or(|d| (today - d).num_days() > stale_after_days) {
+    } else if primary.is_none_or(|p| crate::contacts::stale(p, today, stale_after_days)) {
         (
             5,
             "stale",
-            format!("the last check is older than {stale_after_days} days"),
+            format!("what is known is older than {stale_after_days} days"),
         )
     } else {
         return None;
     };
+    let mut sources: Vec<&domain::authority::SourceRef> =
+        state.contacts.iter().flat_map(|c| &c.sources).collect();
+    sources.sort_by_key(|s| std::cmp::Reverse(s.as_of()));
+    let mut look_at: Vec<String> = Vec::new();
+    for url in sources
+        .iter()
+        .map(|s| s.url.clone())
+        .chain(std::iter::once(COUNTRY_CONTACTS.to_owned()))
+    {
+        if !look_at.contains(&url) {
+            look_at.push(url);
+        }
+    }
+    let mut source_kinds: Vec<String> = state
+        .contacts
+        .iter()
+        .map(|c| {
+            c.sources
+                .first()
+                .map_or("unknown", |s| s.kind.as_str())
+                .to_owned()
+        })
+        .collect();
+    source_kinds.sort();
+    source_kinds.dedup();
+    let name = domain::parties::registry()
+        .party(&row.country_code)
+        .map_or_else(|| row.country_name.clone(), |p| p.name.clone());
     Some((
         rank,
-        checked,
+        as_of,
         WorkItem {
             country_code: row.country_code.clone(),
-            country_name: row.country_name.clone(),
+            look_for: format!("{name} ({})", row.country_code),
+            country_name: name,
             need: need.to_owned(),
             reason,
             last_checked: checked.map(|d| d.to_string()),
-            look_at: COUNTRY_CONTACTS.to_owned(),
-            look_for: format!("{} ({})", row.country_name, row.country_code),
+            as_of: as_of.map(|d| d.to_string()),
+            source_kinds,
+            look_at,
         },
     ))
 }

@@ -103,12 +103,29 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Administer the directory's Party records.
+    #[command(subcommand)]
+    Party(PartyCommand),
     /// Print the steward worklist: Parties ordered by need, with the reason
     /// and where to look.
     Worklist {
         /// Print JSON (as `GET /api/v1/stewardship/worklist` returns it).
         #[arg(long)]
         json: bool,
+    },
+}
+
+/// `basel party …`.
+#[derive(Debug, Subcommand)]
+pub enum PartyCommand {
+    /// Retire a record created in error (of a code that is not a Party to
+    /// the Convention): it leaves lists, coverage and MCP; history keeps it.
+    Retire {
+        /// ISO 3166-1 alpha-2 code.
+        country_code: String,
+        /// Why.
+        #[arg(long)]
+        reason: String,
     },
 }
 

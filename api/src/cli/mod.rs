@@ -15,7 +15,7 @@ use domain::metadata::{Actor, Metadata};
 
 use crate::node::runtime::Runtime;
 use crate::node::settings::{Role, ServeSettings};
-use args::{Cli, Command, KeyCommand, NoticeCommand, StewardCommand};
+use args::{Cli, Command, KeyCommand, NoticeCommand, PartyCommand, StewardCommand};
 
 /// Metadata for a command issued from the command line.
 pub fn cli_metadata(actor: Actor) -> Metadata {
@@ -104,6 +104,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &mut stdout,
             )
             .await
+        }
+        Command::Party(PartyCommand::Retire {
+            country_code,
+            reason,
+        }) => {
+            let runtime = Runtime::open(&cli.store).await?;
+            let country = domain::values::CountryCode::parse(&country_code)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            commands::authority::AuthorityCommands::new(&runtime.backend)
+                .retire(
+                    &country,
+                    domain::authority::RetireAuthority {
+                        reason,
+                        steward: None,
+                    },
+                    &cli_metadata(Actor::Admin),
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot retire {country}: {e}"))?;
+            runtime.wake.notify_one();
+            std::io::Write::write_fmt(
+                &mut stdout,
+                format_args!("Retired the record of {country}.\n"),
+            )?;
+            Ok(())
         }
         Command::Worklist { json } => {
             worklist::print(&Runtime::open(&cli.store).await?, json, &mut stdout).await

@@ -7,11 +7,25 @@
 //! 13)". [`one_line`] leaves out a cause the text so far already ends with
 //! or contains.
 
-/// The error and its causes in one line, without repeats.
+/// The error and its causes in one line, without repeats (for JSON logs:
+/// one object per line).
 pub fn one_line(error: &anyhow::Error) -> String {
+    joined(error, " ")
+}
+
+/// The error and its causes without repeats, a list inside a message (an
+/// import's problems) kept one item per line, for a person at a terminal.
+pub fn for_terminal(error: &anyhow::Error) -> String {
+    joined(error, "\n")
+}
+
+fn joined(error: &anyhow::Error, line_break: &str) -> String {
     let mut text = String::new();
     for cause in error.chain() {
-        let part = cause.to_string().replace(['\n', '\r'], " ");
+        let part = cause
+            .to_string()
+            .replace('\r', "")
+            .replace('\n', line_break);
         let part = part.trim();
         if part.is_empty() || text.contains(part) {
             continue;
@@ -28,6 +42,13 @@ pub fn one_line(error: &anyhow::Error) -> String {
 mod tests {
     use super::*;
     use anyhow::Context;
+
+    #[test]
+    fn a_list_keeps_its_lines_at_a_terminal_and_one_line_in_logs() {
+        let error = anyhow::anyhow!("2 problem(s), nothing imported:\na: one\nb: two");
+        assert_eq!(for_terminal(&error).lines().count(), 3);
+        assert_eq!(one_line(&error).lines().count(), 1);
+    }
 
     #[test]
     fn a_cause_the_message_already_quotes_is_not_repeated() {

@@ -30,7 +30,11 @@ pub async fn print(runtime: &Runtime, json: bool, out: &mut impl Write) -> anyho
         writeln!(
             out,
             "{}  {:<22} {} — search \"{}\" at {}",
-            item.country_code, item.need, item.reason, item.look_for, item.look_at
+            item.country_code,
+            item.need,
+            item.reason,
+            item.look_for,
+            item.look_at.join(" , ")
         )?;
     }
     writeln!(out, "{} Part(ies) need a steward.", items.len())?;

@@ -146,6 +146,19 @@ async fn seed(runtime: &Runtime) -> anyhow::Result<()> {
             seed.records = seeded,
             "seeded the directory from the bundled dataset"
         );
+        return Ok(());
+    }
+    let report = commands::seed::apply_release(&runtime.backend, now, now.date_naive())
+        .await
+        .context("cannot apply the bundled data release")?;
+    if report.registered + report.added + report.retired > 0 {
+        tracing::info!(
+            release.name = domain::release::RELEASE,
+            release.registered = report.registered,
+            release.added = report.added,
+            release.retired = report.retired,
+            "applied the bundled data release"
+        );
     }
     Ok(())
 }

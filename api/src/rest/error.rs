@@ -63,6 +63,16 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 422: the body parsed, but fields are invalid.
     Invalid(Vec<FieldProblem>),
+    /// 422: the body is well formed but asks for what cannot be (a record
+    /// of a State that is not a Party).
+    Unprocessable {
+        /// Stable code.
+        code: &'static str,
+        /// Why, and what to do instead.
+        message: String,
+        /// The field at fault.
+        field: &'static str,
+    },
     /// 429: this client made too many new registrations; `Retry-After`
     /// says when the next one can succeed.
     TooManyRegistrations {
@@ -196,6 +206,15 @@ impl ApiError {
             Self::Invalid(problems) => {
                 let mut value = body("invalid fields", "validation_failed", &summary(&problems));
                 value.errors = Some(problems);
+                (StatusCode::UNPROCESSABLE_ENTITY, value)
+            }
+            Self::Unprocessable {
+                code,
+                message,
+                field,
+            } => {
+                let mut value = body("unprocessable", code, &message);
+                value.errors = Some(vec![FieldProblem::new(field, message)]);
                 (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
             Self::TooManyRegistrations { retry_after_secs } => (

@@ -8,36 +8,24 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
+use projections::coverage::Coverage;
+
 use crate::rest::error::ApiError;
 use crate::rest::page::{document, escape, respond};
 use crate::rest::{AppState, Shared};
 
-/// How much of the directory is filled in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Coverage {
-    /// Records (one per Party, plus any a steward added).
-    pub records: usize,
-    /// Records with an e-mail address or a phone number.
-    pub with_contact: usize,
-    /// Records a steward marked verified.
-    pub verified: usize,
-}
-
-/// The coverage figures, counted from the directory the read cache holds
-/// (the one place to swap for a shared coverage reader).
+/// The coverage figures of the directory the read cache holds (the same
+/// counts as `GET /api/v1/coverage`).
 ///
 /// # Errors
 /// 503 when the read side is unavailable.
 pub async fn coverage(state: &AppState) -> Result<Coverage, ApiError> {
     let rows = state.cache.directory(state.read_db()).await?;
-    Ok(Coverage {
-        records: rows.len(),
-        with_contact: rows
-            .iter()
-            .filter(|row| row.email.is_some() || row.phone.is_some())
-            .count(),
-        verified: rows.iter().filter(|row| row.verified).count(),
-    })
+    Ok(projections::coverage::of(
+        &rows,
+        chrono::Utc::now().date_naive(),
+        state.stale_after_days,
+    ))
 }
 
 /// The absolute URL of this API: `BASEL_PUBLIC_URL` (or the one derived from
@@ -101,22 +89,49 @@ kept, so its whole history can be read.</p>\
 <p>With a key, look up a record:</p>\
 <pre><code>curl -H 'X-API-Key: YOUR_KEY' {base}/api/v1/ca/DE</code></pre>\
 {mcp}",
-        coverage = coverage_html(figures),
+        coverage = coverage_html(&figures),
         mcp = mcp_html(mcp),
     )
 }
 
-fn coverage_html(figures: Coverage) -> String {
+fn coverage_html(c: &Coverage) -> String {
+    let band = |name: &str| {
+        c.contacts
+            .by_age_band
+            .get(name)
+            .copied()
+            .unwrap_or_default()
+    };
+    let kind = |name: &str| {
+        c.contacts
+            .by_source_kind
+            .get(name)
+            .copied()
+            .unwrap_or_default()
+    };
     format!(
         "<h2>Coverage</h2>\
 <dl class=\"figures\">\
-<dt>Records in the directory</dt><dd id=\"coverage-records\">{}</dd>\
-<dt>With contact data (e-mail or phone)</dt><dd id=\"coverage-contact\">{}</dd>\
+<dt>Parties in the directory</dt><dd id=\"coverage-records\">{}</dd>\
+<dt>Parties with a contact traced to a public source</dt><dd id=\"coverage-contact\">{}</dd>\
+<dt>Parties with a competent authority of national scope</dt><dd id=\"coverage-authority\">{}</dd>\
 <dt>Verified by a data steward</dt><dd id=\"coverage-verified\">{}</dd>\
 </dl>\
-<p>One record per Party to the Convention. Records built from historic public sources stay \
-unverified until a steward checks them; missing contact data is left empty, never invented.</p>",
-        figures.records, figures.with_contact, figures.verified
+<p>Of the {} contacts served, {} come from the Basel Secretariat's country fact sheets of 2002–2009 \
+and {} from government pages and official texts. {} are over 15 years old, {} between 5 and 15, \
+{} under 5, and {} carry no date. None is verified until a steward's check reaches the authority: \
+historic records say so, and missing contact data is left empty, never invented.</p>",
+        c.parties,
+        c.with_traced_contact,
+        c.with_competent_authority,
+        c.verified,
+        c.contacts.total,
+        kind("secretariat_factsheet"),
+        kind("government_current") + kind("government_dated") + kind("other_official"),
+        band("over_15y"),
+        band("5_to_15y"),
+        band("under_1y") + band("1_to_5y"),
+        band("unknown"),
     )
 }
 
@@ -146,9 +161,10 @@ mod tests {
     #[test]
     fn the_page_names_the_figures_links_and_both_transports() {
         let figures = Coverage {
-            records: 190,
-            with_contact: 150,
+            parties: 191,
+            with_traced_contact: 150,
             verified: 3,
+            ..Coverage::default()
         };
         let html = body(
             figures,
@@ -156,7 +172,7 @@ mod tests {
             Some("https://mcp.example.org"),
         );
         for needle in [
-            ">190<",
+            ">191<",
             ">150<",
             ">3<",
             "href=\"/register\"",

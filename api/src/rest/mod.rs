@@ -209,6 +209,12 @@ pub fn route_table() -> Vec<RouteSpec> {
             Steward,
             worklist::worklist,
         ),
+        spec(
+            Method::DELETE,
+            "/api/v1/ca/{country_code}",
+            Steward,
+            ca::retire::retire,
+        ),
         spec(Method::GET, "/api/v1/coverage", ApiKey, coverage::coverage),
         spec(Method::GET, "/api/v1/changes", ApiKey, changes::changes),
     ]

@@ -51,6 +51,7 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::ca::contacts::verify,
         crate::rest::ca::contacts::make_primary,
         crate::rest::ca::contacts::remove,
+        crate::rest::ca::retire::retire,
         crate::rest::changes::changes,
         crate::rest::coverage::coverage,
         crate::rest::worklist::worklist,

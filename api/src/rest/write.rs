@@ -55,6 +55,14 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
             code: "no_competent_authority",
             message: "no competent authority is known for this Party (perhaps only its focal point): add one with POST /api/v1/ca/{cc}/contacts, or check a contact by id with POST /api/v1/ca/{cc}/contacts/{id}/verifications".into(),
         },
+        CommandError::Rejected(AuthorityError::Retired) => ApiError::StateConflict {
+            code: "retired",
+            message: "the record is retired (created in error): nothing more can be written to it".into(),
+        },
+        CommandError::Rejected(AuthorityError::IsAParty(country)) => ApiError::StateConflict {
+            code: "is_a_party",
+            message: format!("{country} is a Party to the Convention: its record cannot be retired"),
+        },
         CommandError::VersionMismatch { expected, .. } => ApiError::VersionMismatch { expected },
         CommandError::Conflict => ApiError::Conflict,
         CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
@@ -66,6 +74,55 @@ pub fn unknown_country() -> ApiError {
     ApiError::NotFound {
         code: "country_not_found",
         message: "no competent authority is registered for this country code".into(),
+    }
+}
+
+/// 404 for a code the directory holds no record of, saying why: a State
+/// that is not a Party (`not_a_party`, with its status), a code no country
+/// has, or a Party whose record is not there (`country_not_found`).
+pub fn missing(country: &CountryCode) -> ApiError {
+    use domain::parties::{registry, Standing};
+    match registry().standing(country) {
+        Standing::NotAParty(other) => ApiError::NotFound {
+            code: "not_a_party",
+            message: format!(
+                "{}: the directory holds records of Basel Parties only",
+                other.summary
+            ),
+        },
+        Standing::Unknown => ApiError::NotFound {
+            code: "country_not_found",
+            message: format!("no country has the code {country} (ISO 3166-1 alpha-2)"),
+        },
+        Standing::Party(party) => ApiError::NotFound {
+            code: "country_not_found",
+            message: format!("the directory holds no record of {} yet", party.name),
+        },
+    }
+}
+
+/// 422 when a write would create a record of a code that is not a Party.
+///
+/// # Errors
+/// `not_a_party` for a State that is not a Party, `country_not_found` for
+/// a code no country has.
+pub fn require_party(country: &CountryCode) -> Result<(), ApiError> {
+    use domain::parties::{registry, Standing};
+    match registry().standing(country) {
+        Standing::Party(_) => Ok(()),
+        Standing::NotAParty(other) => Err(ApiError::Unprocessable {
+            code: "not_a_party",
+            message: format!(
+                "{}: only Parties have records in the directory",
+                other.summary
+            ),
+            field: "country_code",
+        }),
+        Standing::Unknown => Err(ApiError::Unprocessable {
+            code: "country_not_found",
+            message: format!("no country has the code {country} (ISO 3166-1 alpha-2)"),
+            field: "country_code",
+        }),
     }
 }
 

@@ -97,7 +97,7 @@ async fn check_pages(browser: &Client, app: &App) -> Result<(), String> {
         .text()
         .await
         .map_err(fail("coverage text"))?;
-    assert_eq!(records.trim(), "190", "one record per Party in the seed");
+    assert_eq!(records.trim(), "191", "one record per Party in the seed");
     let body = browser
         .find(Locator::Css("main"))
         .await

@@ -122,7 +122,7 @@ async fn an_invalid_row_names_file_row_and_field_and_imports_nothing() {
     std::fs::write(
         &file,
         "country_code,country_name,ca_name,email,phone,address,notes,verified,last_checked,source\n\
-         XK,Kosovo,Agency,ok@example.org,+383-38-200-000,,,false,2026-01-02,letter\n\
+         TV,Tuvalu,Agency,ok@example.org,+688-2010-0100,,,false,2026-01-02,letter\n\
          ZZZ,Nowhere,Agency,not-an-email,12345,,,false,,\n",
     )
     .expect("write");
@@ -154,7 +154,7 @@ async fn an_unreadable_file_or_unknown_steward_fails_clearly() {
     assert!(!missing.status.success());
     assert!(stderr(&missing).contains("/nonexistent/file.json"));
     let file = basel.dir().join("ok.json");
-    std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo"}]"#).expect("write");
+    std::fs::write(&file, r#"[{"country_code":"TV","country_name":"Tuvalu"}]"#).expect("write");
     let nobody = basel.run(&[
         "import",
         file.to_str().expect("path"),
@@ -176,7 +176,7 @@ async fn importing_an_existing_country_records_a_steward_verification() {
     let basel = Basel::embedded();
     enrol(&basel, "Importer");
     let file = basel.dir().join("one.json");
-    std::fs::write(&file, r#"[{"country_code":"xk","country_name":"Kosovo","email":"a@example.org","last_checked":"2026-01-02","source":"letter"}]"#)
+    std::fs::write(&file, r#"[{"country_code":"tv","country_name":"Tuvalu","email":"a@example.org","last_checked":"2026-01-02","source":"letter"}]"#)
         .expect("write");
     assert!(basel
         .run(&[
@@ -187,7 +187,7 @@ async fn importing_an_existing_country_records_a_steward_verification() {
         ])
         .status
         .success());
-    std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo","email":"b@example.org","last_checked":"2026-02-03","source":"call"}]"#)
+    std::fs::write(&file, r#"[{"country_code":"TV","country_name":"Tuvalu","email":"b@example.org","last_checked":"2026-02-03","source":"call"}]"#)
         .expect("write");
     let again = basel.run(&[
         "import",
@@ -199,9 +199,16 @@ async fn importing_an_existing_country_records_a_steward_verification() {
     assert!(stdout(&again).contains("1 updated"));
     let export = stdout(&basel.run(&["export"]));
     assert!(
-        export.contains("b@example.org") && export.contains("2026-02-03"),
-        "{export}"
+        export.contains("b@example.org") && export.contains("2026-01-02"),
+        "an unverified check corrects the record but is no freshness: {export}"
     );
+    let same = basel.run(&[
+        "import",
+        file.to_str().expect("path"),
+        "--steward",
+        "importer",
+    ]);
+    assert!(stdout(&same).contains("1 unchanged"), "{}", stdout(&same));
     assert_eq!(
         count_events(&basel.store, "authority").await,
         3,
@@ -231,7 +238,7 @@ async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
     let unknown = basel.run(&["steward", "suspend", "nobody"]);
     assert!(!unknown.status.success());
     let file = basel.dir().join("one.json");
-    std::fs::write(&file, r#"[{"country_code":"XK","country_name":"Kosovo"}]"#).expect("write");
+    std::fs::write(&file, r#"[{"country_code":"TV","country_name":"Tuvalu"}]"#).expect("write");
     let import = basel.run(&[
         "import",
         file.to_str().expect("path"),
@@ -240,5 +247,52 @@ async fn a_suspended_steward_cannot_import_and_is_suspended_once() {
     ]);
     assert!(!import.status.success());
     assert!(stderr(&import).contains("suspended"), "{}", stderr(&import));
+    assert_eq!(count_events(&basel.store, "authority").await, 0);
+}
+
+/// Every problem of a file is listed in one pass, one per line: those of
+/// the rows themselves (a State that is not a Party, an unknown code, a bad
+/// e-mail) and the domain's refusals of the Parties that could be read (a
+/// contact marked verified without a date); nothing is imported.
+#[tokio::test]
+async fn an_import_lists_every_problem_in_one_pass() {
+    let basel = Basel::embedded();
+    enrol(&basel, "Importer");
+    let file = basel.dir().join("problems.json");
+    std::fs::write(
+        &file,
+        r#"[{"country_code":"US","country_name":"United States"},
+            {"country_code":"QQ","country_name":"Nowhere"},
+            {"country_code":"TV","country_name":"Tuvalu","email":"not an address"},
+            {"country_code":"AF","country_name":"Afghanistan","ca_name":"Agency",
+             "email":"a@example.org","phone":"+93-20-2500-000","verified":true},
+            {"country_code":"NR","country_name":"Nauru","contact_id":"c1","ca_name":"Office",
+             "sources":[{"url":"","kind":"government_current"}]}]"#,
+    )
+    .expect("write");
+    let import = basel.run(&[
+        "import",
+        file.to_str().expect("path"),
+        "--steward",
+        "importer",
+    ]);
+    assert!(!import.status.success());
+    let said = stderr(&import);
+    let problems: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("problems.json: row"))
+        .collect();
+    assert_eq!(problems.len(), 5, "{said}");
+    assert!(
+        problems[0].contains("row 1 (US): country_code: not_a_party"),
+        "{said}"
+    );
+    assert!(
+        problems[1].contains("row 2 (QQ): country_code: country_not_found"),
+        "{said}"
+    );
+    assert!(problems[2].contains("row 3 (TV): email"), "{said}");
+    assert!(problems[3].contains("row 5 (NR): sources"), "{said}");
+    assert!(problems[4].contains("row 4 (AF): last_checked"), "{said}");
     assert_eq!(count_events(&basel.store, "authority").await, 0);
 }

@@ -7,6 +7,7 @@ mod broken_store;
 mod browser_home;
 mod cli;
 mod cli_errors;
+mod directory_release;
 mod edge;
 mod faults;
 mod first_hour;

@@ -460,12 +460,14 @@ async fn listener(
     (client, updates)
 }
 
-/// A steward adds a country through REST; every session hears
-/// `notifications/resources/list_changed` (the capability is advertised).
+/// A record is added to the directory (here one an earlier release let a
+/// steward create, written straight to the store as that release did);
+/// every session hears `notifications/resources/list_changed` (the
+/// capability is advertised). Stewards can no longer add a non-Party over
+/// REST, and every Party is seeded, so the store is where it comes from.
 #[tokio::test]
 async fn a_client_hears_that_a_country_was_added() {
     let basel = Basel::embedded();
-    let token = basel.enrol("Ana Lima", "ana@example.org");
     let server = basel.serve().await;
     let key = api_key(&server).await;
     let (client, mut updates) = listener(&server, &key).await;
@@ -474,15 +476,30 @@ async fn a_client_hears_that_a_country_was_added() {
         capabilities.resources.as_ref().and_then(|r| r.list_changed),
         Some(true)
     );
-    let created = reqwest::Client::new()
-        .post(format!("{}/api/v1/ca", server.base))
-        .bearer_auth(&token)
-        .json(&json!({"country_code": "XK", "country_name": "Kosovo"}))
-        .send()
+    let backend = commands::store::Backend::connect(None, &basel.store.data_dir())
         .await
-        .expect("POST");
-    assert_eq!(created.status(), 201);
-    let heard = tokio::time::timeout(Duration::from_secs(5), updates.recv()).await;
+        .expect("store");
+    let register = domain::authority::RegisterAuthority {
+        country: domain::values::CountryCode::parse("XK").expect("code"),
+        country_name: "Kosovo".into(),
+        contact: domain::authority::ContactInput::default(),
+        verified: false,
+        last_checked: None,
+        source: None,
+        contacts: Vec::new(),
+        steward: None,
+        today: chrono::Utc::now().date_naive(),
+    };
+    let metadata = domain::metadata::Metadata {
+        recorded_at: chrono::Utc::now(),
+        actor: domain::metadata::Actor::Import,
+        request_id: "first-release-import".into(),
+    };
+    commands::authority::AuthorityCommands::new(&backend)
+        .register(register, &metadata)
+        .await
+        .expect("registered");
+    let heard = tokio::time::timeout(Duration::from_secs(10), updates.recv()).await;
     assert_eq!(heard.ok().flatten().as_deref(), Some("list_changed"));
 }
 

@@ -18,6 +18,24 @@ fn saxony() -> Value {
     })
 }
 
+/// `body` asked to become the primary competent authority.
+fn primary(mut body: Value) -> Value {
+    body["primary"] = json!(true);
+    body
+}
+
+/// AF has no contact in the data release: its focal point becomes `c1`.
+async fn with_focal_point(app: &App, token: &str) {
+    let focal = app
+        .post_as(
+            "/api/v1/ca/AF/contacts",
+            token,
+            &json!({"name": "Ministry of Environment", "role": "focal_point"}),
+        )
+        .await;
+    assert_eq!(focal.status, 201, "{}", focal.text);
+}
+
 fn check(outcome: &str, verified: bool) -> Value {
     json!({
         "verified": verified, "checked_on": today(), "method": "phone",
@@ -32,39 +50,53 @@ fn contact<'a>(record: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no contact {id} in {record}"))
 }
 
-async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(mode: Mode) {
+fn national() -> Value {
+    json!({
+        "name": "National Environmental Protection Agency",
+        "email": "nepa@example.org",
+        "phone": "+93-20-2500-000",
+        "source": "https://www.example.org/nepa",
+    })
+}
+
+async fn a_focal_point_is_listed_apart_and_a_national_authority_becomes_ca_name(mode: Mode) {
     let app = App::seeded(mode).await;
     let token = app.enrol("ana").await;
     let key = app.key().await;
 
-    let de = app.get("/api/v1/ca/DE", &key).await;
-    assert_eq!(de.status, 200, "{}", de.text);
+    // AF has no contact in the data release: its focal point comes first.
+    let focal = app
+        .post_as(
+            "/api/v1/ca/AF/contacts",
+            &token,
+            &json!({"name": "Ministry of Environment", "role": "focal_point",
+                    "email": "focal.point@example.org"}),
+        )
+        .await;
+    assert_eq!(focal.status, 201, "{}", focal.text);
+    let af = app.get("/api/v1/ca/AF", &key).await;
+    assert_eq!(af.status, 200, "{}", af.text);
     assert_eq!(
-        de.body["ca_name"],
+        af.body["ca_name"],
         Value::Null,
         "a focal point is not the CA"
     );
-    assert_eq!(de.body["email"], Value::Null);
-    assert_eq!(de.body["phone"], Value::Null);
-    assert_eq!(de.body["verified"], false);
-    let contacts = de.body["contacts"].as_array().expect("contacts");
+    assert_eq!(af.body["email"], Value::Null);
+    assert_eq!(af.body["verified"], false);
+    let contacts = af.body["contacts"].as_array().expect("contacts");
     assert_eq!(contacts.len(), 1);
     assert_eq!(contacts[0]["role"], "focal_point");
     assert_eq!(contacts[0]["primary"], false);
-    assert_eq!(contacts[0]["email"], "focal.point.basel@uba.de");
-    assert!(contacts[0]["name"]
-        .as_str()
-        .is_some_and(|n| n.starts_with("Umweltbundesamt") && !n.contains("FOCAL")));
 
-    let listed = app.get("/api/v1/ca?q=DE", &key).await;
+    let listed = app.get("/api/v1/ca?q=AF", &key).await;
     let item = &listed.body["items"][0];
-    assert_eq!(item["country_code"], "DE");
+    assert_eq!(item["country_code"], "AF");
     assert_eq!(item["contacts_count"], 1);
     assert_eq!(item["has_competent_authority"], false);
 
     let refused = app
         .post_as(
-            "/api/v1/ca/DE/verifications",
+            "/api/v1/ca/AF/verifications",
             &token,
             &check("confirmed", true),
         )
@@ -76,7 +108,7 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
     );
     let attempt = app
         .post_as(
-            "/api/v1/ca/DE/verifications",
+            "/api/v1/ca/AF/verifications",
             &token,
             &check("no_answer", false),
         )
@@ -86,43 +118,60 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
     assert_eq!(attempt.body["last_checked"], Value::Null);
     assert_eq!(attempt.body["stale"], true);
 
+    let regional = app
+        .post_as("/api/v1/ca/AF/contacts", &token, &saxony())
+        .await;
+    assert_eq!(regional.status, 201, "{}", regional.text);
+    assert_eq!(
+        regional.body["ca_name"],
+        Value::Null,
+        "an area-limited authority is not primary by default"
+    );
+    assert_eq!(contact(&regional.body, "c2")["primary"], false);
+
     let added = app
-        .post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+        .post_as("/api/v1/ca/AF/contacts", &token, &national())
         .await;
     assert_eq!(added.status, 201, "{}", added.text);
-    assert_eq!(added.header("location"), Some("/api/v1/ca/DE/contacts/c2"));
+    assert_eq!(added.header("location"), Some("/api/v1/ca/AF/contacts/c3"));
     let record = &added.body;
-    assert_eq!(record["ca_name"], "Landesdirektion Sachsen, Referat Abfall");
-    assert_eq!(record["email"], "abfall@lds.sachsen.de");
+    assert_eq!(
+        record["ca_name"],
+        "National Environmental Protection Agency"
+    );
+    assert_eq!(record["email"], "nepa@example.org");
     assert_eq!(record["provenance"]["steward"], "ana");
-    let ca = contact(record, "c2");
+    let ca = contact(record, "c3");
     assert_eq!(ca["role"], "competent_authority");
     assert_eq!(ca["primary"], true);
-    assert_eq!(ca["scope"]["area"], "Saxony");
-    assert_eq!(ca["scope"]["movements"], json!(["export", "import"]));
+    assert_eq!(ca["scope"]["area"], Value::Null);
     assert_eq!(ca["provenance"]["steward"], "ana");
+    assert_eq!(ca["provenance"]["source_kind"], "unknown");
+    let saxon = contact(record, "c2");
+    assert_eq!(saxon["scope"]["area"], "Saxony");
+    assert_eq!(saxon["scope"]["movements"], json!(["export", "import"]));
     assert_eq!(contact(record, "c1")["role"], "focal_point");
     assert_eq!(
-        record["contacts"][0]["id"], "c2",
+        record["contacts"][0]["id"], "c3",
         "the primary authority first"
     );
 
-    let read = app.get("/api/v1/ca/DE", &key).await;
+    let read = app.get("/api/v1/ca/AF", &key).await;
     assert_eq!(read.body, added.body, "the write answers what GET returns");
-    let one = app.get("/api/v1/ca/DE/contacts/c2", &key).await;
+    let one = app.get("/api/v1/ca/AF/contacts/c3", &key).await;
     assert_eq!(one.status, 200, "{}", one.text);
     assert_eq!(&one.body, ca);
     assert_eq!(
-        app.get("/api/v1/ca/DE/contacts/c9", &key).await.code(),
+        app.get("/api/v1/ca/AF/contacts/c9", &key).await.code(),
         "contact_not_found"
     );
-    let listed = app.get("/api/v1/ca?q=DE", &key).await;
-    assert_eq!(listed.body["items"][0]["contacts_count"], 2);
+    let listed = app.get("/api/v1/ca?q=AF", &key).await;
+    assert_eq!(listed.body["items"][0]["contacts_count"], 3);
     assert_eq!(listed.body["items"][0]["has_competent_authority"], true);
 
     let second_focal = app
         .post_as(
-            "/api/v1/ca/DE/contacts",
+            "/api/v1/ca/AF/contacts",
             &token,
             &json!({"name": "Another office", "role": "focal_point"}),
         )
@@ -134,9 +183,10 @@ async fn de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name(m
 async fn each_check_outcome_moves_only_what_it_found(mode: Mode) {
     let app = App::seeded(mode).await;
     let token = app.enrol("ana").await;
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+    with_focal_point(&app, &token).await;
+    app.post_as("/api/v1/ca/AF/contacts", &token, &primary(saxony()))
         .await;
-    let path = "/api/v1/ca/DE/contacts/c2/verifications";
+    let path = "/api/v1/ca/AF/contacts/c2/verifications";
 
     let no_answer = app.post_as(path, &token, &check("no_answer", false)).await;
     assert_eq!(no_answer.status, 200, "{}", no_answer.text);
@@ -147,6 +197,26 @@ async fn each_check_outcome_moves_only_what_it_found(mode: Mode) {
     assert_eq!(contact(r, "c2")["provenance"]["outcome"], "no_answer");
     let cannot_verify = app.post_as(path, &token, &check("no_answer", true)).await;
     assert_eq!(cannot_verify.status, 422, "{}", cannot_verify.text);
+
+    let unverified = app.post_as(path, &token, &check("confirmed", false)).await;
+    assert_eq!(unverified.status, 200, "{}", unverified.text);
+    let r = &unverified.body;
+    assert_eq!(
+        r["last_checked"],
+        Value::Null,
+        "an unverified check is no freshness"
+    );
+    assert_eq!(r["stale"], true);
+    let c = contact(r, "c2");
+    assert_eq!(
+        c["provenance"]["source"], "https://www.lds.sachsen.de",
+        "the source stays"
+    );
+    assert_eq!(
+        c["provenance"]["last_check"]["source"],
+        "call to the office"
+    );
+    assert_eq!(c["provenance"]["last_check"]["verified"], false);
 
     let confirmed = app.post_as(path, &token, &check("confirmed", true)).await;
     assert_eq!(confirmed.status, 200, "{}", confirmed.text);
@@ -171,11 +241,21 @@ async fn each_check_outcome_moves_only_what_it_found(mode: Mode) {
     let defunct = app.post_as(path, &token, &check("defunct", false)).await;
     assert_eq!(defunct.status, 200, "{}", defunct.text);
     let r = &defunct.body;
+    assert_eq!(
+        r["ca_name"],
+        Value::Null,
+        "a defunct authority is not primary"
+    );
     assert_eq!(r["email"], Value::Null, "a dead mailbox is not served");
     assert_eq!(r["phone"], Value::Null);
     assert_eq!(r["verified"], false);
-    assert_eq!(r["last_checked"], today(), "the last check that reached it");
     let c = contact(r, "c2");
+    assert_eq!(c["primary"], false);
+    assert_eq!(
+        c["provenance"]["last_checked"],
+        today(),
+        "the last check that reached it"
+    );
     assert_eq!(c["provenance"]["outcome"], "defunct");
     let retired: Vec<&str> = c["retired"]
         .as_array()
@@ -191,29 +271,30 @@ async fn a_steward_makes_an_authority_primary_and_withdraws_one_with_a_reason(mo
     let app = App::seeded(mode).await;
     let token = app.enrol("ana").await;
     let key = app.key().await;
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+    with_focal_point(&app, &token).await;
+    app.post_as("/api/v1/ca/AF/contacts", &token, &primary(saxony()))
         .await;
     let hesse = json!({"name": "Regierungspräsidium Darmstadt", "scope": {"area": "Hesse"}});
-    let added = app.post_as("/api/v1/ca/DE/contacts", &token, &hesse).await;
-    assert_eq!(added.header("location"), Some("/api/v1/ca/DE/contacts/c3"));
+    let added = app.post_as("/api/v1/ca/AF/contacts", &token, &hesse).await;
+    assert_eq!(added.header("location"), Some("/api/v1/ca/AF/contacts/c3"));
     assert_eq!(
         added.body["ca_name"],
         "Landesdirektion Sachsen, Referat Abfall"
     );
 
     let primary = app
-        .post_as("/api/v1/ca/DE/contacts/c3/primary", &token, &json!({}))
+        .post_as("/api/v1/ca/AF/contacts/c3/primary", &token, &json!({}))
         .await;
     assert_eq!(primary.status, 200, "{}", primary.text);
     assert_eq!(primary.body["ca_name"], "Regierungspräsidium Darmstadt");
     let focal = app
-        .post_as("/api/v1/ca/DE/contacts/c1/primary", &token, &json!({}))
+        .post_as("/api/v1/ca/AF/contacts/c1/primary", &token, &json!({}))
         .await;
     assert_eq!(focal.status, 422, "{}", focal.text);
 
     let delete = |body: Value| {
         app.client()
-            .delete(app.url("/api/v1/ca/DE/contacts/c3"))
+            .delete(app.url("/api/v1/ca/AF/contacts/c3"))
             .bearer_auth(&token)
             .json(&body)
     };
@@ -224,11 +305,12 @@ async fn a_steward_makes_an_authority_primary_and_withdraws_one_with_a_reason(mo
         .await;
     assert_eq!(removed.status, 200, "{}", removed.text);
     assert_eq!(
-        removed.body["ca_name"], "Landesdirektion Sachsen, Referat Abfall",
-        "the remaining authority is primary again"
+        removed.body["ca_name"],
+        Value::Null,
+        "no authority of national scope remains: an area-limited one is not made primary"
     );
     assert_eq!(removed.body["contacts"].as_array().map(Vec::len), Some(2));
-    let history = app.get("/api/v1/ca/DE/history", &key).await;
+    let history = app.get("/api/v1/ca/AF/history", &key).await;
     let last = history.body["items"]
         .as_array()
         .and_then(|items| items.last())
@@ -250,26 +332,50 @@ async fn a_country_added_over_rest_names_its_steward_in_provenance(mode: Mode) {
         .post_as(
             "/api/v1/ca",
             &token,
-            &json!({"country_code": "XK", "country_name": "Kosovo", "ca_name": "Ministry"}),
+            &json!({"country_code": "AF", "country_name": "Afghanistan", "ca_name": "Ministry"}),
         )
         .await;
     assert_eq!(created.status, 201, "{}", created.text);
     assert_eq!(created.body["provenance"]["steward"], "ben");
     assert_eq!(created.body["contacts"][0]["provenance"]["steward"], "ben");
+    assert_eq!(created.body["party"]["code"], "AF");
     let bare = app
         .post_as(
             "/api/v1/ca",
             &token,
-            &json!({"country_code": "XA", "country_name": "Nowhere"}),
+            &json!({"country_code": "AM", "country_name": "Armenia"}),
         )
         .await;
     assert_eq!(bare.status, 201, "{}", bare.text);
     assert_eq!(bare.body["provenance"]["steward"], "ben");
     assert_eq!(bare.body["contacts"], json!([]));
+    for (code, name, expected) in [
+        ("US", "United States", "not_a_party"),
+        ("XK", "Kosovo", "country_not_found"),
+        ("QQ", "Nowhere", "country_not_found"),
+    ] {
+        let refused = app
+            .post_as(
+                "/api/v1/ca",
+                &token,
+                &json!({"country_code": code, "country_name": name}),
+            )
+            .await;
+        assert_eq!(refused.status, 422, "{code}: {}", refused.text);
+        assert_eq!(refused.code(), expected, "{code}");
+    }
+    let key = app.key().await;
+    let us = app.get("/api/v1/ca/US", &key).await;
+    assert_eq!(us.status, 404);
+    assert_eq!(us.code(), "not_a_party");
+    assert!(us.text.contains("signed"), "{}", us.text);
+    let qq = app.get("/api/v1/ca/QQ", &key).await;
+    assert_eq!(qq.status, 404);
+    assert_eq!(qq.code(), "country_not_found");
 }
 
 both_modes!(
-    de_lists_its_focal_point_apart_and_an_added_authority_becomes_ca_name,
+    a_focal_point_is_listed_apart_and_a_national_authority_becomes_ca_name,
     each_check_outcome_moves_only_what_it_found,
     a_steward_makes_an_authority_primary_and_withdraws_one_with_a_reason,
     a_country_added_over_rest_names_its_steward_in_provenance,
@@ -282,34 +388,53 @@ async fn coverage_counts_the_seed_and_follows_a_new_authority(mode: Mode) {
     let before = app.get("/api/v1/coverage", &key).await;
     assert_eq!(before.status, 200, "{}", before.text);
     let c = &before.body;
-    assert_eq!(c["parties"], 190);
-    let sum = c["with_competent_authority"].as_i64().unwrap_or_default()
-        + c["focal_point_only"].as_i64().unwrap_or_default()
-        + c["no_contact"].as_i64().unwrap_or_default();
-    assert_eq!(sum, 190, "every Party is in exactly one of the three: {c}");
-    assert_eq!(c["focal_point_only"], 2, "DE and GB: {c}");
-    assert_eq!(c["verified"], 0);
-    assert_eq!(c["stale"], 190);
+    let n = |v: &Value, k: &str| v[k].as_i64().unwrap_or_default();
+    assert_eq!(c["parties"], 191, "190 States and the EU");
+    assert!(n(c, "with_traced_contact") >= 100, "{c}");
+    let sum = n(c, "with_competent_authority")
+        + n(c, "with_area_authorities_only")
+        + n(c, "focal_point_only")
+        + n(c, "no_contact");
+    assert_eq!(sum, 191, "every Party is in exactly one of the four: {c}");
+    assert_eq!(c["verified"], 0, "the release verifies nothing");
+    assert_eq!(c["contacts"]["verified"], 0);
     assert_eq!(c["checked_last_365_days"], 0);
+    let bands: i64 = c["parties_by_age_band"]
+        .as_object()
+        .expect("bands")
+        .values()
+        .filter_map(Value::as_i64)
+        .sum();
+    assert_eq!(bands, 191, "{c}");
+    assert!(
+        n(&c["contacts"]["by_age_band"], "over_15y") > 50,
+        "fact sheets of 2002-2009: {c}"
+    );
+    assert!(n(&c["contacts"]["by_source_kind"], "secretariat_factsheet") > 50);
     assert_eq!(app.get_anonymous("/api/v1/coverage").await.status, 401);
 
-    let mut verified = saxony();
+    let mut verified = national();
     verified["verified"] = json!(true);
     verified["last_checked"] = json!(today());
-    app.post_as("/api/v1/ca/DE/contacts", &token, &verified)
+    let added = app
+        .post_as("/api/v1/ca/AF/contacts", &token, &verified)
         .await;
+    assert_eq!(added.status, 201, "{}", added.text);
     let after = app.get("/api/v1/coverage", &key).await.body;
-    assert_eq!(after["focal_point_only"], 1);
+    assert_eq!(n(&after, "no_contact"), n(c, "no_contact") - 1);
     assert_eq!(
-        after["with_competent_authority"].as_i64(),
-        c["with_competent_authority"].as_i64().map(|n| n + 1)
+        n(&after, "with_competent_authority"),
+        n(c, "with_competent_authority") + 1
     );
     assert_eq!(after["verified"], 1);
-    assert_eq!(after["stale"], 189);
+    assert_eq!(n(&after, "stale"), n(c, "stale") - 1);
     assert_eq!(after["checked_last_365_days"], 1);
+    assert_eq!(
+        after["parties_by_age_band"]["under_1y"],
+        n(&c["parties_by_age_band"], "under_1y") + 1
+    );
     let metrics = app.get_anonymous("/metrics").await.text;
-    assert!(metrics.contains("basel_coverage_parties 190"), "{metrics}");
-    assert!(metrics.contains("basel_coverage_focal_point_only 1"));
+    assert!(metrics.contains("basel_coverage_parties 191"), "{metrics}");
     assert!(metrics.contains("basel_coverage_verified 1"));
 }
 
@@ -349,25 +474,77 @@ async fn the_worklist_orders_parties_by_need_for_stewards_only(mode: Mode) {
         needs.windows(2).all(|w| rank(w[0]) <= rank(w[1])),
         "{needs:?}"
     );
-    assert_eq!(items.len(), 190, "nothing in the seed is verified");
+    assert_eq!(items.len(), 191, "nothing in the seed is verified");
+    // Oldest first within a need: unknown age first, then by date.
+    for pair in items.windows(2).filter(|w| w[0]["need"] == w[1]["need"]) {
+        let (a, b) = (&pair[0]["as_of"], &pair[1]["as_of"]);
+        assert!(
+            a.is_null() || (!b.is_null() && a.as_str() <= b.as_str()),
+            "{a} before {b}"
+        );
+    }
     let de = items
         .iter()
         .find(|i| i["country_code"] == "DE")
         .expect("DE listed");
-    assert_eq!(de["need"], "focal_point_only");
+    assert_eq!(de["need"], "never_verified");
     assert_eq!(de["look_for"], "Germany (DE)");
-    assert!(de["look_at"]
+    let leads = de["look_at"].as_array().expect("leads");
+    assert!(leads.len() > 2, "DE's own sources first: {leads:?}");
+    assert!(leads[0]
         .as_str()
+        .is_some_and(|u| !u.contains("CountryContacts")));
+    assert!(leads
+        .last()
+        .and_then(Value::as_str)
         .is_some_and(|u| u.contains("CountryContacts")));
+    let fr = items
+        .iter()
+        .find(|i| i["country_code"] == "FR")
+        .expect("FR");
+    assert_ne!(fr["look_at"], de["look_at"], "each Party its own leads");
 
-    app.post_as("/api/v1/ca/DE/contacts", &token, &saxony())
+    let filtered = app
+        .send(
+            app.client()
+                .get(app.url(
+                    "/api/v1/stewardship/worklist?reason=never_verified&source_kind=government_current&per_page=5",
+                ))
+                .bearer_auth(&token),
+        )
         .await;
-    app.post_as(
-        "/api/v1/ca/DE/contacts/c2/verifications",
-        &token,
-        &check("no_answer", false),
-    )
-    .await;
+    assert_eq!(filtered.status, 200, "{}", filtered.text);
+    let page = filtered.body["items"].as_array().expect("items");
+    assert!(page.len() <= 5 && !page.is_empty());
+    assert!(page.iter().all(|i| i["need"] == "never_verified"
+        && i["source_kinds"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k == "government_current"))));
+    assert!(filtered.body["total_items"].as_i64().unwrap_or_default() >= page.len() as i64);
+    let bad = app
+        .send(
+            app.client()
+                .get(app.url("/api/v1/stewardship/worklist?reason=bored"))
+                .bearer_auth(&token),
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+
+    let record = app.get("/api/v1/ca/DE", &key).await.body;
+    let authority = record["contacts"]
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["role"] == "competent_authority"))
+        .and_then(|c| c["id"].as_str())
+        .expect("a competent authority of DE")
+        .to_owned();
+    let checked = app
+        .post_as(
+            &format!("/api/v1/ca/DE/contacts/{authority}/verifications"),
+            &token,
+            &check("no_answer", false),
+        )
+        .await;
+    assert_eq!(checked.status, 200, "{}", checked.text);
     let list = app.send(get(&token)).await.body;
     let de = list["items"]
         .as_array()

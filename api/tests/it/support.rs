@@ -87,9 +87,15 @@ impl Store {
     }
 }
 
-/// Counts rows of the events table of `store`.
+/// Counts every row of the events table of `store`.
+pub async fn count_all_events(store: &Store) -> i64 {
+    count_events(store, "%").await
+}
+
+/// Counts the rows of the events table of `store` whose aggregate type is
+/// like `aggregate_type` (`%` for every row).
 pub async fn count_events(store: &Store, aggregate_type: &str) -> i64 {
-    let sql = "SELECT COUNT(*) FROM events WHERE aggregate_type = $1";
+    let sql = "SELECT COUNT(*) FROM events WHERE aggregate_type LIKE $1";
     match &store.database_url {
         Some(url) => {
             let pool = sqlx::PgPool::connect(url).await.expect("postgres");

@@ -4,7 +4,7 @@
 
 use super::contact::ContactField;
 use super::events::AuthorityEvent;
-use super::party::{CheckOutcome, ContactProvenance, PartyContact, Retired, Role};
+use super::party::{CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role};
 use super::Authority;
 
 /// Applies one event to `state`.
@@ -53,19 +53,37 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             let p = &mut contact.provenance;
             p.outcome = e.outcome;
             p.method = Some(e.method);
-            p.steward = e.steward;
-            p.steward_note = e.note;
-            p.source = Some(e.source);
+            p.steward.clone_from(&e.steward);
+            p.steward_note.clone_from(&e.note);
+            // A check keeps its own evidence; the contact's source stays.
+            p.last_check = Some(CheckRecord {
+                checked_on: e.checked_on,
+                outcome: e.outcome,
+                verified: e.verified,
+                method: e.method,
+                source: e.source,
+                note: e.note,
+            });
             match e.outcome {
+                // Only a check that reached the authority and verified it
+                // moves `last_checked` (freshness never overstates).
                 None | Some(CheckOutcome::Confirmed | CheckOutcome::Changed) => {
                     p.verified = e.verified;
-                    p.last_checked = Some(e.checked_on);
+                    if e.verified {
+                        p.last_checked = Some(e.checked_on);
+                    }
                 }
                 Some(CheckOutcome::NoAnswer) => p.last_attempt = Some(e.checked_on),
                 Some(CheckOutcome::Defunct) => {
                     p.last_attempt = Some(e.checked_on);
                     p.verified = false;
                     retire_channels(contact);
+                    // A defunct authority is no longer primary.
+                    if state.primary.as_deref() == Some(e.contact_id.as_str()) {
+                        state.primary = state
+                            .default_primary(Some(&e.contact_id))
+                            .map(|c| c.id.clone());
+                    }
                 }
             }
         }
@@ -80,6 +98,12 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             if state.primary.as_deref() == Some(e.contact_id.as_str()) {
                 state.primary = e.new_primary;
             }
+            if e.steward.is_some() {
+                state.last_steward = e.steward;
+            }
+        }
+        AuthorityEvent::AuthorityRetired(e) => {
+            state.retired = Some(e.reason);
             if e.steward.is_some() {
                 state.last_steward = e.steward;
             }
@@ -99,7 +123,7 @@ fn contact_mut<'a>(state: &'a mut Authority, id: &str) -> Option<&'a mut PartyCo
 
 fn add(state: &mut Authority, contact: PartyContact, primary: bool) {
     let authority = contact.role == Role::CompetentAuthority;
-    if primary || (authority && state.primary.is_none()) {
+    if primary || (authority && state.primary.is_none() && contact.national()) {
         state.primary = Some(contact.id.clone());
     }
     state.contacts.push(contact);
@@ -113,12 +137,19 @@ fn legacy_authority(id: &str) -> PartyContact {
         details: super::Contact::default(),
         provenance: ContactProvenance::default(),
         retired: Vec::new(),
+        sources: Vec::new(),
+        also_focal_point: false,
+        role_basis: None,
     }
 }
 
-/// A defunct check: every channel moves to `retired`, out of the served fields.
+/// A defunct check: every channel, and the notes that may quote them, move
+/// to `retired`, out of the served fields.
 fn retire_channels(contact: &mut PartyContact) {
-    for field in ContactField::CHANNELS {
+    for field in ContactField::CHANNELS
+        .into_iter()
+        .chain([ContactField::Notes])
+    {
         if let Some(value) = contact.details.get(field) {
             contact.retired.push(Retired {
                 field,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use super::contact::{ContactField, ContactInput};
-use super::party::{CheckOutcome, Role};
+use super::party::{CheckOutcome, Role, RoleBasis, SourceRef};
 use crate::values::{CountryCode, Slug};
 
 /// A command for the `Authority` aggregate.
@@ -22,6 +22,18 @@ pub enum AuthorityCommand {
     RemoveContact(RemoveContact),
     /// Make a competent authority the primary one.
     DesignatePrimary(DesignatePrimary),
+    /// Retire a record created in error (of a code that is not a Party).
+    Retire(RetireAuthority),
+}
+
+/// Retires a record created in error: it leaves lists, coverage and MCP;
+/// its history stays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetireAuthority {
+    /// Why (required).
+    pub reason: String,
+    /// The steward retiring it, if a steward does.
+    pub steward: Option<Slug>,
 }
 
 /// A contact to add, as text before validation.
@@ -46,6 +58,12 @@ pub struct NewContact {
     pub outcome: Option<CheckOutcome>,
     /// The day of its last check that reached nobody, with that history.
     pub last_attempt: Option<NaiveDate>,
+    /// The public sources its details were copied from, newest first.
+    pub sources: Vec<SourceRef>,
+    /// A competent authority that is also the focal point.
+    pub also_focal_point: bool,
+    /// How sure its source is of its role.
+    pub role_basis: Option<RoleBasis>,
 }
 
 /// Adds a contact to a registered Party.

@@ -2,12 +2,12 @@
 
 use chrono::NaiveDate;
 
-use super::commands::{NewContact, RegisterAuthority, SubmitVerificationUpdate};
+use super::commands::{NewContact, RegisterAuthority, RetireAuthority, SubmitVerificationUpdate};
 use super::contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
 use super::decide_contacts::validate_new;
 use super::events::{
-    AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, FieldChange,
-    VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
+    FieldChange, VerificationRecorded,
 };
 use super::party::{CheckOutcome, ContactProvenance, PartyContact, Role};
 use super::{Authority, AuthorityError};
@@ -46,6 +46,42 @@ pub(super) fn register(
             steward: command.steward.clone(),
         },
     )])
+}
+
+/// Retires a record of a code that is not a Party (created in error).
+pub(super) fn retire(
+    state: &Authority,
+    command: &RetireAuthority,
+) -> Result<Vec<AuthorityEvent>, AuthorityError> {
+    let Some(country) = &state.country else {
+        return Err(AuthorityError::NotRegistered);
+    };
+    if crate::parties::registry().party(country.as_str()).is_some() {
+        return Err(AuthorityError::IsAParty(country.clone()));
+    }
+    let reason = required_reason(&command.reason, "the record is retired")?;
+    Ok(vec![AuthorityEvent::AuthorityRetired(AuthorityRetired {
+        reason,
+        steward: command.steward.clone(),
+    })])
+}
+
+/// A write's required reason, trimmed.
+///
+/// # Errors
+/// [`AuthorityError::Invalid`] naming `reason` when it is empty, too long
+/// or holds control characters.
+pub(super) fn required_reason(raw: &str, why: &str) -> Result<String, AuthorityError> {
+    let mut problems = Vec::new();
+    let reason = optional_text("reason", Some(raw), MAX_NOTE_CHARS, &mut problems);
+    if reason.is_none() && problems.is_empty() {
+        problems.push(FieldProblem::new(
+            "reason",
+            format!("is required: say why {why}"),
+        ));
+    }
+    refuse_if_any(problems)?;
+    Ok(reason.unwrap_or_default())
 }
 
 /// The country name, trimmed; a problem when it is empty, too long or holds
@@ -113,7 +149,7 @@ fn wanted_contacts(
 
 /// The wanted contacts validated in order (ids are given as they would be
 /// added), and the primary: the one marked so, else the first competent
-/// authority.
+/// authority of national scope.
 fn validated_contacts(
     wanted: Vec<(&'static str, NewContact)>,
     command: &RegisterAuthority,
@@ -125,7 +161,8 @@ fn validated_contacts(
     for (prefix, new) in wanted {
         match validate_new(&draft, &new, command.steward.as_ref(), command.today) {
             Ok(contact) => {
-                if (new.primary || primary.is_none()) && contact.role == Role::CompetentAuthority {
+                let by_default = primary.is_none() && contact.national();
+                if (new.primary || by_default) && contact.role == Role::CompetentAuthority {
                     primary = Some(contact.id.clone());
                 }
                 draft.added += 1;
@@ -178,7 +215,8 @@ pub(super) fn submit_verification(
     let previous = current
         .provenance
         .last_checked
-        .max(current.provenance.last_attempt);
+        .max(current.provenance.last_attempt)
+        .max(current.provenance.last_check.as_ref().map(|c| c.checked_on));
     let (source, note) = checked_source_and_note(command, previous, &mut problems);
     let (updated, changes) = corrections(&current.details, &command.changes, &mut problems);
     let outcome = command.outcome.unwrap_or(if changes.is_empty() {
@@ -294,6 +332,9 @@ fn party_record(state: &Authority) -> PartyContact {
             ..ContactProvenance::default()
         },
         retired: Vec::new(),
+        sources: Vec::new(),
+        also_focal_point: false,
+        role_basis: None,
     }
 }
 

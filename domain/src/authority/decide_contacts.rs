@@ -11,7 +11,7 @@ use chrono::NaiveDate;
 use super::commands::{AddContact, DesignatePrimary, NewContact, RemoveContact};
 use super::contact::FieldProblem;
 use super::decide::{
-    check_date, optional_text, refuse_if_any, require_verifiable, MAX_NOTE_CHARS, MAX_SOURCE_CHARS,
+    check_date, optional_text, require_verifiable, required_reason, MAX_SOURCE_CHARS,
 };
 use super::events::{AuthorityEvent, ContactAdded, ContactRemoved, PrimaryDesignated};
 use super::party::{ContactProvenance, PartyContact, Role};
@@ -51,8 +51,10 @@ pub(super) fn add(
         }
     };
     let contact = contact.map_err(AuthorityError::Invalid)?;
+    // Only a competent authority of national scope becomes primary by
+    // default; an area- or movement-limited one only when asked.
     let primary = contact.role == Role::CompetentAuthority
-        && (command.contact.primary || state.primary.is_none());
+        && (command.contact.primary || (state.primary.is_none() && contact.national()));
     Ok(vec![AuthorityEvent::ContactAdded(ContactAdded {
         contact,
         primary,
@@ -114,6 +116,9 @@ pub(super) fn validate_new(
             ..ContactProvenance::default()
         },
         retired: Vec::new(),
+        sources: new.sources.clone(),
+        also_focal_point: new.also_focal_point,
+        role_basis: new.role_basis,
     })
 }
 
@@ -148,7 +153,7 @@ fn checked_id(
 
 /// At most one focal point; only a competent authority can be primary.
 fn check_role(state: &Authority, role: Role, primary: bool, problems: &mut Vec<FieldProblem>) {
-    if role == Role::FocalPoint && state.focal_point().is_some() {
+    if role == Role::FocalPoint && state.contacts.iter().any(|c| c.role == Role::FocalPoint) {
         problems.push(FieldProblem::new(
             "role",
             "the Party already has a focal point (at most one): withdraw it first",
@@ -173,32 +178,17 @@ pub(super) fn remove(
     if state.contact(&command.contact_id).is_none() {
         return Err(AuthorityError::UnknownContact(command.contact_id.clone()));
     }
-    let mut problems = Vec::new();
-    let reason = optional_text(
-        "reason",
-        Some(&command.reason),
-        MAX_NOTE_CHARS,
-        &mut problems,
-    );
-    if reason.is_none() && problems.is_empty() {
-        problems.push(FieldProblem::new(
-            "reason",
-            "is required: say why the contact is withdrawn",
-        ));
-    }
-    refuse_if_any(problems)?;
+    let reason = required_reason(&command.reason, "the contact is withdrawn")?;
     let new_primary = if state.primary.as_deref() == Some(command.contact_id.as_str()) {
         state
-            .contacts
-            .iter()
-            .find(|c| c.id != command.contact_id && c.role == Role::CompetentAuthority)
+            .default_primary(Some(&command.contact_id))
             .map(|c| c.id.clone())
     } else {
         None
     };
     Ok(vec![AuthorityEvent::ContactRemoved(ContactRemoved {
         contact_id: command.contact_id.clone(),
-        reason: reason.unwrap_or_default(),
+        reason,
         steward: command.steward.clone(),
         new_primary,
     })])

@@ -37,6 +37,17 @@ pub enum AuthorityEvent {
     ContactRemoved(ContactRemoved),
     /// A competent authority became the primary one.
     PrimaryDesignated(PrimaryDesignated),
+    /// The record was retired (created in error: not a Party).
+    AuthorityRetired(AuthorityRetired),
+}
+
+/// A record created in error was retired; its history stays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthorityRetired {
+    /// Why.
+    pub reason: String,
+    /// Who retired it (none for the operator's command or an upgrade).
+    pub steward: Option<Slug>,
 }
 
 /// The Party entered the directory with these contacts.
@@ -140,6 +151,7 @@ impl DomainEvent for AuthorityEvent {
             Self::ContactAdded(_) => "ContactAdded",
             Self::ContactRemoved(_) => "ContactRemoved",
             Self::PrimaryDesignated(_) => "PrimaryDesignated",
+            Self::AuthorityRetired(_) => "AuthorityRetired",
         }
     }
 
@@ -148,7 +160,10 @@ impl DomainEvent for AuthorityEvent {
             Self::AuthorityRegistered(_)
             | Self::ContactDetailsChanged(_)
             | Self::VerificationRecorded(_) => "2",
-            Self::ContactAdded(_) | Self::ContactRemoved(_) | Self::PrimaryDesignated(_) => "1",
+            Self::ContactAdded(_)
+            | Self::ContactRemoved(_)
+            | Self::PrimaryDesignated(_)
+            | Self::AuthorityRetired(_) => "1",
         }
     }
 }

@@ -23,14 +23,17 @@ use serde::{Deserialize, Serialize};
 
 pub use commands::{
     AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, NewContact, RegisterAuthority,
-    RemoveContact, SubmitVerificationUpdate, VerificationMethod,
+    RemoveContact, RetireAuthority, SubmitVerificationUpdate, VerificationMethod,
 };
 pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
 pub use events::{
-    AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, ContactRemoved,
-    FieldChange, PrimaryDesignated, VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
+    ContactRemoved, FieldChange, PrimaryDesignated, VerificationRecorded,
 };
-pub use party::{CheckOutcome, ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
+pub use party::{
+    CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role, RoleBasis,
+    SourceRef, LEGACY_CONTACT_ID,
+};
 
 use crate::aggregate::Aggregate;
 use crate::values::{CountryCode, Slug};
@@ -47,6 +50,12 @@ pub enum AuthorityError {
     /// The Party has no contact with this id.
     #[error("the Party has no contact `{0}`")]
     UnknownContact(String),
+    /// The record is retired: nothing more can be written to it.
+    #[error("the record is retired")]
+    Retired,
+    /// Only a record of a code that is not a Party can be retired.
+    #[error("{0} is a Party: its record cannot be retired")]
+    IsAParty(CountryCode),
     /// A check of "the" authority when the Party has none (kept for the
     /// REST contract: a check then concerns the Party's record itself).
     #[error("no competent authority is known for this Party: add one as a contact first")]
@@ -79,6 +88,9 @@ pub struct Authority {
     /// competent authority was known).
     #[serde(default)]
     pub last_attempt: Option<chrono::NaiveDate>,
+    /// Why the record was retired, once it is (created in error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired: Option<String>,
 }
 
 impl Authority {
@@ -92,9 +104,26 @@ impl Authority {
         self.primary.as_deref().and_then(|id| self.contact(id))
     }
 
-    /// The focal point, if known.
+    /// The focal point, if known: the focal-point contact, else a
+    /// competent authority that is also the focal point.
     pub fn focal_point(&self) -> Option<&PartyContact> {
-        self.contacts.iter().find(|c| c.role == Role::FocalPoint)
+        self.contacts
+            .iter()
+            .find(|c| c.role == Role::FocalPoint)
+            .or_else(|| self.contacts.iter().find(|c| c.also_focal_point))
+    }
+
+    /// The competent authority that should be primary when none is
+    /// designated: the first live one of national scope (all areas, all
+    /// movements). An area- or movement-limited authority is never chosen
+    /// by default.
+    pub fn default_primary(&self, except: Option<&str>) -> Option<&PartyContact> {
+        self.contacts.iter().find(|c| {
+            c.role == Role::CompetentAuthority
+                && c.national()
+                && !c.defunct()
+                && except != Some(c.id.as_str())
+        })
     }
 
     /// The next free contact id.
@@ -114,6 +143,9 @@ impl Aggregate for Authority {
     type Error = AuthorityError;
 
     fn decide(&self, command: &AuthorityCommand) -> Result<Vec<AuthorityEvent>, AuthorityError> {
+        if self.retired.is_some() && !matches!(command, AuthorityCommand::Register(_)) {
+            return Err(AuthorityError::Retired);
+        }
         match command {
             AuthorityCommand::Register(register) => decide::register(self, register),
             AuthorityCommand::SubmitVerification(update) => {
@@ -124,6 +156,7 @@ impl Aggregate for Authority {
             AuthorityCommand::DesignatePrimary(designate) => {
                 decide_contacts::designate(self, designate)
             }
+            AuthorityCommand::Retire(retire) => decide::retire(self, retire),
         }
     }
 

@@ -2,6 +2,8 @@
 //! notifying contacts (decision BC-11/21): each contact is a competent
 //! authority or the focal point, with its own scope and provenance.
 
+use std::collections::BTreeMap;
+
 use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -99,11 +101,102 @@ pub struct Retired {
     pub reason: String,
 }
 
+/// How sure the source is of a contact's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleBasis {
+    /// The source names the role in so many words.
+    Stated,
+    /// The source describes the function (permits, notifications) without
+    /// the words "competent authority".
+    Inferred,
+    /// The source's layout leaves the role in doubt.
+    Uncertain,
+}
+
+impl RoleBasis {
+    /// The client-facing name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stated => "stated",
+            Self::Inferred => "inferred",
+            Self::Uncertain => "uncertain",
+        }
+    }
+
+    /// Parses the client-facing name.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Stated, Self::Inferred, Self::Uncertain]
+            .into_iter()
+            .find(|r| r.as_str() == text.trim())
+    }
+}
+
+/// A public source a contact's details were copied from, with the values as
+/// printed there. The served values may be derived from these (an e-mail
+/// de-obfuscated, a phone regrouped as `+CC-…`); `derived` names which.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SourceRef {
+    /// Where it was published.
+    pub url: String,
+    /// Its title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The date the information is stated as of (`YYYY`, `YYYY-MM-DD`), or
+    /// `None` when the source gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// `secretariat_factsheet`, `government_current`, `government_dated`,
+    /// `other_official`, …
+    pub kind: String,
+    /// The data release that brought it, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    /// The values as printed, by field name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub printed: BTreeMap<String, String>,
+    /// The fields whose served value was derived from the printed text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<String>,
+    /// What the researcher noted on the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl SourceRef {
+    /// The first day the stated date can mean (`2003` → 2003-01-01).
+    pub fn as_of(&self) -> Option<NaiveDate> {
+        let text = self.date.as_deref()?.trim();
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .or_else(|| NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").ok())
+            .or_else(|| NaiveDate::parse_from_str(&format!("{text}-01-01"), "%Y-%m-%d").ok())
+    }
+}
+
+/// A steward's check of a contact: what it found and what it relied on.
+/// Kept apart from the contact's sources, which a check never replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRecord {
+    /// The day of the check.
+    pub checked_on: NaiveDate,
+    /// What it found; `None` for checks of the first release.
+    pub outcome: Option<CheckOutcome>,
+    /// Whether it verified the contact.
+    pub verified: bool,
+    /// How it was made.
+    pub method: VerificationMethod,
+    /// What it relied on (the evidence).
+    pub source: String,
+    /// The steward's note.
+    pub note: Option<String>,
+}
+
 /// Where a contact's details come from and how they were last checked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContactProvenance {
-    /// What the details rely on (the source they were copied from, or what
-    /// the last check was made against).
+    /// What the details rely on: the source they were copied from when the
+    /// contact was added. A check never replaces it (see `last_check`).
     pub source: Option<String>,
     /// Whether a check confirmed them.
     pub verified: bool,
@@ -120,6 +213,9 @@ pub struct ContactProvenance {
     pub steward: Option<Slug>,
     /// That steward's note.
     pub steward_note: Option<String>,
+    /// The last check of any kind, with its own evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_check: Option<CheckRecord>,
 }
 
 /// One contact of a Party.
@@ -136,9 +232,38 @@ pub struct PartyContact {
     /// Channels found dead, not served.
     #[serde(default)]
     pub retired: Vec<Retired>,
+    /// The public sources its details were copied from, newest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<SourceRef>,
+    /// A competent authority that is also the Party's focal point.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub also_focal_point: bool,
+    /// How sure its source is of its role; `None` when entered by a steward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_basis: Option<RoleBasis>,
 }
 
 impl PartyContact {
+    /// Whether it covers the whole Party: no area and every movement.
+    pub fn national(&self) -> bool {
+        self.details.area.is_none() && self.details.movements.is_none()
+    }
+
+    /// Whether a check found it defunct (its channels are retired).
+    pub fn defunct(&self) -> bool {
+        self.provenance.outcome == Some(CheckOutcome::Defunct)
+    }
+
+    /// The day its details are known to hold as of: the newest of its
+    /// sources' dates and its last check that reached and verified it.
+    pub fn as_of(&self) -> Option<NaiveDate> {
+        self.sources
+            .iter()
+            .filter_map(SourceRef::as_of)
+            .chain(self.provenance.last_checked)
+            .max()
+    }
+
     /// Whether any channel or the name is known.
     pub fn has_details(&self) -> bool {
         [

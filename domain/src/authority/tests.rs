@@ -52,6 +52,9 @@ fn registered() -> AuthorityEvent {
                 ..ContactProvenance::default()
             },
             retired: Vec::new(),
+            sources: Vec::new(),
+            also_focal_point: false,
+            role_basis: None,
         }],
         primary: Some("c1".into()),
         steward: None,

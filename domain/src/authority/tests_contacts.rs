@@ -119,14 +119,59 @@ fn a_focal_point_is_not_the_primary_authority() {
 }
 
 #[test]
-fn the_first_competent_authority_added_becomes_primary_with_its_scope() {
+fn an_area_limited_authority_keeps_its_scope_and_is_not_primary_by_default() {
     let state = state_after(with_saxony());
-    let primary = state.primary_contact().expect("primary");
-    assert_eq!(primary.id, "c2");
-    assert_eq!(primary.details.area.as_deref(), Some("Saxony"));
-    assert_eq!(primary.details.movements.as_deref(), Some("export,import"));
-    assert_eq!(primary.provenance.steward, ana());
+    assert_eq!(state.primary, None);
+    let saxony = state.contact("c2").expect("c2");
+    assert_eq!(saxony.details.area.as_deref(), Some("Saxony"));
+    assert_eq!(saxony.details.movements.as_deref(), Some("export,import"));
+    assert_eq!(saxony.provenance.steward, ana());
     assert_eq!(state.last_steward, ana());
+}
+
+#[test]
+fn the_first_national_authority_added_becomes_primary() {
+    let mut events = with_saxony();
+    let mut national = saxony();
+    national.contact.details.area = None;
+    national.contact.details.movements = None;
+    national.contact.details.ca_name = Some("Umweltbundesamt".into());
+    events.extend(
+        state_after(events.clone())
+            .decide(&AuthorityCommand::AddContact(national))
+            .expect("added"),
+    );
+    let state = state_after(events);
+    assert_eq!(state.primary.as_deref(), Some("c3"));
+}
+
+#[test]
+fn a_defunct_primary_stops_being_primary() {
+    let mut events = with_saxony();
+    let mut national = saxony();
+    national.contact.details.area = None;
+    national.contact.details.movements = None;
+    events.extend(
+        state_after(events.clone())
+            .decide(&AuthorityCommand::AddContact(national))
+            .expect("added"),
+    );
+    let state = state_after(events.clone());
+    assert_eq!(state.primary.as_deref(), Some("c3"));
+    events.extend(
+        state
+            .decide(&AuthorityCommand::SubmitVerification(
+                SubmitVerificationUpdate {
+                    contact_id: Some("c3".into()),
+                    ..check(Some(CheckOutcome::Defunct), false)
+                },
+            ))
+            .expect("recorded"),
+    );
+    let after = state_after(events);
+    assert_eq!(after.primary, None, "no other national authority");
+    let c3 = after.contact("c3").expect("kept for history");
+    assert!(c3.details.email.is_none() && c3.details.notes.is_none());
 }
 
 #[test]
@@ -181,10 +226,36 @@ fn a_confirmed_check_moves_last_checked_and_verifies() {
             .decide(&AuthorityCommand::SubmitVerification(check(None, true)))
             .expect("checked"),
     );
-    let c = state_after(events).primary_contact().cloned().expect("c2");
+    let c = state_after(events).contact("c2").cloned().expect("c2");
     assert_eq!(c.provenance.outcome, Some(CheckOutcome::Confirmed));
     assert_eq!(c.provenance.last_checked, Some(day("2026-11-20")));
     assert!(c.provenance.verified);
+}
+
+#[test]
+fn an_unverified_check_leaves_freshness_and_the_source_alone() {
+    let mut events = with_saxony();
+    let state = state_after(events.clone());
+    let before = state.contact("c2").cloned().expect("c2");
+    events.extend(
+        state
+            .decide(&AuthorityCommand::SubmitVerification(
+                SubmitVerificationUpdate {
+                    contact_id: Some("c2".into()),
+                    ..check(Some(CheckOutcome::Confirmed), false)
+                },
+            ))
+            .expect("checked"),
+    );
+    let after = state_after(events).contact("c2").cloned().expect("c2");
+    assert_eq!(
+        after.provenance.last_checked,
+        before.provenance.last_checked
+    );
+    assert_eq!(after.provenance.source, before.provenance.source);
+    let check = after.provenance.last_check.expect("the check is kept");
+    assert_eq!(check.source, "call to the office");
+    assert!(!check.verified);
 }
 
 #[test]
@@ -266,22 +337,25 @@ fn a_defunct_check_retires_every_channel() {
 }
 
 #[test]
-fn withdrawing_the_primary_needs_a_reason_and_promotes_the_next_authority() {
+fn withdrawing_the_primary_needs_a_reason_and_promotes_the_next_national_authority() {
     let mut events = with_saxony();
-    let mut second = saxony();
-    second.contact.details.ca_name = Some("Regierungspräsidium Darmstadt".into());
-    second.contact.details.area = Some("Hesse".into());
+    for name in ["Umweltbundesamt", "Bundesamt für Logistik"] {
+        let mut national = saxony();
+        national.contact.details.ca_name = Some(name.into());
+        national.contact.details.area = None;
+        national.contact.details.movements = None;
+        let state = state_after(events.clone());
+        events.extend(
+            state
+                .decide(&AuthorityCommand::AddContact(national))
+                .expect("added"),
+        );
+    }
     let state = state_after(events.clone());
-    events.extend(
-        state
-            .decide(&AuthorityCommand::AddContact(second))
-            .expect("added"),
-    );
-    let state = state_after(events.clone());
-    assert_eq!(state.primary.as_deref(), Some("c2"));
+    assert_eq!(state.primary.as_deref(), Some("c3"));
     let remove = |reason: &str| {
         AuthorityCommand::RemoveContact(RemoveContact {
-            contact_id: "c2".into(),
+            contact_id: "c3".into(),
             reason: reason.into(),
             steward: ana(),
         })
@@ -289,9 +363,13 @@ fn withdrawing_the_primary_needs_a_reason_and_promotes_the_next_authority() {
     assert_eq!(fields(state.decide(&remove(" "))), vec!["reason"]);
     events.extend(state.decide(&remove("office merged")).expect("removed"));
     let state = state_after(events);
-    assert_eq!(state.primary.as_deref(), Some("c3"));
-    assert!(state.contact("c2").is_none());
-    assert_eq!(state.next_contact_id(), "c4", "ids are never reused");
+    assert_eq!(
+        state.primary.as_deref(),
+        Some("c4"),
+        "not Saxony (area-limited)"
+    );
+    assert!(state.contact("c3").is_none());
+    assert_eq!(state.next_contact_id(), "c5", "ids are never reused");
 }
 
 #[test]

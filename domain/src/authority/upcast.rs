@@ -21,8 +21,8 @@ use serde::Deserialize;
 
 use super::contact::{Contact, ContactField};
 use super::events::{
-    AuthorityEvent, AuthorityRegistered, ContactAdded, ContactDetailsChanged, ContactRemoved,
-    FieldChange, PrimaryDesignated, VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
+    ContactRemoved, FieldChange, PrimaryDesignated, VerificationRecorded,
 };
 use super::party::{ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
 use super::VerificationMethod;
@@ -37,6 +37,7 @@ pub(super) enum Wire {
     ContactAdded(ContactAdded),
     ContactRemoved(ContactRemoved),
     PrimaryDesignated(PrimaryDesignated),
+    AuthorityRetired(AuthorityRetired),
 }
 
 #[derive(Deserialize)]
@@ -109,6 +110,7 @@ impl From<Wire> for AuthorityEvent {
             Wire::ContactAdded(e) => Self::ContactAdded(e),
             Wire::ContactRemoved(e) => Self::ContactRemoved(e),
             Wire::PrimaryDesignated(e) => Self::PrimaryDesignated(e),
+            Wire::AuthorityRetired(e) => Self::AuthorityRetired(e),
         }
     }
 }
@@ -212,6 +214,9 @@ fn registered(v1: RegisteredV1) -> AuthorityRegistered {
             ..ContactProvenance::default()
         },
         retired,
+        sources: Vec::new(),
+        also_focal_point: false,
+        role_basis: None,
     };
     retire_misprinted_numbers(&mut contact);
     AuthorityRegistered {
@@ -309,6 +314,9 @@ mod tests {
                         ..Contact::default()
                     },
                     retired: Vec::new(),
+                    sources: Vec::new(),
+                    also_focal_point: false,
+                    role_basis: None,
                     ..c.clone()
                 }],
                 ..e.clone()

@@ -36,6 +36,22 @@ fn missing(input: &str) -> ToolError {
     ))
 }
 
+/// The refusal for a State that is not a Party, named by code or name.
+fn not_a_party(input: &str) -> Option<ToolError> {
+    use domain::parties::{registry, Standing};
+    let code = registry().code_of(input)?;
+    match registry().standing(&code) {
+        Standing::NotAParty(other) => Some(ToolError {
+            code: "not_a_party",
+            message: format!(
+                "{}: the directory holds records of Basel Parties only.",
+                other.summary
+            ),
+        }),
+        _ => None,
+    }
+}
+
 /// Resolves a name among `rows`.
 fn by_name(rows: &[AuthorityRow], input: &str) -> Result<AuthorityRow, ToolError> {
     match search::resolve(rows, input) {
@@ -43,7 +59,7 @@ fn by_name(rows: &[AuthorityRow], input: &str) -> Result<AuthorityRow, ToolError
         Resolution::Empty => Err(ToolError::invalid(
             "`country_code` must be an ISO code or a country name",
         )),
-        Resolution::NotFound => Err(missing(input)),
+        Resolution::NotFound => Err(not_a_party(input).unwrap_or_else(|| missing(input))),
         Resolution::Ambiguous(rows) => Err(ToolError {
             code: "ambiguous",
             message: format!(

@@ -17,15 +17,28 @@ const MAX_SEARCH_RESULTS: usize = 50;
 
 /// `get_competent_authority`: the record as `GET /api/v1/ca/{cc}` returns it.
 pub(crate) async fn get(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    let scope = args
+        .only(&["country_code", "area", "movement"])
+        .and_then(|()| Ok((args.string("area")?, args.string("movement")?)));
+    let (area, movement) = match scope {
+        Ok(scope) => scope,
+        Err(refusal) => return Ok(refusal.into()),
+    };
     let row = match find(state, &args).await? {
         Ok(row) => row,
         Err(refusal) => return Ok(refusal.into()),
     };
-    done(Record::new(
-        row,
-        Utc::now().date_naive(),
-        state.stale_after_days,
-    ))
+    let competent = if area.is_some() || movement.is_some() {
+        match projections::scope::competent(&row.state, area.as_deref(), movement.as_deref()) {
+            Ok(found) => Some(found),
+            Err(e) => return Ok(ToolError::invalid(e.to_string()).into()),
+        }
+    } else {
+        None
+    };
+    let mut record = Record::new(row, Utc::now().date_naive(), state.stale_after_days);
+    record.competent = competent;
+    done(record)
 }
 
 /// The record named by the `country_code` argument.
@@ -33,10 +46,7 @@ async fn find(
     state: &McpState,
     args: &Args,
 ) -> Result<Result<projections::directory::AuthorityRow, ToolError>, ErrorData> {
-    let input = match args
-        .only(&["country_code"])
-        .and_then(|()| args.required("country_code", MAX_COUNTRY_CHARS))
-    {
+    let input = match args.required("country_code", MAX_COUNTRY_CHARS) {
         Ok(input) => input,
         Err(refusal) => return Ok(Err(refusal)),
     };
@@ -137,6 +147,9 @@ pub(crate) async fn search(state: &McpState, args: Args) -> Result<Outcome, Erro
 
 /// `get_authority_history`: the audit trail as REST shows it.
 pub(crate) async fn history(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
+    if let Err(refusal) = args.only(&["country_code"]) {
+        return Ok(refusal.into());
+    }
     let row = match find(state, &args).await? {
         Ok(row) => row,
         Err(refusal) => return Ok(refusal.into()),

@@ -122,19 +122,18 @@ pub(crate) fn definitions() -> Vec<Tool> {
         tool(
             "get_competent_authority",
             "Get a competent authority",
-            "The Basel Convention competent-authority record of one country: authority name, \
-             e-mail, phone, address, whether it is verified, when it was last checked, its \
-             provenance and whether it is stale. Accepts an ISO 3166-1 alpha-2 code (DE) or a \
-             country name (Germany). Read it critically: the directory has one record per \
-             Party (about 190), most without contact details; the seeded ones come from \
-             public fact sheets of 2002-2006 and are unverified. `verified` means a data \
-             steward confirmed the details; `stale` that the last check is missing or over a \
-             year old; `notes` say where the data came from (some records name a national \
-             focal point rather than the competent authority). Tell the user when a record \
-             is unverified or stale.",
-            schemas::country_input(
-                "ISO 3166-1 alpha-2 code (e.g. DE) or country name (e.g. Germany)",
-            ),
+            "The Basel Convention record of one Party: its competent authorities and focal \
+             point, each with its scope, its sources (values as printed, and which served \
+             values are derived), its age and whether a steward verified it; and the Party \
+             itself (how it became one, Annex VII, Ban Amendment acceptance). Accepts an ISO \
+             3166-1 alpha-2 code (DE) or a country name (Germany); a State that is not a \
+             Party gets not_a_party. With area (a Land, a region) and/or movement (export, \
+             import, transit), `competent` lists the authorities for them with the reason. \
+             Read it critically: most contacts come from historic public sources (fact \
+             sheets of 2002-2009) and none is verified until a steward's check reaches the \
+             authority; `stale` and each contact's `age` say how old what is known is. Tell \
+             the user when a record is unverified, historic or stale.",
+            schemas::authority_input(),
             schemas::record(),
         ),
         tool(

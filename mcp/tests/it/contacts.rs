@@ -70,6 +70,8 @@ async fn a_focal_point_is_a_contact_and_an_added_authority_becomes_ca_name() {
                 movements: Some("export".into()),
                 ..ContactInput::default()
             },
+            // An area-limited authority becomes primary only when asked.
+            primary: true,
             ..NewContact::default()
         },
         steward: Some(ana.clone()),
@@ -118,9 +120,22 @@ async fn the_coverage_resource_counts_the_parties() {
     let coverage: Value = serde_json::from_str(&text).expect("JSON");
     // The harness registers DE, FR, KR with an authority and NG, CI, KP
     // without; DE is verified today by a steward.
+    for (key, value) in [
+        ("parties", 6),
+        ("with_competent_authority", 3),
+        ("focal_point_only", 0),
+        ("no_contact", 3),
+        ("verified", 1),
+        ("stale", 5),
+        ("checked_last_365_days", 1),
+        ("with_traced_contact", 0),
+    ] {
+        assert_eq!(coverage[key], value, "{key}: {coverage}");
+    }
+    assert_eq!(coverage["contacts"]["total"], 3, "{coverage}");
+    assert_eq!(coverage["contacts"]["by_source_kind"]["unknown"], 3);
     assert_eq!(
-        coverage,
-        json!({"parties": 6, "with_competent_authority": 3, "focal_point_only": 0,
-               "no_contact": 3, "verified": 1, "stale": 5, "checked_last_365_days": 1})
+        coverage["parties_by_age_band"]["unknown"], 3,
+        "no contact: unknown age"
     );
 }

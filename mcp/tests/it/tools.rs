@@ -149,7 +149,16 @@ async fn unknown_countries_and_bad_arguments_are_tool_errors() {
     let client = client(&app).await;
     for (arguments, expected) in [
         (json!({"country_code": "Atlantis"}), "not_found"),
-        (json!({"country_code": "US"}), "not_found"),
+        (json!({"country_code": "US"}), "not_a_party"),
+        (json!({"country_code": "United States"}), "not_a_party"),
+        (
+            json!({"country_code": "DE", "movement": "smuggling"}),
+            "invalid_argument",
+        ),
+        (
+            json!({"country_code": "DE", "area": "Atlantis"}),
+            "invalid_argument",
+        ),
         (json!({"country_code": "Korea"}), "ambiguous"),
         (json!({}), "invalid_argument"),
         (json!({"country_code": 5}), "invalid_argument"),

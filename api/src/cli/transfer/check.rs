@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 
-use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role};
+use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role, RoleBasis, SourceRef};
 use domain::values::CountryCode;
 
 use super::read::{Line, Rows};
@@ -37,6 +37,12 @@ pub struct ContactWant {
     pub outcome: Option<CheckOutcome>,
     /// Its last check that reached nobody.
     pub last_attempt: Option<NaiveDate>,
+    /// Whether it is also the focal point, when stated.
+    pub also_focal_point: Option<bool>,
+    /// How sure its source is of its role, when stated.
+    pub role_basis: Option<RoleBasis>,
+    /// Its public sources, when stated (kept when the contact is added).
+    pub sources: Vec<SourceRef>,
 }
 
 /// What a file states about one Party (all its rows together).
@@ -81,38 +87,52 @@ impl Blame<'_> {
     }
 }
 
+/// Parses and groups every line: the Parties that could be read, and every
+/// problem found (those found reading the file included), so that the
+/// caller can plan the readable Parties too and list all problems of the
+/// file in one pass.
+pub fn check_all(name: &str, rows: &Rows) -> (Vec<PartyWant>, Vec<String>) {
+    let mut blame = Blame {
+        name,
+        problems: rows.problems.clone(),
+    };
+    let parties = parties_of(rows, &mut blame);
+    (parties, blame.problems)
+}
+
 /// Parses and groups every line; all problems (those found reading the
 /// file included) are reported together.
 ///
 /// # Errors
 /// Every problem found, one per line of the message; nothing is imported.
 pub fn check(name: &str, rows: &Rows) -> anyhow::Result<Vec<PartyWant>> {
-    let mut blame = Blame {
-        name,
-        problems: rows.problems.clone(),
-    };
-    let mut parties: Vec<PartyWant> = Vec::new();
-    for line in &rows.lines {
-        let Some(want) = party_of(line, &mut blame) else {
-            continue;
-        };
-        match parties.iter_mut().find(|p| p.country == want.country) {
-            Some(party) => merge(party, want, &mut blame),
-            None => parties.push(want),
-        }
-    }
-    for party in &parties {
-        agree(party, &mut blame);
-    }
-    if blame.problems.is_empty() {
+    let (parties, problems) = check_all(name, rows);
+    if problems.is_empty() {
         Ok(parties)
     } else {
         anyhow::bail!(
             "{} problem(s), nothing imported:\n{}",
-            blame.problems.len(),
-            blame.problems.join("\n")
+            problems.len(),
+            problems.join("\n")
         )
     }
+}
+
+fn parties_of(rows: &Rows, blame: &mut Blame<'_>) -> Vec<PartyWant> {
+    let mut parties: Vec<PartyWant> = Vec::new();
+    for line in &rows.lines {
+        let Some(want) = party_of(line, blame) else {
+            continue;
+        };
+        match parties.iter_mut().find(|p| p.country == want.country) {
+            Some(party) => merge(party, want, blame),
+            None => parties.push(want),
+        }
+    }
+    for party in &parties {
+        agree(party, blame);
+    }
+    parties
 }
 
 /// One line as a Party with at most one contact.
@@ -121,7 +141,19 @@ fn party_of(line: &Line, blame: &mut Blame<'_>) -> Option<PartyWant> {
     let before = blame.problems.len();
     let country = CountryCode::parse(&cc)
         .map_err(|e| blame.at(line.row, &cc, "country_code", &e.to_string()))
-        .ok();
+        .ok()
+        .filter(|code| {
+            use domain::parties::{registry, Standing};
+            let message = match registry().standing(code) {
+                Standing::Party(_) => return true,
+                Standing::NotAParty(other) => {
+                    format!("not_a_party: {}; only Parties have records", other.summary)
+                }
+                Standing::Unknown => format!("country_not_found: no country has the code {code}"),
+            };
+            blame.at(line.row, &cc, "country_code", &message);
+            false
+        });
     let country_name = line.text("country_name").unwrap_or_default().to_owned();
     if country_name.is_empty() {
         blame.at(line.row, &cc, "country_name", "is required");
@@ -181,6 +213,8 @@ fn contact_of(line: &Line, cc: &str, blame: &mut Blame<'_>) -> Option<ContactWan
                 "last_checked",
                 "outcome",
                 "last_attempt",
+                "role_basis",
+                "sources",
             ]
             .iter()
             .any(|c| line.text(c).is_some());
@@ -256,6 +290,47 @@ fn contact_want(line: &Line, id: Option<String>, cc: &str, blame: &mut Blame<'_>
         last_checked: date(line, p, "last_checked", cc, blame),
         outcome,
         last_attempt: date(line, p, "last_attempt", cc, blame),
+        also_focal_point: flag(line, p, "also_focal_point", cc, blame),
+        role_basis: line.text("role_basis").and_then(|text| {
+            let basis = RoleBasis::parse(text);
+            if basis.is_none() {
+                let message = "must be stated, inferred or uncertain";
+                blame.at(line.row, cc, &format!("{p}role_basis"), message);
+            }
+            basis
+        }),
+        sources: sources(line, p, cc, blame),
+    }
+}
+
+/// A contact's sources: a JSON list, each with a non-empty `url` and `kind`.
+fn sources(line: &Line, prefix: &str, cc: &str, blame: &mut Blame<'_>) -> Vec<SourceRef> {
+    let Some(text) = line.text("sources") else {
+        return Vec::new();
+    };
+    let field = format!("{prefix}sources");
+    match serde_json::from_str::<Vec<SourceRef>>(text) {
+        Ok(list)
+            if list
+                .iter()
+                .all(|s| !s.url.trim().is_empty() && !s.kind.trim().is_empty()) =>
+        {
+            list
+        }
+        Ok(_) => {
+            blame.at(
+                line.row,
+                cc,
+                &field,
+                "every source needs a non-empty url and kind",
+            );
+            Vec::new()
+        }
+        Err(e) => {
+            let message = format!("must be a JSON list of sources ({e})");
+            blame.at(line.row, cc, &field, &message);
+            Vec::new()
+        }
     }
 }
 

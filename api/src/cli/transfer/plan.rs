@@ -141,7 +141,12 @@ pub(super) fn simulate(
             }
             false
         }
-        Err(e @ (AuthorityError::AlreadyRegistered(_) | AuthorityError::NotRegistered)) => {
+        Err(
+            e @ (AuthorityError::AlreadyRegistered(_)
+            | AuthorityError::NotRegistered
+            | AuthorityError::Retired
+            | AuthorityError::IsAParty(_)),
+        ) => {
             blame.at(row, cc, "country_code", &e.to_string());
             false
         }
@@ -201,6 +206,9 @@ pub(super) fn new_contact(want: &ContactWant) -> NewContact {
         primary: want.primary.unwrap_or(false),
         outcome: want.outcome,
         last_attempt: want.last_attempt,
+        sources: want.sources.clone(),
+        also_focal_point: want.also_focal_point.unwrap_or(false),
+        role_basis: want.role_basis,
     }
 }
 

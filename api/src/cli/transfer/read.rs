@@ -268,6 +268,10 @@ fn cells(
             Value::Bool(flag) => {
                 cells.insert(key, Some(flag.to_string()));
             }
+            // A contact's sources nest in JSON; CSV holds the same JSON text.
+            Value::Array(_) if key == "sources" => {
+                cells.insert(key, Some(value.to_string()));
+            }
             Value::Number(_) | Value::Array(_) | Value::Object(_) => {
                 problems.push(at(&field, "must be text, true, false or null"));
             }

@@ -10,7 +10,7 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use domain::authority::{Authority, ContactField, PartyContact};
+use domain::authority::{Authority, ContactField, PartyContact, SourceRef};
 
 /// The Party's columns, in export order.
 pub const PARTY_COLUMNS: [&str; 5] = [
@@ -22,7 +22,7 @@ pub const PARTY_COLUMNS: [&str; 5] = [
 ];
 
 /// A contact's columns, in export order.
-pub const CONTACT_COLUMNS: [&str; 19] = [
+pub const CONTACT_COLUMNS: [&str; 22] = [
     "contact_id",
     "role",
     "primary",
@@ -42,6 +42,9 @@ pub const CONTACT_COLUMNS: [&str; 19] = [
     "last_checked",
     "outcome",
     "last_attempt",
+    "also_focal_point",
+    "role_basis",
+    "sources",
 ];
 
 /// One Party as exported: JSON writes it as one object.
@@ -103,6 +106,16 @@ pub struct ContactRecord {
     pub outcome: Option<String>,
     /// The last check that reached nobody or found it defunct.
     pub last_attempt: Option<String>,
+    /// A competent authority that is also the focal point.
+    #[serde(default)]
+    pub also_focal_point: bool,
+    /// `stated`, `inferred`, `uncertain`: how sure its source is of its role.
+    #[serde(default)]
+    pub role_basis: Option<String>,
+    /// The public sources its details were copied from, with the values as
+    /// printed (CSV: this list as JSON text).
+    #[serde(default)]
+    pub sources: Vec<SourceRef>,
 }
 
 /// The contact columns that hold a detail field, with that field.
@@ -185,6 +198,9 @@ impl ContactRecord {
             last_checked: day(p.last_checked),
             outcome: p.outcome.map(|o| o.as_str().to_owned()),
             last_attempt: day(p.last_attempt),
+            also_focal_point: contact.also_focal_point,
+            role_basis: contact.role_basis.map(|r| r.as_str().to_owned()),
+            sources: contact.sources.clone(),
         }
     }
 
@@ -215,6 +231,13 @@ impl ContactRecord {
         );
         cells.push(self.verified.to_string());
         cells.extend([&self.last_checked, &self.outcome, &self.last_attempt].map(text));
+        cells.push(self.also_focal_point.to_string());
+        cells.push(text(&self.role_basis));
+        cells.push(if self.sources.is_empty() {
+            String::new()
+        } else {
+            serde_json::to_string(&self.sources).unwrap_or_default()
+        });
         cells
     }
 }

@@ -14,7 +14,7 @@ use domain::authority::{AuthorityCommand, AuthorityError};
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Slug};
 
-use super::check::{check, Blame};
+use super::check::{check_all, Blame};
 use super::plan::{plan, Context, Plan, Status};
 use super::read::Rows;
 use crate::node::runtime::Runtime;
@@ -63,7 +63,9 @@ pub async fn import(
 ) -> anyhow::Result<()> {
     let name = import.file;
     let steward = Slug::parse(import.steward).map_err(|e| anyhow!("--steward: {e}"))?;
-    let parties = check(name, rows)?;
+    // Every row and every command is checked in one pass: the file's own
+    // problems, then the domain's refusals of the Parties that could be read.
+    let (parties, problems) = check_all(name, rows);
     runtime.catch_up().await?;
     match projections::stewards::by_id(&runtime.read_db, steward.as_str()).await? {
         Some(s) if s.status == "active" => {}
@@ -76,10 +78,7 @@ pub async fn import(
         steward,
         today: Utc::now().date_naive(),
     };
-    let mut blame = Blame {
-        name,
-        problems: Vec::new(),
-    };
+    let mut blame = Blame { name, problems };
     let mut plans = Vec::new();
     for party in &parties {
         let state = commands
@@ -197,5 +196,6 @@ async fn execute(
             .designate_primary(country, c, metadata)
             .await
             .map(|_| ()),
+        AuthorityCommand::Retire(c) => commands.retire(country, c, metadata).await.map(|_| ()),
     }
 }

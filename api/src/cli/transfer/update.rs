@@ -153,13 +153,23 @@ fn check_of(
     if verified != p.verified {
         what.push("verified".into());
     }
-    if want.source.is_some() && want.source != p.source {
+    // A check keeps its own source and never replaces the contact's: a
+    // stated source equal to either is nothing new.
+    let checked_against = p.last_check.as_ref().map(|c| c.source.as_str());
+    if want
+        .source
+        .as_deref()
+        .is_some_and(|s| Some(s) != p.source.as_deref() && Some(s) != checked_against)
+    {
         what.push("source".into());
     }
+    // The last check of any kind: an unverified one does not move
+    // `last_checked`, yet the file's date is then no news.
+    let last_check = p.last_check.as_ref().map(|c| c.checked_on);
     let later = want
         .last_checked
-        .filter(|d| p.last_checked.is_none_or(|c| *d > c));
-    let previous = p.last_checked.max(p.last_attempt);
+        .filter(|d| p.last_checked.max(last_check).is_none_or(|c| *d > c));
+    let previous = p.last_checked.max(p.last_attempt).max(last_check);
     let fits = |day: chrono::NaiveDate| previous.is_none_or(|p| day >= p);
     let (outcome, checked_on) = if !what.is_empty() || later.is_some() {
         (None, later.filter(|d| fits(*d)).unwrap_or(ctx.today))

@@ -51,6 +51,7 @@ pub async fn create(
     command.today = Utc::now().date_naive();
     command.steward = Some(steward.id.clone());
     let country = command.country.clone();
+    write::require_party(&country)?;
     let committed = AuthorityCommands::new(&state.wiring.store)
         .register(command, &write::metadata(&steward, &headers))
         .await

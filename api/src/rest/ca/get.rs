@@ -16,7 +16,7 @@ use projections::views::Record;
 use super::CountryPath;
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
-use crate::rest::write::unknown_country;
+use crate::rest::write::missing;
 use crate::rest::{AppState, Shared};
 
 /// The record of `country_code` (case-insensitive).
@@ -27,12 +27,14 @@ use crate::rest::{AppState, Shared};
 /// record) when `as_of` is before it; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
-        ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then")),
+        ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then"),
+        ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it"),
+        ("movement" = Option<String>, Query, description = "export, import or transit: `competent` lists the authorities that handle it")),
     responses(
         (status = 200, description = "The record", body = crate::rest::openapi::Record),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "`country_not_found`: no record for this code; `not_yet_recorded`: `as_of` is before the first record (the message names its date)", body = crate::rest::openapi::Error),
+        (status = 404, description = "`not_a_party`: the code is a State that is not a Party (the message names its status); `country_not_found`: no country has this code, or no record is held; `not_yet_recorded`: `as_of` is before the first record (the message names its date)", body = crate::rest::openapi::Error),
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
     ))]
 pub async fn get(
@@ -42,7 +44,12 @@ pub async fn get(
 ) -> Result<Response, ApiError> {
     let mut params = params;
     let as_of = params.take("as_of")?;
+    let area = params.take("area")?;
+    let movement = params.take("movement")?;
     params.finish()?;
+    if area.is_some() || movement.is_some() {
+        return scoped(&state, &country, area.as_deref(), movement.as_deref()).await;
+    }
     // The reads of the database are boxed: a future holds room for every
     // future it awaits, copied whenever it moves, and the common answer
     // comes from the read cache without any of them.
@@ -50,6 +57,32 @@ pub async fn get(
         None => current(&state, &country).await,
         Some(text) => Box::pin(as_of_record(&state, &country, &text)).await,
     }
+}
+
+/// The record now, with the competent authorities for `area` and `movement`.
+async fn scoped(
+    state: &AppState,
+    country: &CountryCode,
+    area: Option<&str>,
+    movement: Option<&str>,
+) -> Result<Response, ApiError> {
+    let row = projections::directory::Reader::new(state.read_db().clone())
+        .get(country.as_str())
+        .await?
+        .ok_or_else(|| missing(country))?;
+    let competent = projections::scope::competent(&row.state, area, movement).map_err(|e| {
+        let code = match e {
+            projections::scope::ScopeError::Movement(_) => "invalid_movement",
+            projections::scope::ScopeError::Area { .. } => "unknown_area",
+        };
+        ApiError::BadRequest {
+            code,
+            message: e.to_string(),
+        }
+    })?;
+    let mut record = Record::new(row, Utc::now().date_naive(), state.stale_after_days);
+    record.competent = Some(competent);
+    Ok(Json(record).into_response())
 }
 
 /// The record as it stood at `text` (an `as_of` value).
@@ -72,7 +105,7 @@ async fn as_of_record(
     }
     found
         .map(|row| Json(Record::new(row, at.date_naive(), state.stale_after_days)).into_response())
-        .ok_or_else(unknown_country)
+        .ok_or_else(|| missing(country))
 }
 
 /// The record as the directory shows it now, from the read cache when it
@@ -110,7 +143,7 @@ async fn read_current(
     let generation = cache.generation();
     let record = super::record(state, country)
         .await?
-        .ok_or_else(unknown_country)?;
+        .ok_or_else(|| missing(country))?;
     let json =
         Bytes::from(serde_json::to_vec(&record).map_err(|e| ApiError::Internal(e.to_string()))?);
     cache.remember_record(country.as_str(), day, generation, json.clone());

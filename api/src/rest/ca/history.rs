@@ -9,7 +9,7 @@ use projections::views::History;
 use super::CountryPath;
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
-use crate::rest::write::unknown_country;
+use crate::rest::write::missing;
 use crate::rest::Shared;
 
 /// `{country_code, items}` for a registered country.
@@ -33,7 +33,7 @@ pub async fn history(
     params.finish()?;
     let items = projections::history::items(state.read_db(), country.as_str()).await?;
     if items.is_empty() {
-        return Err(unknown_country());
+        return Err(missing(&country));
     }
     Ok(Json(History {
         country_code: country.as_str().to_owned(),

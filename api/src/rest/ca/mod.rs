@@ -5,7 +5,8 @@
 //! - [`history`]: `GET /ca/{country_code}/history`;
 //! - [`create`]: `POST /ca` (a steward adds a country);
 //! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check);
-//! - [`contacts`]: a Party's contacts (add, read, check, make primary, withdraw).
+//! - [`contacts`]: a Party's contacts (add, read, check, make primary, withdraw);
+//! - [`retire`]: `DELETE /ca/{country_code}` (a record created in error).
 //!
 //! Reads come from the `directory` projection only; writes go through
 //! `commands::authority::AuthorityCommands`.
@@ -15,6 +16,7 @@ pub mod create;
 pub mod get;
 pub mod history;
 pub mod list;
+pub mod retire;
 pub mod verify;
 
 use axum::extract::{FromRequestParts, RawPathParams};
@@ -64,5 +66,7 @@ pub async fn record(state: &AppState, country: &CountryCode) -> Result<Option<Re
         .get(country.as_str())
         .await?;
     let today = Utc::now().date_naive();
-    Ok(row.map(|row| Record::new(row, today, state.stale_after_days)))
+    Ok(row
+        .filter(|row| row.state.retired.is_none())
+        .map(|row| Record::new(row, today, state.stale_after_days)))
 }

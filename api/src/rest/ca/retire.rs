@@ -1,0 +1,75 @@
+//! `DELETE /api/v1/ca/{country_code}`: a steward retires a record created in
+//! error (of a code that is not a Party to the Convention). It leaves lists,
+//! coverage and MCP; its history stays. A Party's record cannot be retired.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use commands::authority::AuthorityCommands;
+use domain::authority::RetireAuthority;
+
+use super::contacts::parse_removal;
+use super::CountryPath;
+use crate::rest::auth::Steward;
+use crate::rest::error::ApiError;
+use crate::rest::extract::JsonBody;
+use crate::rest::write;
+use crate::rest::Shared;
+
+/// Retires a record with a reason, attributed to the steward.
+///
+/// # Errors
+/// 401/403 (token), 404 (no record), 409 (a Party's record, or already
+/// retired), 422 (no reason), 503 (store).
+#[utoipa::path(delete, path = "/api/v1/ca/{country_code}", tag = "stewards", security(("steward_token" = [])),
+    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2 of a record created in error")),
+    request_body = crate::rest::openapi::RemovalBody,
+    responses(
+        (status = 200, description = "Retired: `{country_code, retired}` (the reason); lookups no longer serve it"),
+        (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`"),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
+        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
+        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
+        (status = 404, description = "No record for this code", body = crate::rest::openapi::Error),
+        (status = 409, description = "`is_a_party`: a Party's record cannot be retired; `retired`: it is already", body = crate::rest::openapi::Error),
+        (status = 422, description = "`reason` missing or invalid", body = crate::rest::openapi::ValidationError),
+        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+    ))]
+pub async fn retire(
+    State(state): State<Shared>,
+    steward: Steward,
+    CountryPath(country): CountryPath,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let reason = parse_removal(&body)?;
+    let command = RetireAuthority {
+        reason: reason.clone(),
+        steward: Some(steward.id.clone()),
+    };
+    let committed = AuthorityCommands::new(&state.wiring.store)
+        .retire(&country, command, &write::metadata(&steward, &headers))
+        .await
+        .map_err(write::from_command)?;
+    state.committed();
+    let shown = state
+        .wiring
+        .projector
+        .wait_for(
+            projections::directory::NAME,
+            committed.position,
+            write::READ_YOUR_WRITES,
+        )
+        .await;
+    state.cache.bump();
+    let status = if shown {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    let body = json!({"country_code": country.as_str(), "retired": reason});
+    Ok((status, Json(body)).into_response())
+}
