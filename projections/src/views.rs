@@ -74,12 +74,10 @@ pub struct Record {
     /// registry does not hold as a Party).
     pub party: Option<domain::parties::Party>,
     /// With `area` and/or `movement` asked: the competent authorities for
-    /// them, most specific first, each with the reason.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// them, most specific first, each with the reason (null otherwise).
     pub competent: Option<Vec<crate::scope::Competent>>,
     /// Why the record was retired (created in error), once it is; a retired
-    /// record is not served by lookups.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// record is not served by lookups (null otherwise).
     pub retired: Option<String>,
 }
 

@@ -247,3 +247,84 @@ async fn the_release_upgrades_an_older_store_in_place() {
     let list = app.get("/api/v1/ca?perPage=500", &key).await;
     assert_eq!(list.body["totalItems"], 191);
 }
+
+/// A steward retires a record created in error; a Party's record cannot be
+/// retired, and a retirement needs a reason.
+#[tokio::test]
+async fn a_steward_retires_a_record_created_in_error_and_never_a_partys() {
+    let app = App::start(Mode::Embedded).await;
+    let commands = commands::authority::AuthorityCommands::new(&app.runtime.backend);
+    let now = Utc::now();
+    let metadata = domain::metadata::Metadata {
+        recorded_at: now,
+        actor: domain::metadata::Actor::Import,
+        request_id: "older".into(),
+    };
+    for (code, name) in [("AF", "Afghanistan"), ("XK", "Kosovo")] {
+        let register = domain::authority::RegisterAuthority {
+            country: domain::values::CountryCode::parse(code).expect("code"),
+            country_name: name.into(),
+            contact: domain::authority::ContactInput::default(),
+            verified: false,
+            last_checked: None,
+            source: None,
+            contacts: Vec::new(),
+            steward: None,
+            today: now.date_naive(),
+        };
+        commands
+            .register(register, &metadata)
+            .await
+            .expect("registered");
+    }
+    app.settle().await;
+    let token = app.enrol("ana").await;
+    let key = app.key().await;
+    let delete = |path: &str, body: Value| {
+        app.client()
+            .delete(app.url(path))
+            .bearer_auth(&token)
+            .json(&body)
+    };
+    let party = app
+        .send(delete(
+            "/api/v1/ca/AF",
+            serde_json::json!({"reason": "oops"}),
+        ))
+        .await;
+    assert_eq!(party.status, 409, "{}", party.text);
+    assert_eq!(party.code(), "is_a_party");
+    let no_reason = app
+        .send(delete("/api/v1/ca/XK", serde_json::json!({})))
+        .await;
+    assert_eq!(no_reason.status, 422, "{}", no_reason.text);
+    let retired = app
+        .send(delete(
+            "/api/v1/ca/XK",
+            serde_json::json!({"reason": "not a Party: registered in error"}),
+        ))
+        .await;
+    assert_eq!(retired.status, 200, "{}", retired.text);
+    assert_eq!(retired.body["retired"], "not a Party: registered in error");
+    assert_eq!(app.get("/api/v1/ca/XK", &key).await.status, 404);
+    let listed = app.get("/api/v1/ca?perPage=500", &key).await;
+    assert!(listed.body["items"]
+        .as_array()
+        .is_some_and(|items| items.iter().all(|i| i["country_code"] != "XK")));
+    let history = app.get("/api/v1/ca/XK/history", &key).await;
+    let last = history.body["items"]
+        .as_array()
+        .and_then(|items| items.last())
+        .cloned()
+        .expect("history keeps it");
+    assert_eq!(last["event_type"], "AuthorityRetired");
+    assert_eq!(last["steward"]["id"], "ana");
+    let again = app
+        .send(delete(
+            "/api/v1/ca/XK",
+            serde_json::json!({"reason": "again"}),
+        ))
+        .await;
+    assert_eq!(again.status, 409);
+    assert_eq!(again.code(), "retired");
+}

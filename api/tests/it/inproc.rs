@@ -70,7 +70,7 @@ impl App {
         Self::serve(store, runtime).await
     }
 
-    /// An app on a store seeded with the bundled dataset (190 records).
+    /// An app on a store seeded with the bundled dataset (191 records).
     pub async fn seeded(mode: Mode) -> Self {
         let app = Self::start(mode).await;
         let now = Utc::now();

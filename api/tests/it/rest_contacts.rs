@@ -446,7 +446,7 @@ async fn the_worklist_orders_parties_by_need_for_stewards_only(mode: Mode) {
     let key = app.key().await;
     let get = |token: &str| {
         app.client()
-            .get(app.url("/api/v1/stewardship/worklist"))
+            .get(app.url("/api/v1/stewardship/worklist?per_page=200"))
             .bearer_auth(token)
     };
     assert_eq!(

@@ -17,7 +17,7 @@ async fn errors_are_json_with_a_stable_code_everywhere(mode: Mode) {
     let wrong_method = app
         .send(
             app.client()
-                .delete(app.url("/api/v1/ca/FI"))
+                .patch(app.url("/api/v1/ca/FI"))
                 .header("x-api-key", &key),
         )
         .await;

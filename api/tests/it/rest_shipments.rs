@@ -70,7 +70,7 @@ async fn germany_to_viet_nam_through_singapore_names_every_state_and_who_notifie
             .as_array()
             .expect("route")
             .iter()
-            .zip(["Germany", "Singapore", "Vietnam"])
+            .zip(["Germany", "Singapore", "Viet Nam"])
     {
         assert_eq!(state["country_name"], name);
         assert_eq!(state["record"]["country_code"], state["country_code"]);

@@ -87,8 +87,8 @@ impl Deployment {
 }
 
 /// A seeded store (the first `basel serve` seeds it) where a steward added
-/// a competent authority with a scope to DE, checked it (`confirmed`,
-/// verified) and reached nobody at DE's focal point (`no_answer`).
+/// a competent authority with a scope to AF, checked it (`confirmed`,
+/// verified) and reached nobody at AF's focal point (`no_answer`).
 async fn seeded_with_contacts(mode: Mode) -> Deployment {
     let mut deployment = Deployment::new(mode).await;
     deployment.projector = None;
@@ -101,11 +101,21 @@ async fn seeded_with_contacts(mode: Mode) -> Deployment {
     })
     .await;
     assert!(ready.is_some(), "basel serve was not ready within 60 s");
+    // AF has no contact in the data release: a focal point (`c1`) and a
+    // primary authority with a scope (`c2`) are the steward's.
     post(
         &node,
         &token,
-        "/api/v1/ca/DE/contacts",
+        "/api/v1/ca/AF/contacts",
+        json!({"name": "Ministry of Environment", "role": "focal_point"}),
+    )
+    .await;
+    post(
+        &node,
+        &token,
+        "/api/v1/ca/AF/contacts",
         json!({
+            "primary": true,
             "name": "Landesdirektion Sachsen, Referat Abfall",
             "email": "abfall@lds.sachsen.de",
             "phone": "+49-371-532-0",
@@ -121,14 +131,14 @@ async fn seeded_with_contacts(mode: Mode) -> Deployment {
     post(
         &node,
         &token,
-        "/api/v1/ca/DE/contacts/c2/verifications",
+        "/api/v1/ca/AF/contacts/c2/verifications",
         check("confirmed", true),
     )
     .await;
     post(
         &node,
         &token,
-        "/api/v1/ca/DE/contacts/c1/verifications",
+        "/api/v1/ca/AF/contacts/c1/verifications",
         check("no_answer", false),
     )
     .await;
@@ -179,11 +189,11 @@ async fn events(d: &Deployment) -> i64 {
     count_events(&d.basel.store, "authority").await
 }
 
-/// The newest events of DE, newest first: (type, payload).
+/// The newest events of AF, newest first: (type, payload).
 async fn newest_de_events(d: &Deployment, n: i64) -> Vec<(String, Value)> {
     let rows: Vec<(String, String)> = sqlx::query_as(
         "SELECT event_type, CAST(payload AS TEXT) FROM events \
-         WHERE aggregate_type = 'authority' AND aggregate_id = 'DE' \
+         WHERE aggregate_type = 'authority' AND aggregate_id = 'AF' \
          ORDER BY sequence DESC LIMIT $1",
     )
     .bind(n)
@@ -199,14 +209,14 @@ async fn newest_de_events(d: &Deployment, n: i64) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// An export of `format` with DE's `c2` phone changed.
+/// An export of `format` with AF's `c2` phone changed.
 fn with_new_phone(text: &str, format: &str, phone: &str) -> String {
     if format == "json" {
         let mut parties: Value = serde_json::from_str(text).expect("json");
         let de = parties
             .as_array_mut()
-            .and_then(|all| all.iter_mut().find(|p| p["country_code"] == "DE"))
-            .expect("DE");
+            .and_then(|all| all.iter_mut().find(|p| p["country_code"] == "AF"))
+            .expect("AF");
         de["contacts"][1]["phone"] = json!(phone);
         return serde_json::to_string_pretty(&parties).expect("json");
     }
@@ -217,7 +227,7 @@ fn with_new_phone(text: &str, format: &str, phone: &str) -> String {
     writer.write_record(&header).expect("header");
     for record in reader.records() {
         let mut cells: Vec<String> = record.expect("row").iter().map(str::to_owned).collect();
-        if cells[at("country_code")] == "DE" && cells[at("contact_id")] == "c2" {
+        if cells[at("country_code")] == "AF" && cells[at("contact_id")] == "c2" {
             cells[at("phone")] = phone.to_owned();
         }
         writer.write_record(&cells).expect("row");
@@ -235,7 +245,7 @@ fn the_party<'a>(parties: &'a Value, code: &str) -> &'a Value {
 async fn export_then_import_into_the_same_store_appends_nothing(mode: Mode) {
     let d = seeded_with_contacts(mode).await;
     let parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
-    let de = the_party(&parties, "DE");
+    let de = the_party(&parties, "AF");
     let saxony = &de["contacts"][1];
     assert_eq!(saxony["contact_id"], "c2");
     assert_eq!(saxony["role"], "competent_authority");
@@ -298,7 +308,7 @@ async fn a_changed_row_appends_one_check_dated_today(mode: Mode) {
         let text = with_new_phone(&export(&d, format).await, format, phone);
         let before = events(&d).await;
         let said = stdout(&import(&d, format, &text, &[]).await);
-        let line = format!("(DE) c2: updated: phone, one check on {}", today());
+        let line = format!("(AF) c2: updated: phone, one check on {}", today());
         assert!(said.contains(&line), "{format}: {said}");
         assert!(said.contains(" 0 added, 1 updated, "), "{format}: {said}");
         assert_eq!(events(&d).await, before + 2, "{format}: changed + checked");
@@ -325,7 +335,7 @@ async fn a_dry_run_prints_the_change_and_appends_nothing(mode: Mode) {
         let text = with_new_phone(&unchanged, format, "+49-371-532-3000");
         let before = events(&d).await;
         let said = stdout(&import(&d, format, &text, &["--dry-run"]).await);
-        let line = format!("(DE) c2: would be updated: phone, one check on {}", today());
+        let line = format!("(AF) c2: would be updated: phone, one check on {}", today());
         assert!(said.contains(&line), "{format}: {said}");
         assert!(
             said.contains("Dry run of ")
@@ -343,19 +353,18 @@ both_modes!(a_dry_run_prints_the_change_and_appends_nothing);
 async fn a_first_release_file_describes_each_partys_primary_competent_authority() {
     let d = seeded_with_contacts(Mode::Embedded).await;
     let before = events(&d).await;
-    // The previous release's columns: CA as seeded (unchanged), DE's primary
-    // authority (the steward's c2) with a corrected phone, and a new Party.
+    // The previous release's columns: AF's primary authority (the
+    // steward's c2) with a corrected phone, and TV's first authority.
     let old = "country_code,country_name,ca_name,email,phone,address,notes,verified,last_checked,source\n\
-        CA,Canada,\"Director, Waste Reduction and Management Division, Environment Canada\",TMB@ec.gc.ca,+1-819-997-3377,\"70 Crémazie Street, 6th floor, Gatineau, Quebec, K1A 0H3, Canada\",,false,,https://studylib.net/doc/7558261/canada---basel-convention\n\
-        DE,Germany,\"Landesdirektion Sachsen, Referat Abfall\",abfall@lds.sachsen.de,+49-371-532-4000,,,true,,call to the office\n\
+        AF,Afghanistan,\"Landesdirektion Sachsen, Referat Abfall\",abfall@lds.sachsen.de,+49-371-532-4000,,,true,,call to the office\n\
         TV,Tuvalu,Agency,ok@example.org,+688-2010-0100,,,false,2026-01-02,letter\n";
     let said = stdout(&import(&d, "csv", old, &[]).await);
     assert!(
-        said.contains(": 1 registered, 0 added, 1 updated, 1 unchanged, 0 refused."),
+        said.contains(": 0 registered, 1 added, 1 updated, 0 unchanged, 0 refused."),
         "{said}"
     );
     assert!(
-        said.contains("(DE) primary: updated: phone, one check on "),
+        said.contains("(AF) primary: updated: phone, one check on "),
         "{said}"
     );
     assert_eq!(
@@ -364,7 +373,7 @@ async fn a_first_release_file_describes_each_partys_primary_competent_authority(
         "registered; changed + checked"
     );
     let parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
-    let de = the_party(&parties, "DE");
+    let de = the_party(&parties, "AF");
     assert_eq!(de["contacts"][1]["phone"], "+49-371-532-4000");
     assert_eq!(
         de["contacts"][1]["area"], "Saxony",
@@ -376,7 +385,7 @@ async fn a_first_release_file_describes_each_partys_primary_competent_authority(
     assert_eq!(tv["last_checked"], "2026-01-02");
     let again = stdout(&import(&d, "csv", old, &[]).await);
     assert!(
-        again.contains(": 0 registered, 0 added, 0 updated, 3 unchanged"),
+        again.contains(": 0 registered, 0 added, 0 updated, 2 unchanged"),
         "{again}"
     );
 }
@@ -388,8 +397,8 @@ async fn a_row_the_domain_would_refuse_names_its_column_and_nothing_is_written()
     let all = parties.as_array_mut().expect("array");
     let de = all
         .iter_mut()
-        .find(|p| p["country_code"] == "DE")
-        .expect("DE");
+        .find(|p| p["country_code"] == "AF")
+        .expect("AF");
     de["contacts"][1]["phone"] = json!("+49-371-532-5000");
     let ca = all
         .iter_mut()
@@ -427,7 +436,7 @@ async fn a_row_the_domain_would_refuse_names_its_column_and_nothing_is_written()
     assert_eq!(
         events(&d).await,
         before,
-        "nothing written, not even DE's change"
+        "nothing written, not even AF's change"
     );
 }
 
@@ -438,8 +447,8 @@ async fn a_new_contact_is_added_and_a_new_primary_designated() {
     let all = parties.as_array_mut().expect("array");
     let de = all
         .iter_mut()
-        .find(|p| p["country_code"] == "DE")
-        .expect("DE");
+        .find(|p| p["country_code"] == "AF")
+        .expect("AF");
     let mut bavaria = de["contacts"][1].clone();
     bavaria["contact_id"] = json!("bavaria");
     bavaria["ca_name"] = json!("Landesamt für Umwelt Bayern");
@@ -454,7 +463,7 @@ async fn a_new_contact_is_added_and_a_new_primary_designated() {
     let before = events(&d).await;
     let said = stdout(&import(&d, "json", &text, &[]).await);
     assert!(
-        said.contains("(DE) bavaria: added: a new competent_authority"),
+        said.contains("(AF) bavaria: added: a new competent_authority"),
         "{said}"
     );
     assert!(
@@ -463,7 +472,7 @@ async fn a_new_contact_is_added_and_a_new_primary_designated() {
     );
     assert_eq!(events(&d).await, before + 1, "one ContactAdded, primary");
     let parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
-    let contacts = &the_party(&parties, "DE")["contacts"];
+    let contacts = &the_party(&parties, "AF")["contacts"];
     assert_eq!(contacts[2]["contact_id"], "bavaria");
     assert_eq!(contacts[2]["primary"], true);
     assert_eq!(contacts[1]["primary"], false);
@@ -471,13 +480,13 @@ async fn a_new_contact_is_added_and_a_new_primary_designated() {
     let mut back = parties.clone();
     let de = back
         .as_array_mut()
-        .and_then(|all| all.iter_mut().find(|p| p["country_code"] == "DE"))
-        .expect("DE");
+        .and_then(|all| all.iter_mut().find(|p| p["country_code"] == "AF"))
+        .expect("AF");
     de["contacts"][1]["primary"] = json!(true);
     de["contacts"][2]["primary"] = json!(false);
     let said = stdout(&import(&d, "json", &back.to_string(), &["--dry-run"]).await);
     assert!(
-        said.contains("(DE) c2: would be updated: made primary"),
+        said.contains("(AF) c2: would be updated: made primary"),
         "{said}"
     );
     let said = stdout(&import(&d, "json", &back.to_string(), &[]).await);
