@@ -19,6 +19,7 @@ use super::fast::{FastMap, FastSet};
 use serde::Deserialize;
 
 use super::codes::{Codes, Mention};
+use super::dictionary::Dictionary;
 use super::edits::Edits;
 use super::error::KnowledgeBaseError;
 use super::fuzzy::Speller;
@@ -88,6 +89,7 @@ pub struct Lexicon {
     bigrams: FastSet<(String, String)>,
     speller: Speller,
     codes: Codes,
+    dictionary: Dictionary,
 }
 
 /// A description read into English tokens, with the languages seen.
@@ -143,6 +145,7 @@ impl Lexicon {
         let kinds = kinds(&english, &starts, vocab);
         let parts = part_filter(&kinds, &entries, vocab);
         let codes = Codes::bundled(spellings, vocab)?;
+        let dictionary = Dictionary::bundled()?;
         Ok(Self {
             names,
             marks,
@@ -154,6 +157,7 @@ impl Lexicon {
             bigrams,
             speller,
             codes,
+            dictionary,
         })
     }
 
@@ -292,8 +296,13 @@ impl Lexicon {
             return;
         }
         let prev = pass.out.last_before(tokens, i).map(Token::word);
+        let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+        // A word of a real dictionary is never corrected.
+        if has_chars(&tok.text, 3) && self.dictionary.contains(written) {
+            pass.unknown += 1;
+            return;
+        }
         if let Some(fixed) = self.correct_cached(tokens, i, prev, &mut pass.memo) {
-            let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
             pass.corrections.push((written.to_owned(), fixed.clone()));
             self.push_corrected(pass.out.replace(i, i + 1), tok, fixed, vocab);
             return;

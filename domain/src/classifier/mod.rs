@@ -49,6 +49,7 @@ mod assemble;
 mod codes;
 mod countries;
 mod curated;
+mod dictionary;
 mod edits;
 mod error;
 mod evidence;

@@ -2,6 +2,7 @@
 
 mod classifier;
 mod classifier_codes;
+mod classifier_dictionary;
 mod classifier_explanations;
 mod classifier_golden;
 mod classifier_properties;
