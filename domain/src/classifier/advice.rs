@@ -92,7 +92,7 @@ pub fn add(out: &mut Classification, found: &Signals, corrections: &[(String, St
     if out
         .warnings
         .iter()
-        .any(|w| w.starts_with("No qualifier says"))
+        .any(|w| w.starts_with("Nothing in the description says whether"))
     {
         out.warning_codes.push(WarningCode::AssumedForm);
     }
