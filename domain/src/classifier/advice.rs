@@ -48,7 +48,7 @@ shows otherwise."
         ),
         WarningCode::LanguageNotCovered => "The description seems to be in a language the \
 classifier does not cover (covered: English, Spanish, Portuguese, French, German, Italian, Dutch, \
-and common trade terms in Chinese and Vietnamese); the answer may miss what the text says. Please \
+and common trade terms in Polish, Turkish, Chinese and Vietnamese); the answer may miss what the text says. Please \
 add an English description."
             .to_owned(),
         _ => return None,

@@ -110,3 +110,20 @@ proptest! {
         CLASSIFIER.with(|c| assert_no_word_corrected(c, &set, &format!("waste {text} scrap")));
     }
 }
+
+#[test]
+fn polish_and_turkish_trade_terms_are_read() {
+    let c = Classifier::bundled().expect("bundled");
+    for (text, language) in [
+        ("Zużyte akumulatory ołowiowe, złom", "Polish"),
+        ("Atık akü hurdası, kurşun", "Turkish"),
+    ] {
+        let r = c.classify(text, None, None);
+        assert_eq!(r.best_code(), Some("A1160"), "{text}");
+        assert!(
+            r.languages.iter().any(|l| l == language),
+            "{text}: {:?}",
+            r.languages
+        );
+    }
+}
