@@ -297,12 +297,12 @@ impl Lexicon {
         }
         let prev = pass.out.last_before(tokens, i).map(Token::word);
         let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
-        // A word of a real dictionary is never corrected.
-        if has_chars(&tok.text, 3) && self.dictionary.contains(written) {
-            pass.unknown += 1;
-            return;
-        }
-        if let Some(fixed) = self.correct_cached(tokens, i, prev, &mut pass.memo) {
+        // A word of a real dictionary is never corrected (looked up only
+        // when the corrector has a correction to offer).
+        let fixed = self
+            .correct_cached(tokens, i, prev, &mut pass.memo)
+            .filter(|_| !self.dictionary.contains(written));
+        if let Some(fixed) = fixed {
             pass.corrections.push((written.to_owned(), fixed.clone()));
             self.push_corrected(pass.out.replace(i, i + 1), tok, fixed, vocab);
             return;
