@@ -48,7 +48,7 @@ shows otherwise."
         ),
         WarningCode::LanguageNotCovered => "The description seems to be in a language the \
 classifier does not cover (covered: English, Spanish, Portuguese, French, German, Italian, Dutch, \
-and common trade terms in Chinese and Vietnamese); the answer may miss what the text says. Please \
+and common trade terms in Polish, Turkish, Chinese and Vietnamese); the answer may miss what the text says. Please \
 add an English description."
             .to_owned(),
         _ => return None,
@@ -92,7 +92,7 @@ pub fn add(out: &mut Classification, found: &Signals, corrections: &[(String, St
     if out
         .warnings
         .iter()
-        .any(|w| w.starts_with("No qualifier says"))
+        .any(|w| w.starts_with("Nothing in the description says whether"))
     {
         out.warning_codes.push(WarningCode::AssumedForm);
     }

@@ -396,7 +396,7 @@ fn companions(
         Vec::with_capacity(rel.map_or(0, |r| r.h.len()) + ev.h.len());
     let mut why = String::new();
     if let Some(r) = rel {
-        why = format!("Companion of {best}: a constituent or characteristic typical of the waste this entry names");
+        why = format!("Typical of the waste {best} names: a constituent or hazardous characteristic such waste usually has");
         ys.extend(r.y.iter().map(|y| (y.as_str(), best_conf * 0.9, None)));
         hs.extend(r.h.iter().map(|h| (h.as_str(), best_conf * 0.8, None)));
         out.un_codes.extend(r.un.iter().cloned());
@@ -514,20 +514,22 @@ fn warn(ev: &Evidence<'_>, list_type: ListType, out: &mut Classification) {
     if !ev.hazard.is_empty() && !ev.clean.is_empty() {
         out.warning_codes.push(WarningCode::ConflictingQualifiers);
         out.warnings.push(format!(
-            "Both hazard ({}) and clean ({}) qualifiers were found; {} was kept.",
+            "The description has words of hazard ({}) and of cleanliness ({}); {}",
             ev.hazard_words(),
             words_once(&ev.clean),
             if ev.state() == HazardState::Hazard {
-                "the hazardous reading (precaution)"
+                "the waste is treated as hazardous (precaution)."
+            } else if list_type == ListType::Green {
+                "the waste is treated as clean; check the hazard words."
             } else {
-                "the clean reading"
+                "the clean words were weighed, but a controlled entry still decides."
             }
         ));
     }
     if list_type == ListType::Green && ev.state() == HazardState::Hazard {
         out.warning_codes.push(WarningCode::UnresolvedHazard);
         out.warnings.push(format!(
-            "A hazard qualifier ({}) applies to an Annex IX entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
+            "Words of hazard ({}) stand beside an Annex IX (Green) entry: the waste may be hazardous (Annex I constituents with Annex III characteristics); PIC is assumed until shown otherwise.",
             ev.hazard_words()
         ));
     }

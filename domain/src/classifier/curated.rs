@@ -79,6 +79,10 @@ pub struct Qualifiers {
     /// origin, as with `origin_after`.
     #[serde(default)]
     pub origin_before: Vec<String>,
+    /// Containers the waste is shipped in ("drum", "IBC", "big bag"): a
+    /// term between "in"/"on" and one of them names the packaging.
+    #[serde(default)]
+    pub packaging: Vec<String>,
     /// Hazard words that name an Annex III characteristic ("flammable" → H3);
     /// keys are phrases from `hazard`.
     pub h_words: FastMap<String, String>,

@@ -527,7 +527,7 @@ fn term<'a>(
     // comes from: weighed as a source; a hazardous constituent named so
     // ("sulphuric acid plant") is the plant's product, not the waste's.
     let origin = match hit.reading {
-        Reading::Property => return,
+        Reading::Property | Reading::Packaging => return,
         Reading::Origin if entry.process => false,
         Reading::Origin if entry.hazard && entry.constituent => return,
         Reading::Origin => true,

@@ -18,6 +18,8 @@ use super::fast::{FastMap, FastSet};
 
 use serde::Deserialize;
 
+use super::codes::{Codes, Mention};
+use super::dictionary::Dictionary;
 use super::edits::Edits;
 use super::error::KnowledgeBaseError;
 use super::fuzzy::Speller;
@@ -86,6 +88,8 @@ pub struct Lexicon {
     parts: Vec<u64>,
     bigrams: FastSet<(String, String)>,
     speller: Speller,
+    codes: Codes,
+    dictionary: Dictionary,
 }
 
 /// A description read into English tokens, with the languages seen.
@@ -100,6 +104,8 @@ pub struct Reading<'k> {
     pub unknown_words: usize,
     /// Alphabetic words in total.
     pub words: usize,
+    /// List of Waste codes and UN numbers written, read as their words.
+    pub codes: Vec<Mention<'k>>,
 }
 
 impl Lexicon {
@@ -138,6 +144,8 @@ impl Lexicon {
         mark_english(&english, vocab);
         let kinds = kinds(&english, &starts, vocab);
         let parts = part_filter(&kinds, &entries, vocab);
+        let codes = Codes::bundled(spellings, vocab)?;
+        let dictionary = Dictionary::bundled()?;
         Ok(Self {
             names,
             marks,
@@ -148,6 +156,8 @@ impl Lexicon {
             parts,
             bigrams,
             speller,
+            codes,
+            dictionary,
         })
     }
 
@@ -168,6 +178,7 @@ impl Lexicon {
             counts,
             out: Edits::default(),
             corrections: Vec::new(),
+            codes: Vec::new(),
             words: 0,
             unknown: 0,
             memo: Memo {
@@ -200,6 +211,7 @@ impl Lexicon {
             corrections: pass.corrections,
             unknown_words: pass.unknown,
             words: pass.words,
+            codes: pass.codes,
         }
     }
 
@@ -218,6 +230,19 @@ impl Lexicon {
         let tok = &tokens[i];
         let alpha = kind & ALPHA != 0;
         pass.words += usize::from(alpha);
+        if let Some((n, e)) = self.codes.at(tokens, i, original) {
+            let span = (tok.span.0, tokens[i + n - 1].span.1);
+            let written = self.codes.written(tokens, i, span, original);
+            pass.codes.push(Mention { written, entry: e });
+            push_reading(
+                pass.out.replace(i, i + n),
+                &e.words,
+                &e.ids,
+                tok.break_before,
+                span,
+            );
+            return n;
+        }
         if let Some(dst) = self.hs_heading(tokens, i, &pass.out) {
             push_reading(
                 pass.out.replace(i, i + 1),
@@ -271,8 +296,13 @@ impl Lexicon {
             return;
         }
         let prev = pass.out.last_before(tokens, i).map(Token::word);
-        if let Some(fixed) = self.correct_cached(tokens, i, prev, &mut pass.memo) {
-            let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+        let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
+        // A word of a real dictionary is never corrected (looked up only
+        // when the corrector has a correction to offer).
+        let fixed = self
+            .correct_cached(tokens, i, prev, &mut pass.memo)
+            .filter(|_| !self.dictionary.contains(written));
+        if let Some(fixed) = fixed {
             pass.corrections.push((written.to_owned(), fixed.clone()));
             self.push_corrected(pass.out.replace(i, i + 1), tok, fixed, vocab);
             return;
@@ -371,21 +401,22 @@ impl Lexicon {
 
     /// A Harmonized System number right after "HS" (or "HS code"), read as
     /// the waste its heading names; the longest known prefix wins
-    /// ("8549.11" before "8549"). Only a marker word the reading changed
-    /// (`out`: translated, split or corrected) counts: one kept as written
-    /// never did, since the reading used to move its text out before
-    /// looking, and answers stay as they were.
+    /// ("8549.11" before "8549"). A heading is broad: beside other words it
+    /// is read only when its marker was itself read from another language
+    /// or spelling ("código SH"); a code written almost alone ("HS 7404",
+    /// "HS code 8549.11 used batteries") is always read, so it answers.
     fn hs_heading(&self, tokens: &[Token], i: usize, out: &Edits) -> Option<&Words> {
         let t = tokens.get(i)?;
         if !t.text.starts_with(|c: char| c.is_ascii_digit()) || i == 0 {
             return None;
         }
+        let short = tokens.len() <= HS_ALONE;
         // No edit reaches the words before: none of them was changed.
-        if !out.reaches(i.saturating_sub(2)) {
+        if !short && !out.reaches(i.saturating_sub(2)) {
             return None;
         }
         let marker = |k: usize| {
-            out.edited(k)
+            (short || out.edited(k))
                 && tokens
                     .get(k)
                     .is_some_and(|p| matches!(p.word(), "hs" | "hts" | "cn" | "code" | "heading"))
@@ -780,6 +811,9 @@ type Kind = u8;
 
 /// The word has an alphabetic character (counts as a word).
 const ALPHA: Kind = 1;
+/// Up to this many tokens, an HS code is read beside any words (see
+/// [`Lexicon::hs_heading`]).
+const HS_ALONE: usize = 5;
 /// The word starts with an ASCII digit (may be an HS number).
 const DIGIT: Kind = 2;
 /// The word is English (a word of the curated terms or `english_common`).
@@ -844,6 +878,8 @@ struct Pass<'k> {
     out: Edits<'k>,
     /// Words (original spelling) corrected, with the correction.
     corrections: Vec<(String, String)>,
+    /// Codes written (see [`Codes`]).
+    codes: Vec<Mention<'k>>,
     /// Alphabetic words seen.
     words: usize,
     /// Alphabetic words no language knows.

@@ -61,6 +61,8 @@ pub enum Reading {
     Origin,
     /// A property of something else ("acid-proof boxes"): not read.
     Property,
+    /// The packaging the waste is in ("in HDPE IBCs"): not read.
+    Packaging,
 }
 
 /// One phrase found in a description.
@@ -122,6 +124,8 @@ struct Heads {
     barrier: bool,
     /// The word stops a negation (`negation_stops`).
     stop: bool,
+    /// The word names a container (`packaging`: "drum", "IBC", "pallet").
+    container: bool,
     /// The [`id_bit`]s of the words that may follow this one in a phrase
     /// (the children of `node`), or-ed: when the next token's bit is not
     /// among them, the longest phrase here is the one-word phrase, if any.
@@ -135,6 +139,7 @@ impl Default for Heads {
             rare: (0, 0),
             barrier: false,
             stop: false,
+            container: false,
             next_bits: 0,
         }
     }
@@ -454,6 +459,19 @@ impl Matcher {
                 h.stop = true;
             }
         }
+        let containers: Vec<u32> = curated
+            .qualifiers
+            .packaging
+            .iter()
+            .flat_map(|s| phrase_tokens(s, sp))
+            .map(|w| vocab.intern(&w))
+            .collect();
+        heads.resize(vocab.len(), Heads::default());
+        for &id in &containers {
+            if let Some(h) = heads.get_mut(id as usize) {
+                h.container = true;
+            }
+        }
         Self {
             phrases,
             heads,
@@ -524,7 +542,40 @@ impl Matcher {
         let mut hits = by_start(hits, tokens.len());
         self.negate(tokens, &mut hits);
         set_readings(tokens, &mut hits);
+        self.set_packaging(tokens, &mut hits);
         hits
+    }
+
+    /// Whether token `k` names a container.
+    fn is_container(&self, tokens: &[Token], k: usize) -> bool {
+        tokens
+            .get(k)
+            .and_then(|t| self.heads.get(t.id as usize))
+            .is_some_and(|h| h.container)
+    }
+
+    /// A term in "in …" or "on …" up to a container word within the
+    /// clause ("in HDPE IBCs", "in steel drums", "on wooden pallets")
+    /// names the packaging, not the waste: it is not read.
+    fn set_packaging(&self, tokens: &[Token], hits: &mut [Hit]) {
+        for h in hits.iter_mut() {
+            if !matches!(h.kind, Kind::Term(_)) || h.reading != Reading::Content {
+                continue;
+            }
+            let joined = |a: usize, b: usize| {
+                (a + 1..=b).all(|k| tokens.get(k).is_some_and(|t| t.break_before == NO_BREAK))
+            };
+            let before = (h.start.saturating_sub(3)..h.start).find(|&k| {
+                tokens
+                    .get(k)
+                    .is_some_and(|t| matches!(t.word(), "in" | "on" | "into" | "inside"))
+            });
+            let Some(p) = before else { continue };
+            let last = (h.start..h.end + 2).rfind(|&k| self.is_container(tokens, k));
+            if last.is_some_and(|c| joined(p, c)) {
+                h.reading = Reading::Packaging;
+            }
+        }
     }
 
     /// The longest phrase at each position (in order), then the terms

@@ -46,8 +46,10 @@
 mod advice;
 mod annexes;
 mod assemble;
+mod codes;
 mod countries;
 mod curated;
+mod dictionary;
 mod edits;
 mod error;
 mod evidence;
@@ -129,10 +131,13 @@ impl Classifier {
             version: VERSION,
         };
         let mut out = assemble::build(&self.kb, &mut ev, &cx);
+        codes::apply(&mut out, &reading.codes, self.kb.annexes);
         let unknown_share = if reading.words == 0 {
             0.0
         } else {
-            reading.unknown_words as f64 / reading.words as f64
+            // The word before a code ("EWC", "LoW") is no language's word.
+            let unknown = reading.unknown_words.saturating_sub(reading.codes.len());
+            unknown as f64 / reading.words as f64
         };
         let found = signals::read(&index, &self.kb.warning_lists, description, unknown_share);
         advice::add(&mut out, &found, &reading.corrections);

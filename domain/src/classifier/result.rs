@@ -158,6 +158,9 @@ pub enum WarningCode {
     DeletedCode,
     /// The description was cut.
     Truncated,
+    /// A code written (List of Waste, UN number) points to other entries
+    /// than the words of the description.
+    CodeConflict,
 }
 
 impl Classification {

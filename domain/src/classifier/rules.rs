@@ -38,9 +38,9 @@ pub fn apply<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>) {
                 cand.factor *= UNMIRRORED_GREEN_UNDER_HAZARD;
                 cand.reasons.push(
                     [
-                        "weakened: hazard qualifier (",
+                        "less likely: the description has words of hazard (",
                         words,
-                        ") but this Annex IX entry has no Annex VIII mirror",
+                        ") and this Annex IX entry has no hazardous counterpart in Annex VIII",
                     ]
                     .concat(),
                 );
@@ -75,7 +75,7 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
     if present.len() > 1 || m.members().count() > 1 {
         merged
             .criteria
-            .push([target, " chosen in its group: ", &why_text].concat());
+            .push([target, " is the form of this waste that fits: ", &why_text].concat());
     }
     if !moved_from.is_empty() {
         merged.reasons.push(
@@ -86,7 +86,7 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
                 target,
                 ": ",
                 &why_text,
-                " (mirror group, ",
+                " (the entries name one waste in its hazardous and other forms; ",
                 &m.src,
                 ")",
             ]
@@ -205,12 +205,12 @@ impl Why {
     /// (the hazard words joined once per classification).
     fn text(self, ev: &Evidence<'_>) -> Cow<'static, str> {
         let (label, words) = match self {
-            Why::Hazard => ("hazard qualifier (", Cow::Borrowed(ev.hazard_words())),
-            Why::Mixed => ("mixed/unsorted (", Cow::Owned(words_once(&ev.mixed))),
-            Why::Clean => ("clean qualifier (", Cow::Owned(words_once(&ev.clean))),
-            Why::Sorted => ("sorted (", Cow::Owned(words_once(&ev.sorted))),
-            Why::Default => return Cow::Borrowed("no qualifier: the group's default member"),
-            Why::Best => return Cow::Borrowed("best-scoring member"),
+            Why::Hazard => ("the description says it is hazardous (", Cow::Borrowed(ev.hazard_words())),
+            Why::Mixed => ("the description says it is mixed or unsorted (", Cow::Owned(words_once(&ev.mixed))),
+            Why::Clean => ("the description says it is clean (", Cow::Owned(words_once(&ev.clean))),
+            Why::Sorted => ("the description says it is sorted (", Cow::Owned(words_once(&ev.sorted))),
+            Why::Default => return Cow::Borrowed("nothing says whether it is hazardous, clean or mixed, so its usual form was assumed"),
+            Why::Best => return Cow::Borrowed("the description's words fit this entry best"),
         };
         let mut out = String::with_capacity(label.len() + words.len() + 1);
         out.push_str(label);
@@ -261,7 +261,7 @@ fn assumption(m: &super::curated::Mirror, target: &str) -> String {
     let others: Vec<&str> = m.members().filter(|c| *c != target).collect();
     // One allocation of the exact size (`format!` grew its buffer).
     [
-        "No qualifier says whether the waste is hazardous, mixed or clean: ",
+        "Nothing in the description says whether the waste is hazardous, mixed or clean: ",
         target,
         " was assumed; ",
         &others.join(" or "),

@@ -170,3 +170,50 @@ fn halogenated_or_unlisted_mixed_plastics_leave_b3011() {
         classify("Mixed bales of PE, PP and PET destined for separate recycling of each polymer");
     assert_eq!(ok.best_code(), Some("B3011"));
 }
+
+/// Words of the implementation that must never reach a reader.
+const INTERNAL_TERMS: [&str; 8] = [
+    "companion of",
+    "qualifier",
+    "chosen in its group",
+    "best-scoring",
+    "mirror group",
+    "the clean reading",
+    "mirror",
+    "weakened",
+];
+
+#[test]
+fn no_answer_of_the_case_files_speaks_implementation_language() {
+    let c = Classifier::bundled().expect("bundled");
+    let mut found = Vec::new();
+    for file in [
+        include_str!("trade_cases.json"),
+        include_str!("classifier_cases.json"),
+    ] {
+        let v: serde_json::Value = serde_json::from_str(file).expect("case file parses");
+        for case in v["cases"].as_array().into_iter().flatten() {
+            let text = case["description"].as_str().unwrap_or_default();
+            let r = c.classify(text, None, None);
+            let prose = r
+                .explanation
+                .iter()
+                .flat_map(|e| [e.reason.as_str(), e.criterion.as_str()])
+                .chain(r.warnings.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase();
+            for term in INTERNAL_TERMS {
+                if prose.contains(term) {
+                    found.push(format!("{term:?} in the answer to {text:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "{} answers: {:#?}",
+        found.len(),
+        &found[..found.len().min(10)]
+    );
+}

@@ -1,6 +1,8 @@
 //! Integration tests of the domain crate (one test binary).
 
 mod classifier;
+mod classifier_codes;
+mod classifier_dictionary;
 mod classifier_explanations;
 mod classifier_golden;
 mod classifier_properties;
