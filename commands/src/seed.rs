@@ -52,6 +52,7 @@ pub async fn seed_if_empty(
         recorded_at: now,
         actor: Actor::Seed,
         request_id: "seed".to_owned(),
+        client_request_id: None,
     };
     let mut registered = 0;
     for record in domain::seed::bundled()? {

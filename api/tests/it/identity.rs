@@ -264,7 +264,10 @@ async fn make_legacy(db: &sqlx::AnyPool, email: &str) {
             .expect("legacy payload");
     }
     for (_, create) in &guards {
-        sqlx::query(create).execute(db).await.expect("restore the guard");
+        sqlx::query(create)
+            .execute(db)
+            .await
+            .expect("restore the guard");
     }
 }
 

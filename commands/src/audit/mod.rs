@@ -7,7 +7,8 @@
 //! - [`note`]: checkpoints as C2SP signed notes, Ed25519 keys;
 //! - [`tables`]: the append-only `audit_leaves` and `audit_checkpoints`;
 //! - [`notary`]: the task that extends the tree and signs checkpoints;
-//! - [`verify`]: the store against its tree and its checkpoints.
+//! - [`verify`]: the store against its tree and its checkpoints;
+//! - [`stream`]: the JetStream copy against the store (server mode).
 //!
 //! The tree never covers a rewritten byte: events are append-only at the
 //! store (triggers), and the one-time sealing of first-release plaintext
@@ -28,6 +29,7 @@ pub mod leaf;
 pub mod merkle;
 pub mod notary;
 pub mod note;
+pub mod stream;
 pub mod tables;
 pub mod verify;
 

@@ -3,17 +3,14 @@
 //!
 //! It follows the events table by position (like a projection), off the
 //! write path: a command commits as before, and the notary appends the new
-//! events' leaves within a poll interval (sooner when woken). Each extension
+//! events' leaves within a poll interval. Each extension
 //! is one transaction that first takes a lock (`BEGIN IMMEDIATE` on SQLite,
 //! the advisory lock [`AUDIT_LOCK_KEY`] on PostgreSQL), so several
 //! processes may run a notary and the leaves are still appended once, in
 //! position order. Leaves are computed from the rows as stored
 //! ([`super::leaf`]).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use tokio::sync::Notify;
 
 use super::leaf::{hash_of, read_after};
 use super::merkle::{Frontier, Hash};
@@ -231,14 +228,9 @@ impl Notary {
         Ok(())
     }
 
-    /// Runs until `shutdown`: a [`Self::step`] whenever `wake` rings and
-    /// every `poll`. Failures are logged and retried.
-    pub async fn run(
-        mut self,
-        wake: Arc<Notify>,
-        poll: Duration,
-        shutdown: impl std::future::Future<Output = ()>,
-    ) {
+    /// Runs until `shutdown`: a [`Self::step`] every `poll`. Failures are
+    /// logged and retried.
+    pub async fn run(mut self, poll: Duration, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         loop {
             if let Err(error) = self.step().await {
@@ -246,7 +238,6 @@ impl Notary {
             }
             tokio::select! {
                 () = &mut shutdown => return,
-                () = wake.notified() => {}
                 () = tokio::time::sleep(poll) => {}
             }
         }

@@ -20,6 +20,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Admin,
         request_id: "req".into(),
+        client_request_id: None,
     }
 }
 
