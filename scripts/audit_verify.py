@@ -108,7 +108,8 @@ def ed25519_verify(public, message, signature):
 
 
 def parse_vkey(vkey):
-    name, key_id, blob = vkey.strip().rsplit("+", 2)
+    # The key name holds no "+"; the base64 key may.
+    name, key_id, blob = vkey.strip().split("+", 2)
     raw = base64.b64decode(blob)
     if raw[:1] != b"\x01" or len(raw) != 33:
         raise ValueError("not an Ed25519 verifier key")

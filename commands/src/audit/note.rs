@@ -168,8 +168,9 @@ impl NoteVerifier {
     /// # Errors
     /// [`NoteError::Key`] when it is not one.
     pub fn from_vkey(vkey: &str) -> Result<Self, NoteError> {
-        let mut parts = vkey.trim().rsplitn(3, '+');
-        let (Some(blob), Some(id), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
+        // The key name holds no `+`; the base64 key may.
+        let mut parts = vkey.trim().splitn(3, '+');
+        let (Some(name), Some(id), Some(blob)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(NoteError::Key);
         };
         let blob = STANDARD.decode(blob).map_err(|_| NoteError::Key)?;
