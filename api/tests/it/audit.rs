@@ -109,7 +109,7 @@ fn flip_base64(text: &str, at: usize) -> String {
 }
 
 async fn a_real_store_is_proven_and_tampering_is_named(mode: Mode) {
-    let (deployment, _nats) = deployment(mode).await;
+    let (deployment, nats) = deployment(mode).await;
     let token = deployment.enrol("Audit Steward", "audit.steward@example.org");
     let node = deployment.serve().await;
     let key = node.register("auditor@example.org").await;
@@ -245,6 +245,21 @@ async fn a_real_store_is_proven_and_tampering_is_named(mode: Mode) {
     let (status, ready) = node.get("/readyz").await.expect("readyz");
     assert_eq!(status, 200, "{ready}");
     node.stop();
+    if let Some(nats) = &nats {
+        let stream = nats
+            .jetstream()
+            .await
+            .get_stream(&deployment.stream)
+            .await
+            .expect("stream");
+        assert!(
+            stream.delete_message(1).await.is_err(),
+            "the stream refuses deletes"
+        );
+        assert!(stream.purge().await.is_err(), "the stream refuses purges");
+        let config = stream.cached_info().config.clone();
+        assert!(config.deny_delete && config.deny_purge, "{config:?}");
+    }
 
     let (ok, out) = audit_verify(&deployment, &["--checkpoint", &older_file]);
     assert!(ok, "the store verifies: {out}");
