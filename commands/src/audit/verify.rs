@@ -213,6 +213,16 @@ fn compare_leaves(events: &[Envelope], hashes: &[Hash], stored: &[StoredLeaf]) -
                 detail: gone,
             });
         };
+        if let Some(extra) = here.filter(|_| hashes[at] == leaf.hash && at > index) {
+            return Some(Finding {
+                kind: Kind::Altered,
+                position: Some(extra.position),
+                detail: format!(
+                    "an event no leaf covers was inserted before position {} (leaf {index})",
+                    leaf.position
+                ),
+            });
+        }
         return Some(match moved_from(&events[at], stored) {
             Some(from) => Finding {
                 kind: Kind::Reordered,
