@@ -15,11 +15,13 @@
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
 //! - [`seed`]: the bundled dataset on first start;
 //! - [`secrets`]: tokens, keys and their hashes;
+//! - [`audit`]: the verifiable log (Merkle tree, signed checkpoints, proofs);
 //! - [`identity`]: people's addresses sealed under keys of their own, the
 //!   [`identity::AddressBook`] that opens them, and erasure (`forget`).
 
 pub mod adapter;
 pub mod api_key;
+pub mod audit;
 pub mod authority;
 pub mod executor;
 pub mod identity;

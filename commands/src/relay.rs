@@ -35,6 +35,11 @@ pub const RELAY_LOCK_KEY: i64 = 0x6261_7365_6c72_6c79; // "baselrly"
 /// Header carrying the event's log position, so consumers can report it.
 pub const POSITION_HEADER: &str = "Basel-Position";
 
+/// Header carrying the event's leaf hash in the verifiable log (hex of
+/// `SHA-256(0x00 || message body)`, `crate::audit::leaf`), so the stream is
+/// checked against the same tree as the store.
+pub const LEAF_HASH_HEADER: &str = "Basel-Leaf-Hash";
+
 /// How many rows one pass reads.
 const BATCH: i64 = 500;
 
@@ -88,7 +93,8 @@ pub async fn connect(settings: &LogSettings) -> Result<jetstream::Context, Relay
 }
 
 /// The stream's configuration: every basel subject, file storage, kept
-/// forever (it is the audit log), a ten-minute de-duplication window.
+/// forever (it is the audit log), a ten-minute de-duplication window, and no
+/// message can be deleted or purged (`deny_delete`, `deny_purge`).
 pub fn stream_config(settings: &LogSettings) -> stream::Config {
     stream::Config {
         name: settings.stream.clone(),
@@ -98,6 +104,8 @@ pub fn stream_config(settings: &LogSettings) -> stream::Config {
         max_age: Duration::ZERO,
         duplicate_window: Duration::from_secs(600),
         num_replicas: settings.replicas.max(1),
+        deny_delete: true,
+        deny_purge: true,
         ..stream::Config::default()
     }
 }
@@ -114,6 +122,27 @@ pub async fn ensure_stream(
         .get_or_create_stream(stream_config(settings))
         .await
         .map_err(nats)
+}
+
+/// Makes a stream created before the verifiable log (issue #29) refuse
+/// message deletes and purges, as new streams do ([`stream_config`]). A
+/// server that refuses the change is logged, never fatal.
+async fn deny_deletes(context: &jetstream::Context, config: stream::Config) {
+    if config.deny_delete && config.deny_purge {
+        return;
+    }
+    let name = config.name.clone();
+    let tightened = stream::Config {
+        deny_delete: true,
+        deny_purge: true,
+        ..config
+    };
+    match context.update_stream(tightened).await {
+        Ok(_) => tracing::info!(stream = %name, "the stream now denies deletes and purges"),
+        Err(error) => {
+            tracing::warn!(stream = %name, error = %error, "cannot make the stream deny deletes and purges")
+        }
+    }
 }
 
 /// Whether an unpublished event lies before a published one. The relay
@@ -212,10 +241,20 @@ impl Relay {
     ) -> Result<(), RelayError> {
         let mut listener = PgListener::connect_with(&self.pool).await?;
         listener.listen(NOTIFY_CHANNEL).await?;
-        ensure_stream(&self.context, &self.settings).await?;
+        let mut stream = ensure_stream(&self.context, &self.settings).await?;
+        let config = stream.info().await.map_err(nats)?.config.clone();
         if stream_rewrite_due(lock).await? {
-            self.rewrite_stream(lock).await?;
+            if config.deny_purge {
+                // A stream that denies purges was created by this release,
+                // after old events were sealed (`Runtime::open` seals them
+                // first): it never held their plaintext copies, and the
+                // passes below publish the sealed events as usual.
+                tracing::info!("events sealed in place are published again; the stream denies purges and holds no older copy");
+            } else {
+                self.rewrite_stream(lock).await?;
+            }
         }
+        deny_deletes(&self.context, config).await;
         loop {
             // Each pass runs on the lock's own connection: if that connection
             // is gone, so is the lock, and the relay must stop at once.
@@ -276,7 +315,10 @@ impl Relay {
         let mut headers = HeaderMap::new();
         headers.insert("Nats-Msg-Id", message_id);
         headers.insert(POSITION_HEADER, envelope.position.to_string().as_str());
-        let payload = Bytes::from(serde_json::to_vec(envelope).map_err(nats)?);
+        let body = crate::audit::leaf::leaf_bytes(envelope);
+        let leaf = hex::encode(crate::audit::merkle::leaf_hash(&body));
+        headers.insert(LEAF_HASH_HEADER, leaf.as_str());
+        let payload = Bytes::from(body);
         let ack = self
             .context
             .publish_with_headers(

@@ -53,6 +53,7 @@ pub async fn seed_if_empty(
         recorded_at: now,
         actor: Actor::Seed,
         request_id: "seed".to_owned(),
+        client_request_id: None,
     };
     let mut registered = 0;
     for record in domain::seed::bundled()? {
@@ -108,6 +109,7 @@ pub async fn apply_release(
         recorded_at: now,
         actor: Actor::Release,
         request_id: format!("release-{}", domain::release::RELEASE),
+        client_request_id: None,
     };
     let mut report = ReleaseReport::default();
     for record in domain::seed::bundled()? {

@@ -34,6 +34,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Steward(Slug::parse("ana").expect("slug")),
         request_id: "req-memory".into(),
+        client_request_id: None,
     }
 }
 

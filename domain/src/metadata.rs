@@ -61,14 +61,17 @@ pub struct Metadata {
     pub recorded_at: DateTime<Utc>,
     /// Who asked.
     pub actor: Actor,
-    /// The request that carried the command, for tracing across logs.
+    /// The request that carried the command, for tracing across logs: an
+    /// id the server issued (a client cannot choose it).
     pub request_id: String,
+    /// The `x-request-id` the client sent, kept beside the server's.
+    pub client_request_id: Option<String>,
 }
 
 impl Metadata {
     /// The string map stored beside each event.
     pub fn to_map(&self) -> HashMap<String, String> {
-        HashMap::from([
+        let mut map = HashMap::from([
             (
                 "recorded_at".to_owned(),
                 self.recorded_at
@@ -76,7 +79,11 @@ impl Metadata {
             ),
             ("actor".to_owned(), self.actor.to_string()),
             ("request_id".to_owned(), self.request_id.clone()),
-        ])
+        ]);
+        if let Some(client) = &self.client_request_id {
+            map.insert("client_request_id".to_owned(), client.clone());
+        }
+        map
     }
 
     /// Reads the map back; `None` when a key is missing or malformed.
@@ -87,6 +94,7 @@ impl Metadata {
                 .with_timezone(&Utc),
             actor: Actor::parse(map.get("actor")?)?,
             request_id: map.get("request_id")?.clone(),
+            client_request_id: map.get("client_request_id").cloned(),
         })
     }
 }
@@ -114,8 +122,17 @@ mod tests {
                     .expect("date"),
                 actor,
                 request_id: "req-1".into(),
+                client_request_id: None,
             };
-            assert_eq!(Metadata::from_map(&metadata.to_map()), Some(metadata));
+            assert_eq!(
+                Metadata::from_map(&metadata.to_map()),
+                Some(metadata.clone())
+            );
+            let with_client = Metadata {
+                client_request_id: Some("mine-1".into()),
+                ..metadata
+            };
+            assert_eq!(Metadata::from_map(&with_client.to_map()), Some(with_client));
         }
     }
 

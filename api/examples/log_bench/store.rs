@@ -156,6 +156,7 @@ pub fn metadata(n: u64) -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Steward(bench_steward()),
         request_id: format!("bench-{n}"),
+        client_request_id: None,
     }
 }
 

@@ -68,6 +68,9 @@ pub enum Command {
     /// Administer API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// Verify the log: the Merkle tree, signed checkpoints, the stream, the projections.
+    #[command(subcommand)]
+    Audit(AuditCommand),
     /// Erase a person (registrant or steward): destroy the key their address
     /// is sealed under, revoke their API key, suspend them as a steward.
     Forget {
@@ -126,6 +129,23 @@ pub enum PartyCommand {
         /// Why.
         #[arg(long)]
         reason: String,
+    },
+}
+
+/// `basel audit …`.
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Recompute the tree from the events table (server mode: and the
+    /// stream), check every stored checkpoint and a saved one, and that the
+    /// projections equal a rebuild; exit 1 naming the first bad position.
+    Verify {
+        /// A checkpoint saved earlier (the text of `GET /api/v1/audit/checkpoint`).
+        #[arg(long)]
+        checkpoint: Option<PathBuf>,
+        /// Check signatures with this verifier key (`vkey` of
+        /// `GET /api/v1/audit/key`) instead of the configured key.
+        #[arg(long)]
+        key: Option<String>,
     },
 }
 

@@ -2,6 +2,7 @@
 //! reads through projections, exactly like the HTTP edges.
 
 pub mod args;
+pub mod audit;
 pub mod identity;
 pub mod log;
 pub mod notice;
@@ -15,7 +16,7 @@ use domain::metadata::{Actor, Metadata};
 
 use crate::node::runtime::Runtime;
 use crate::node::settings::{Role, ServeSettings};
-use args::{Cli, Command, KeyCommand, NoticeCommand, PartyCommand, StewardCommand};
+use args::{AuditCommand, Cli, Command, KeyCommand, NoticeCommand, PartyCommand, StewardCommand};
 
 /// Metadata for a command issued from the command line.
 pub fn cli_metadata(actor: Actor) -> Metadata {
@@ -23,6 +24,7 @@ pub fn cli_metadata(actor: Actor) -> Metadata {
         recorded_at: Utc::now(),
         actor,
         request_id: format!("cli-{}", uuid::Uuid::new_v4()),
+        client_request_id: None,
     }
 }
 
@@ -52,6 +54,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 &Runtime::open(&cli.store).await?,
                 &email,
                 &reason,
+                &mut stdout,
+            )
+            .await
+        }
+        Command::Audit(AuditCommand::Verify { checkpoint, key }) => {
+            audit::verify(
+                &cli.store,
+                checkpoint.as_deref(),
+                key.as_deref(),
                 &mut stdout,
             )
             .await

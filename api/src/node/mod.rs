@@ -8,6 +8,7 @@
 //! - [`serve`] (here): one small function per role, all stopped by one
 //!   shutdown signal.
 
+pub mod audit;
 pub mod files;
 pub mod mail;
 pub mod ops;
@@ -53,6 +54,8 @@ struct Readers {
     classifier: Arc<Classifier>,
     /// Active keys, records and the directory, until the read tables change.
     cache: Arc<ReadCache>,
+    /// The verifiable log's key and start-up check.
+    audit: rest::audit::AuditState,
 }
 
 /// Runs the service until a shutdown signal.
@@ -70,6 +73,10 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         seed(&runtime).await?;
     }
     ensure_stream(&runtime).await;
+    let (audit, notary) = audit::start(&runtime, store, settings.runs(Role::Relay)).await?;
+    if let Some(notary) = notary {
+        background(&mut tasks, notary.run(audit::poll(), wait(stopped.clone())));
+    }
     if settings.runs(Role::Relay) {
         start_relay(&runtime, settings, &stopped, &mut tasks)?;
     }
@@ -85,6 +92,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         ),
         // One cache (and one watcher) for both listeners of this process.
         cache: ReadCache::watching(&runtime.projector),
+        audit,
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
@@ -229,7 +237,8 @@ async fn start_rest(
         settings.stale_after_days,
         readers.cache.clone(),
     )
-    .with_register_rate(settings.register_rate);
+    .with_register_rate(settings.register_rate)
+    .with_audit(readers.audit.clone());
     state.mcp_url = mcp_url;
     state.public_url = Some(
         settings
@@ -264,7 +273,8 @@ async fn start_ops(
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
-    );
+    )
+    .with_audit(readers.audit.clone());
     let body = crate::edge::BodyLimit {
         max_bytes: rest::BODY_LIMIT,
         deadline: settings.conn.body_timeout,

@@ -199,7 +199,7 @@ fn load_secret(settings: &StoreSettings) -> anyhow::Result<SecretString> {
     Ok(secret)
 }
 
-fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);

@@ -53,6 +53,9 @@ pub struct StoreSettings {
     /// mode: generated once and kept in `<data-dir>/server.secret` (0600).
     #[arg(long, env = "BASEL_SECRET", hide_env_values = true, global = true)]
     pub secret: Option<String>,
+    /// The verifiable log: signing key, origin, checkpoint cadence.
+    #[command(flatten)]
+    pub audit: crate::node::audit::AuditSettings,
 }
 
 /// `basel serve`.

@@ -62,6 +62,7 @@ pub async fn mail_key(state: &AppState, email: &Email, caller: &Caller) -> Resul
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
         request_id: caller.request_id.clone(),
+        client_request_id: caller.client_request_id.clone(),
     };
     let wiring = &state.wiring;
     MailingCommands::new(&wiring.store, wiring.secret.clone())

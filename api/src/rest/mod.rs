@@ -14,8 +14,10 @@
 //! - [`observe`]: the route layer around every route (deadline, metrics,
 //!   the API-key check, the route's template for the access line);
 //! - [`ops`], [`metrics`], [`openapi`]: health, readiness, Prometheus text and
-//!   the OpenAPI document.
+//!   the OpenAPI document;
+//! - [`audit`]: the verifiable log (key, checkpoints, proofs, entries).
 
+pub mod audit;
 pub mod auth;
 pub mod bodies;
 pub mod bounds;
@@ -217,6 +219,42 @@ pub fn route_table() -> Vec<RouteSpec> {
         ),
         spec(Method::GET, "/api/v1/coverage", ApiKey, coverage::coverage),
         spec(Method::GET, "/api/v1/changes", ApiKey, changes::changes),
+        spec(
+            Method::GET,
+            "/api/v1/audit/key",
+            Auth::None,
+            audit::checkpoint::key,
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/audit/checkpoint",
+            Auth::None,
+            audit::checkpoint::latest,
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/audit/checkpoint/{tree_size}",
+            Auth::None,
+            audit::checkpoint::by_size,
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/audit/proof/inclusion",
+            Auth::None,
+            audit::proof::inclusion,
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/audit/proof/consistency",
+            Auth::None,
+            audit::proof::consistency,
+        ),
+        spec(
+            Method::GET,
+            "/api/v1/audit/entries/{position}",
+            ApiKey,
+            audit::entry::entry,
+        ),
     ]
 }
 

@@ -56,6 +56,12 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         crate::rest::coverage::coverage,
         crate::rest::worklist::worklist,
         crate::rest::shipments::plan,
+        crate::rest::audit::checkpoint::key,
+        crate::rest::audit::checkpoint::latest,
+        crate::rest::audit::checkpoint::by_size,
+        crate::rest::audit::proof::inclusion,
+        crate::rest::audit::proof::consistency,
+        crate::rest::audit::entry::entry,
     ),
     modifiers(&AuthSchemes),
     tags(
@@ -64,6 +70,7 @@ stable `code`, except the API-key 401, which is exactly `{error, message, help}`
         (name = "classifier", description = "Waste description → Basel codes"),
         (name = "keys", description = "Free API keys"),
         (name = "ops", description = "Health, readiness, metrics, this document"),
+        (name = "audit", description = "The verifiable log: signed checkpoints, inclusion and consistency proofs (README, \"For auditors\")"),
     )
 )]
 pub struct ApiDoc;

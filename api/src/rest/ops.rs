@@ -26,7 +26,8 @@ pub async fn health() -> impl IntoResponse {
 /// reads and still count as caught up: about one batch.
 const READY_LAG: i64 = 500;
 
-/// `GET /readyz`: the store answers, and no projection is halted, behind
+/// `GET /readyz`: the log's tail verified at start (else `details.audit_log`
+/// says what is wrong), the store answers, and no projection is halted, behind
 /// the events it reads by more than one batch, or behind and not moving
 /// (`readiness`: its checkpoint unchanged for 2 s, or at the first look
 /// after a start). Each projection is measured
@@ -37,6 +38,9 @@ const READY_LAG: i64 = 500;
         (status = 200, description = "Store reachable, projections caught up and not halted"),
         (status = 503, description = "Not ready: `{error, message, code: not_ready, details}`")))]
 pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
+    if let Some(problem) = state.audit.as_ref().and_then(|a| a.problem()) {
+        return not_ready(json!({ "audit_log": problem }));
+    }
     let lags = match state.wiring.projector.lag().await {
         Ok(lags) => lags,
         Err(projections::ProjectionError::Corrupt(reason)) => {

@@ -119,6 +119,8 @@ pub struct Caller {
     pub peer: Option<IpAddr>,
     /// The request's `x-request-id` (set by the access layer).
     pub request_id: String,
+    /// The id the client sent, when sane and not reserved.
+    pub client_request_id: Option<String>,
 }
 
 impl Caller {
@@ -130,6 +132,7 @@ impl Caller {
                 .get::<ConnectInfo<SocketAddr>>()
                 .map(|info| info.0.ip()),
             request_id: crate::telemetry::request_id::of(request.headers()),
+            client_request_id: crate::telemetry::request_id::client_of(request.headers()),
         }
     }
 }
@@ -254,6 +257,7 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
         request_id: caller.request_id.clone(),
+        client_request_id: caller.client_request_id.clone(),
     };
     let registration = ApiKeyCommands::new(&wiring.store, wiring.secret.clone())
         .register(&email, &metadata)

@@ -63,6 +63,9 @@ pub struct AppState {
     pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
     /// Whether projections that are behind are moving (`/readyz`).
     pub readiness: crate::rest::readiness::Progress,
+    /// The verifiable log's key and the outcome of its check at start
+    /// (`None`: the audit routes answer 503).
+    pub audit: Option<crate::rest::audit::AuditState>,
 }
 
 impl AppState {
@@ -86,7 +89,15 @@ impl AppState {
             registrations: RegistrationLimit::new(RegisterRate::default()),
             key_delivery: Default::default(),
             readiness: crate::rest::readiness::Progress::default(),
+            audit: None,
         }
+    }
+
+    /// The same state serving the verifiable log of `audit`.
+    #[must_use]
+    pub fn with_audit(mut self, audit: crate::rest::audit::AuditState) -> Self {
+        self.audit = Some(audit);
+        self
     }
 
     /// The same state with another limit on new registrations per client.

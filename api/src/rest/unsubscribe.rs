@@ -86,6 +86,7 @@ pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Re
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
         request_id: uuid::Uuid::new_v4().to_string(),
+        client_request_id: None,
     };
     MailingCommands::new(&state.wiring.store, state.wiring.secret.clone())
         .unsubscribe(&key_id, &metadata)

@@ -26,14 +26,15 @@ use crate::rest::AppState;
 /// How long a write waits for the directory projection to apply it.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
 
-/// The metadata of a steward's command: now, `steward:<id>`, and the
-/// client's `X-Request-Id` when it is a sane one (else a fresh UUID).
+/// The metadata of a steward's command: now, `steward:<id>`, the request's
+/// server-issued id, and the client's `X-Request-Id` beside it when it is a
+/// sane one that claims no reserved label.
 pub fn metadata(steward: &Steward, headers: &HeaderMap) -> Metadata {
-    let request_id = crate::telemetry::request_id::of(headers);
     Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Steward(steward.id.clone()),
-        request_id,
+        request_id: crate::telemetry::request_id::of(headers),
+        client_request_id: crate::telemetry::request_id::client_of(headers),
     }
 }
 

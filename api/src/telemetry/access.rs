@@ -12,8 +12,9 @@
 //! header values and bodies are never logged, so no key, token or address
 //! can be.
 //!
-//! The request's id is set on its `x-request-id` header (where handlers
-//! read it: `request_id::of`) and on the answer's; when access lines are
+//! The request's id (always issued here) is set on its `x-request-id`
+//! header (where handlers read it: `request_id::of`) and on the answer's,
+//! with the client's own id beside it as `x-client-request-id`; when access lines are
 //! written the request runs inside a `request` span carrying `request.id`.
 //!
 //! `bytes` is the body's length; for a streamed body (an SSE stream) it is
@@ -78,18 +79,29 @@ where
     F: FnOnce(Request) -> Fut,
     Fut: Future<Output = Response>,
 {
-    let id = request_id::from_headers(request.headers());
-    request.headers_mut().insert(request_id::HEADER, id.clone());
+    let id = request_id::fresh();
+    let client = request_id::client(request.headers());
+    let headers = request.headers_mut();
+    headers.insert(request_id::HEADER, id.clone());
+    match &client {
+        Some(client) => headers.insert(request_id::CLIENT_HEADER, client.clone()),
+        None => headers.remove(request_id::CLIENT_HEADER),
+    };
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
         // No access line is written (e.g. `BASEL_LOG=warn`): the id still
         // goes to the handler and the answer, nothing else is prepared.
         let mut response = inner(request).await;
         response.headers_mut().insert(request_id::HEADER, id);
+        if let Some(client) = client {
+            response
+                .headers_mut()
+                .insert(request_id::CLIENT_HEADER, client);
+        }
         return response;
     }
     // Boxed: this future holds room for what it awaits, copied whenever the
     // request's future moves, and the logged path is the larger one.
-    Box::pin(logged(listener, request, inner, id)).await
+    Box::pin(logged(listener, request, inner, (id, client))).await
 }
 
 /// [`around`] with its access line.
@@ -97,7 +109,7 @@ async fn logged<F, Fut>(
     listener: &'static str,
     request: Request,
     inner: F,
-    id: axum::http::HeaderValue,
+    (id, client): (axum::http::HeaderValue, Option<axum::http::HeaderValue>),
 ) -> Response
 where
     F: FnOnce(Request) -> Fut,
@@ -118,6 +130,11 @@ where
     let span = line.span.clone();
     let mut response = inner(request).instrument(span).await;
     response.headers_mut().insert(request_id::HEADER, id);
+    if let Some(client) = client {
+        response
+            .headers_mut()
+            .insert(request_id::CLIENT_HEADER, client);
+    }
     let route = response
         .extensions()
         .get::<RouteTag>()

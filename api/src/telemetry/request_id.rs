@@ -1,15 +1,34 @@
-//! The id of a request: kept from the client's `x-request-id` when it is a
-//! sane one (1–100 characters of letters, digits and `-_.:`), else a fresh
-//! UUID. The access layer sets it on the request's and the response's
-//! `x-request-id`, so the access line, the spans, the answer and the metadata
-//! of the events the request records (read from the request by [`of`]) all
-//! carry the same id.
+//! The id of a request: always issued by the server (a fresh UUID), so a
+//! client cannot make a change look like part of the seed or an import. The
+//! id the client sent in `x-request-id`, when it is a sane one (1–100
+//! characters of letters, digits and `-_.:`) and claims no reserved label
+//! ([`RESERVED`]), is kept beside it as `x-client-request-id`. The access
+//! layer sets both on the request (where handlers read them: [`of`],
+//! [`client_of`]) and on the answer, so the access line, the spans, the
+//! answer and the metadata of the events the request records carry the
+//! same ids.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The header carrying it (a constant name: inserting a header by a `&str`
 /// name that is not a standard one allocates the name every time).
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The header carrying the client's own id beside the server's.
+pub const CLIENT_HEADER: HeaderName = HeaderName::from_static("x-client-request-id");
+
+/// Labels the service's own writes use as request ids (`seed`, `cli-…`,
+/// `import-…`, …): a client's id that is one, or starts with one and a
+/// separator (`-_.:`), in any case, is dropped.
+pub const RESERVED: [&str; 6] = ["seed", "system", "cli", "import", "basel", "admin"];
+
+fn reserved(id: &str) -> bool {
+    let id = id.to_ascii_lowercase();
+    RESERVED.iter().any(|label| {
+        id.strip_prefix(label)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', '.', ':']))
+    })
+}
 
 /// The client's id when it is a sane one (the header's own value: no copy).
 pub fn presented(headers: &HeaderMap) -> Option<HeaderValue> {
@@ -31,9 +50,9 @@ pub fn presented(headers: &HeaderMap) -> Option<HeaderValue> {
     }
 }
 
-/// The client's id when sane, else a fresh UUID.
-pub fn from_headers(headers: &HeaderMap) -> HeaderValue {
-    presented(headers).unwrap_or_else(fresh)
+/// The client's id when sane and not reserved, for `x-client-request-id`.
+pub fn client(headers: &HeaderMap) -> Option<HeaderValue> {
+    presented(headers).filter(|id| !id.to_str().is_ok_and(reserved))
 }
 
 /// A fresh id: a version-4 UUID. uuid's `fast-rng` feature draws it from a
@@ -46,12 +65,27 @@ pub fn fresh() -> HeaderValue {
 }
 
 /// The id of the request with these headers, as text: the one the access
-/// layer set, or a fresh one for a request that did not pass it.
+/// layer issued (a UUID), or a fresh one for a request that did not pass it;
+/// never an id of the client's choosing.
 pub fn of(headers: &HeaderMap) -> String {
-    from_headers(headers)
-        .to_str()
-        .unwrap_or_default()
-        .to_owned()
+    headers
+        .get(HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|id| uuid::Uuid::parse_str(id).is_ok_and(|u| u.get_version_num() == 4))
+        .map_or_else(
+            || fresh().to_str().unwrap_or_default().to_owned(),
+            str::to_owned,
+        )
+}
+
+/// The client's own id of the request (from `x-client-request-id`, which
+/// the access layer sets from the client's `x-request-id`), when sane and
+/// not reserved.
+pub fn client_of(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(CLIENT_HEADER)?;
+    let mut one = HeaderMap::new();
+    one.insert(HEADER, value.clone());
+    client(&one).and_then(|v| v.to_str().ok().map(str::to_owned))
 }
 
 #[cfg(test)]
@@ -59,17 +93,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sane_id_is_kept_and_anything_else_replaced() {
+    fn a_sane_client_id_is_kept_beside_and_reserved_or_insane_ones_dropped() {
         let mut headers = HeaderMap::new();
         headers.insert(HEADER, HeaderValue::from_static("abc-123.x:y_z"));
-        assert_eq!(from_headers(&headers), "abc-123.x:y_z");
+        assert_eq!(client(&headers).expect("kept"), "abc-123.x:y_z");
         headers.insert(HEADER, HeaderValue::from_static(" abc-123 "));
-        assert_eq!(from_headers(&headers), "abc-123");
-        headers.insert(HEADER, HeaderValue::from_static("has space"));
-        assert_ne!(from_headers(&headers), "has space");
-        assert_eq!(from_headers(&headers).len(), 36);
+        assert_eq!(client(&headers).expect("kept"), "abc-123");
+        for refused in [
+            "has space",
+            "seed",
+            "SEED",
+            "system:seed",
+            "cli-1",
+            "import-2-row-3",
+        ] {
+            headers.insert(HEADER, HeaderValue::from_str(refused).unwrap());
+            assert_eq!(client(&headers), None, "{refused}");
+        }
         headers.insert(HEADER, HeaderValue::from_str(&"a".repeat(101)).unwrap());
-        assert_eq!(from_headers(&headers).len(), 36);
+        assert_eq!(client(&headers), None);
     }
 
     #[test]
@@ -86,12 +128,19 @@ mod tests {
     }
 
     #[test]
-    fn the_id_of_a_request_is_its_header_or_a_fresh_one() {
+    fn the_id_of_a_request_is_the_servers_never_the_clients() {
+        let issued = fresh();
         let mut headers = HeaderMap::new();
-        headers.insert(HEADER, HeaderValue::from_static("req-1"));
-        assert_eq!(of(&headers), "req-1");
-        let fresh = of(&HeaderMap::new());
-        assert_eq!(fresh.len(), 36);
-        assert_ne!(fresh, of(&HeaderMap::new()));
+        headers.insert(HEADER, issued.clone());
+        assert_eq!(of(&headers), issued.to_str().unwrap());
+        headers.insert(HEADER, HeaderValue::from_static("seed"));
+        let id = of(&headers);
+        assert_ne!(id, "seed");
+        assert_eq!(id.len(), 36);
+        assert_ne!(of(&HeaderMap::new()), of(&HeaderMap::new()));
+        headers.insert(CLIENT_HEADER, HeaderValue::from_static("seed"));
+        assert_eq!(client_of(&headers), None);
+        headers.insert(CLIENT_HEADER, HeaderValue::from_static("mine-1"));
+        assert_eq!(client_of(&headers).as_deref(), Some("mine-1"));
     }
 }

@@ -210,6 +210,7 @@ async fn the_release_upgrades_an_older_store_in_place() {
         recorded_at: now,
         actor: domain::metadata::Actor::Import,
         request_id: "older".into(),
+        client_request_id: None,
     };
     for (code, name) in [("JP", "Japan"), ("XK", "Kosovo")] {
         let register = domain::authority::RegisterAuthority {
@@ -259,6 +260,7 @@ async fn a_steward_retires_a_record_created_in_error_and_never_a_partys() {
         recorded_at: now,
         actor: domain::metadata::Actor::Import,
         request_id: "older".into(),
+        client_request_id: None,
     };
     for (code, name) in [("AF", "Afghanistan"), ("XK", "Kosovo")] {
         let register = domain::authority::RegisterAuthority {

@@ -140,9 +140,17 @@ async fn json_logs_carry_one_access_line_per_request_and_no_key_token_or_address
         .await
         .expect("get");
     assert_eq!(
+        answer
+            .headers()
+            .get("x-client-request-id")
+            .and_then(|v| v.to_str().ok()),
+        Some("client-chosen-1"),
+        "a sane incoming id is kept beside the server's"
+    );
+    assert_ne!(
         sent.note("rest", &answer),
         "client-chosen-1",
-        "a sane incoming id is kept"
+        "the request id is the server's"
     );
     let answer = http
         .get(format!("{rest}/api/v1/ca/DE"))
@@ -161,7 +169,7 @@ async fn json_logs_carry_one_access_line_per_request_and_no_key_token_or_address
     let answer = http
         .post(format!("{rest}/api/v1/ca/DE/verifications"))
         .bearer_auth(&token)
-        .header("x-request-id", "steward-write-1")
+        .header("x-request-id", "seed")
         .json(&json!({ "verified": false, "checked_on": today, "method": "email", "source": "a reply" }))
         .send()
         .await
@@ -171,7 +179,7 @@ async fn json_logs_carry_one_access_line_per_request_and_no_key_token_or_address
         "{}",
         answer.status()
     );
-    sent.note("rest", &answer);
+    let write_id = sent.note("rest", &answer);
     for path in ["/nope", "/", "/docs", "/api/v1/openapi.json"] {
         let answer = http.get(format!("{rest}{path}")).send().await.expect(path);
         sent.note("rest", &answer);
@@ -190,8 +198,12 @@ async fn json_logs_carry_one_access_line_per_request_and_no_key_token_or_address
         .cloned()
         .unwrap_or_default();
     assert_eq!(
-        last["request_id"], "steward-write-1",
-        "the event metadata carries the request id: {last}"
+        last["request_id"], write_id,
+        "the event metadata carries the server's request id: {last}"
+    );
+    assert_ne!(
+        last["request_id"], "seed",
+        "a client cannot claim the seed's request id"
     );
 
     let answer = http

@@ -267,9 +267,13 @@ async fn publish_as_first_release(basel: &Basel, nats_url: &str) -> async_nats::
         replicas: 1,
     };
     let context = commands::relay::connect(&settings).await.expect("nats");
-    commands::relay::ensure_stream(&context, &settings)
-        .await
-        .expect("stream");
+    // The first release created its stream without deny-delete/deny-purge.
+    let config = async_nats::jetstream::stream::Config {
+        deny_delete: false,
+        deny_purge: false,
+        ..commands::relay::stream_config(&settings)
+    };
+    context.create_stream(config).await.expect("stream");
     let url = basel.store.database_url.clone().expect("postgres url");
     let mut connection = sqlx::PgConnection::connect(&url).await.expect("connect");
     let rows: Vec<Value> = sqlx::query_scalar(

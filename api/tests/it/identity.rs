@@ -230,6 +230,27 @@ const FORGOTTEN: &str = "forget.me@example.org";
 /// `StewardEnrolled` event back to plaintext at `event_version` 1: a store
 /// written before addresses were sealed.
 async fn make_legacy(db: &sqlx::AnyPool, email: &str) {
+    // The first release had no append-only guard and no verifiable log (an
+    // SQLite store here): lift the guards, forget the tree.
+    let guards: Vec<(String, String)> = sqlx::query_as(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' \
+         AND name IN ('events_no_update', 'audit_leaves_no_delete', 'audit_checkpoints_no_delete')",
+    )
+    .fetch_all(db)
+    .await
+    .expect("triggers");
+    for (name, _) in &guards {
+        sqlx::query(&format!("DROP TRIGGER {name}"))
+            .execute(db)
+            .await
+            .expect("drop the guard");
+    }
+    for table in ["audit_leaves", "audit_checkpoints"] {
+        sqlx::query(&format!("DELETE FROM {table}"))
+            .execute(db)
+            .await
+            .expect("no tree yet");
+    }
     let rows: Vec<(i64, String)> = sqlx::query_as(
         "SELECT position, CAST(payload AS TEXT) FROM events WHERE event_type IN ('ApiKeyIssued', 'StewardEnrolled')",
     )
@@ -249,6 +270,12 @@ async fn make_legacy(db: &sqlx::AnyPool, email: &str) {
             .execute(db)
             .await
             .expect("legacy payload");
+    }
+    for (_, create) in &guards {
+        sqlx::query(create)
+            .execute(db)
+            .await
+            .expect("restore the guard");
     }
 }
 

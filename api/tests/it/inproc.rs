@@ -294,6 +294,7 @@ fn admin() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Admin,
         request_id: "test".into(),
+        client_request_id: None,
     }
 }
 

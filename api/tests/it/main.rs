@@ -3,6 +3,7 @@
 //! Two harnesses: [`process`] runs the real `basel` binary, [`inproc`] the
 //! REST app in this process; [`support`] holds what they share.
 
+mod audit;
 mod broken_store;
 mod browser_home;
 mod cli;

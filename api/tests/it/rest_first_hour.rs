@@ -112,7 +112,7 @@ async fn the_changes_feed_says_when_nothing_follows() {
 }
 
 #[tokio::test]
-async fn every_answer_carries_a_request_id_and_a_sane_one_is_kept() {
+async fn every_answer_carries_a_server_request_id_and_a_sane_client_one_beside_it() {
     let app = App::start(Mode::Embedded).await;
     for (path, status) in [("/nope", 404), ("/api/v1/ca", 401), ("/healthz", 200)] {
         let answer = app.get_anonymous(path).await;
@@ -130,5 +130,6 @@ async fn every_answer_carries_a_request_id_and_a_sane_one_is_kept() {
         )
         .await;
     assert_eq!(answer.status, 405);
-    assert_eq!(answer.header("x-request-id"), Some("kept.id-1"));
+    assert_eq!(answer.header("x-request-id").map(str::len), Some(36));
+    assert_eq!(answer.header("x-client-request-id"), Some("kept.id-1"));
 }

@@ -421,6 +421,61 @@ macro_rules! __basel_both_modes {
 }
 pub use crate::__basel_both_modes as both_modes;
 
+/// The triggers that make the events and audit tables append-only
+/// (`migrations/*/0029_audit_log.sql`).
+const APPEND_GUARDS: [&str; 3] = ["events", "audit_leaves", "audit_checkpoints"];
+
+/// Runs `sql` (one or more statements) with the append-only triggers lifted,
+/// then puts them back: what someone with write access to the database files
+/// or an owner's login can do. Tests use it to tamper with a store, and to
+/// make a store look like one written before addresses were sealed.
+///
+/// # Panics
+/// When a statement fails.
+pub async fn without_append_guard(backend: &super::Backend, sql: &str) {
+    match backend {
+        super::Backend::Postgres(pool) => {
+            let mut script = String::from("BEGIN;\n");
+            for table in APPEND_GUARDS {
+                script.push_str(&format!("ALTER TABLE {table} DISABLE TRIGGER USER;\n"));
+            }
+            script.push_str(sql);
+            script.push_str(";\n");
+            for table in APPEND_GUARDS {
+                script.push_str(&format!("ALTER TABLE {table} ENABLE TRIGGER USER;\n"));
+            }
+            script.push_str("COMMIT;");
+            sqlx::raw_sql(&script)
+                .execute(pool)
+                .await
+                .expect("statements run without the append-only guard");
+        }
+        super::Backend::Sqlite(pool) => {
+            let triggers: Vec<(String, String)> = sqlx::query_as(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('events', 'audit_leaves', 'audit_checkpoints') AND (name LIKE '%no_update' OR name LIKE '%no_delete')",
+            )
+            .fetch_all(pool)
+            .await
+            .expect("triggers");
+            let mut script = String::from("BEGIN IMMEDIATE;\n");
+            for (name, _) in &triggers {
+                script.push_str(&format!("DROP TRIGGER {name};\n"));
+            }
+            script.push_str(sql);
+            script.push_str(";\n");
+            for (_, create) in &triggers {
+                script.push_str(create);
+                script.push_str(";\n");
+            }
+            script.push_str("COMMIT;");
+            sqlx::raw_sql(&script)
+                .execute(pool)
+                .await
+                .expect("statements run without the append-only guard");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_database;

@@ -20,6 +20,7 @@ fn metadata(request: usize) -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Steward(Slug::parse("ana").expect("slug")),
         request_id: format!("req-{request}"),
+        client_request_id: None,
     }
 }
 

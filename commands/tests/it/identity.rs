@@ -10,7 +10,7 @@ use commands::api_key::ApiKeyCommands;
 use commands::identity::{erase, legacy, AddressBook};
 use commands::secrets::ServerSecret;
 use commands::steward::StewardCommands;
-use commands::store::testing::{both_modes, fresh_store, Mode};
+use commands::store::testing::{both_modes, fresh_store, without_append_guard, Mode};
 use commands::store::Backend;
 use domain::metadata::{Actor, Metadata};
 use domain::values::{Email, Slug};
@@ -20,6 +20,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Admin,
         request_id: "req".into(),
+        client_request_id: None,
     }
 }
 
@@ -95,22 +96,12 @@ async fn plaintext_events_from_before_sealing_are_sealed_in_place(mode: Mode) {
         .await
         .expect("registered");
     let legacy_payload = r#"{"ApiKeyIssued":{"email":"old@example.org","generation":1,"key_hash":"h","key_prefix":"bsl_"}}"#;
-    match backend {
-        Backend::Postgres(pool) => {
-            sqlx::query("UPDATE events SET payload = $1::jsonb, event_version = '1'")
-                .bind(legacy_payload)
-                .execute(pool)
-                .await
-                .expect("legacy");
-        }
-        Backend::Sqlite(pool) => {
-            sqlx::query("UPDATE events SET payload = $1, event_version = '1'")
-                .bind(legacy_payload)
-                .execute(pool)
-                .await
-                .expect("legacy");
-        }
-    }
+    // A store written before sealing: the append-only guard did not exist.
+    without_append_guard(
+        backend,
+        &format!("UPDATE events SET payload = '{legacy_payload}', event_version = '1'"),
+    )
+    .await;
     let id = keys.id_of(&email);
     assert_eq!(
         book.registrant(&id).await.expect("read"),

@@ -1,5 +1,6 @@
 //! The one integration-test binary of the `commands` crate.
 
+mod audit;
 mod authority;
 mod identity;
 mod relay;

@@ -50,6 +50,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Seed,
         request_id: "relay-test".into(),
+        client_request_id: None,
     }
 }
 

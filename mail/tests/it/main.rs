@@ -22,6 +22,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,
         request_id: "t".into(),
+        client_request_id: None,
     }
 }
 

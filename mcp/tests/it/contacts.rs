@@ -18,6 +18,7 @@ fn metadata(actor: Actor) -> Metadata {
         recorded_at: Utc::now(),
         actor,
         request_id: "test".into(),
+        client_request_id: None,
     }
 }
 

@@ -71,6 +71,7 @@ pub fn metadata(actor: Actor) -> Metadata {
         recorded_at: Utc::now(),
         actor,
         request_id: "test".into(),
+        client_request_id: None,
     }
 }
 

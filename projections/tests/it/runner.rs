@@ -18,6 +18,7 @@ fn metadata() -> Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Seed,
         request_id: "t".into(),
+        client_request_id: None,
     }
 }
 

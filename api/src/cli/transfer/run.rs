@@ -163,6 +163,7 @@ async fn write(
                 recorded_at: Utc::now(),
                 actor: Actor::Steward(ctx.steward.clone()),
                 request_id: format!("import-{request}-row-{row}"),
+                client_request_id: None,
             };
             if let Err(e) = execute(commands, country, command.clone(), &metadata).await {
                 failed.push(format!("{}: row {row} ({country}): {e}", ctx.file));
