@@ -81,7 +81,7 @@ pub async fn seed_if_empty(
 }
 
 /// What applying the bundled data release to an existing store did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ReleaseReport {
     /// Parties the store lacked (e.g. the European Union), registered.
     pub registered: usize,
@@ -89,6 +89,10 @@ pub struct ReleaseReport {
     pub added: usize,
     /// Records of codes that are not Parties (created in error), retired.
     pub retired: usize,
+    /// Parties the release could not be applied to (their record could not
+    /// be read or written), each with the reason: the start goes on, and
+    /// the next start tries again.
+    pub failed: Vec<String>,
 }
 
 /// Brings a store seeded before the Party registry and the data release up
@@ -113,9 +117,17 @@ pub async fn apply_release(
     };
     let mut report = ReleaseReport::default();
     for record in domain::seed::bundled()? {
-        let store = |e: CommandError<AuthorityError>| SeedFailure::Store(e.to_string());
-        let state = commands.current(&record.country).await.map_err(store)?;
+        // A record that cannot be read (an event that does not decode, say,
+        // which the audit log reports) does not stop the start.
+        let state = match commands.current(&record.country).await {
+            Ok(state) => state,
+            Err(e) => {
+                report.failed.push(format!("{}: {e}", record.country));
+                continue;
+            }
+        };
         if state.country.is_none() {
+            let code = record.country.clone();
             let command = RegisterAuthority {
                 country: record.country,
                 country_name: record.country_name,
@@ -130,7 +142,7 @@ pub async fn apply_release(
             match commands.register(command, &metadata).await {
                 Ok(_) => report.registered += 1,
                 Err(CommandError::Rejected(AuthorityError::AlreadyRegistered(_))) => {}
-                Err(other) => return Err(store(other)),
+                Err(other) => report.failed.push(format!("{code}: {other}")),
             }
             continue;
         }
@@ -150,11 +162,11 @@ pub async fn apply_release(
                 // A contact the store's rules refuse (a second focal point,
                 // say) stays out; the release keeps it.
                 Err(CommandError::Rejected(_) | CommandError::Conflict) => {}
-                Err(other) => return Err(store(other)),
+                Err(other) => report.failed.push(format!("{}: {other}", record.country)),
             }
         }
     }
-    report.retired = retire_non_parties(&commands, &metadata).await?;
+    retire_non_parties(&commands, &metadata, &mut report).await?;
     Ok(report)
 }
 
@@ -163,9 +175,9 @@ pub async fn apply_release(
 async fn retire_non_parties(
     commands: &AuthorityCommands,
     metadata: &Metadata,
-) -> Result<usize, SeedFailure> {
+    report: &mut ReleaseReport,
+) -> Result<(), SeedFailure> {
     let registry = domain::parties::registry();
-    let mut retired = 0;
     for code in commands.registered_codes().await? {
         let Ok(country) = domain::values::CountryCode::parse(&code) else {
             continue;
@@ -182,12 +194,12 @@ async fn retire_non_parties(
             steward: None,
         };
         match commands.retire(&country, retire, metadata).await {
-            Ok(_) => retired += 1,
+            Ok(_) => report.retired += 1,
             Err(CommandError::Rejected(_) | CommandError::Conflict) => {}
-            Err(other) => return Err(SeedFailure::Store(other.to_string())),
+            Err(other) => report.failed.push(format!("{country}: {other}")),
         }
     }
-    Ok(retired)
+    Ok(())
 }
 
 /// Whether `state` holds the release contact `new` already: a contact with

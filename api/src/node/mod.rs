@@ -168,6 +168,13 @@ async fn seed(runtime: &Runtime) -> anyhow::Result<()> {
             "applied the bundled data release"
         );
     }
+    for failure in &report.failed {
+        tracing::warn!(
+            release.name = domain::release::RELEASE,
+            error = %failure,
+            "the bundled data release could not be applied to a record; the next start tries again"
+        );
+    }
     Ok(())
 }
 

@@ -94,10 +94,14 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
 
     // XK was registered by a steward of the first release, which accepted
     // any two letters; the upgrade retires it (history keeps it).
-    let xk = node
-        .get_with_key("/api/v1/ca/XK", key)
-        .await
-        .expect("answered");
+    // Server mode applies the retirement through the stream: wait for it.
+    let xk = eventually_some(std::time::Duration::from_secs(30), || async {
+        node.get_with_key("/api/v1/ca/XK", key)
+            .await
+            .filter(|(status, _)| *status == 404)
+    })
+    .await
+    .unwrap_or((200, Value::Null));
     assert_eq!(xk.0, 404, "the key still works: {}", xk.1);
     assert_eq!(xk.1["code"], "country_not_found");
     let xk_history = node

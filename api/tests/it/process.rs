@@ -183,7 +183,14 @@ impl Basel {
         while base.is_none() || mcp.is_none() {
             let (field, url) = rx
                 .recv_timeout(Duration::from_secs(60))
-                .expect("basel serve logs addr= and mcp_addr= within 60 s");
+                .unwrap_or_else(|e| {
+                    // Give the reader a moment to keep the last lines.
+                    std::thread::sleep(Duration::from_millis(200));
+                    panic!(
+                        "basel serve logs addr= and mcp_addr= within 60 s: {e}; it said:\n{}",
+                        lines.lock().map(|l| l.join("\n")).unwrap_or_default()
+                    )
+                });
             match field {
                 " addr=" => base = Some(url),
                 _ => mcp = Some(url),

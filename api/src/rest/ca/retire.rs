@@ -55,15 +55,21 @@ pub async fn retire(
         .await
         .map_err(write::from_command)?;
     state.committed();
-    let shown = state
-        .wiring
-        .projector
+    let projector = &state.wiring.projector;
+    let deadline = tokio::time::Instant::now() + write::READ_YOUR_WRITES;
+    let shown = projector
         .wait_for(
             projections::directory::NAME,
             committed.position,
             write::READ_YOUR_WRITES,
         )
         .await;
+    // The history shows the retirement too, within what is left of the bound.
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    let shown = shown
+        && projector
+            .wait_for(projections::history::NAME, committed.position, left)
+            .await;
     state.cache.bump();
     let status = if shown {
         StatusCode::OK
