@@ -70,6 +70,14 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             "as_of" => {
                 json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
             }
+            "movement" => json!({"type": "string", "enum": projections::scope::MOVEMENTS}),
+            "per_page" => json!({"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
+            "reason" => json!({"type": "string", "enum": crate::rest::worklist::NEEDS}),
+            "area" => json!({"type": "string", "maxLength": 300}),
+            // The audit log's positions and tree sizes count from 1.
+            "position" | "tree_size" | "from" | "to" => {
+                json!({"type": "integer", "minimum": 1, "maximum": i64::MAX})
+            }
             _ => continue,
         };
         parameter["schema"] = bound;

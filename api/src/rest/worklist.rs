@@ -31,7 +31,7 @@ pub struct Worklist {
 }
 
 /// The needs a worklist item can have (`reason=`).
-const NEEDS: [&str; 5] = [
+pub const NEEDS: [&str; 5] = [
     "no_contact",
     "focal_point_only",
     "defunct_or_unanswered",
@@ -71,7 +71,7 @@ pub async fn worklist(
         )));
     }
     let source_kind = params.take("source_kind")?;
-    let page = params.integer(&["page"], 1, 1, 10_000)?;
+    let page = params.integer(&["page"], 1, 1, crate::rest::ca::list::MAX_PAGE)?;
     let per_page = params.integer(&["per_page", "perPage"], 50, 1, 200)?;
     params.finish()?;
     let rows = projections::directory::Reader::new(state.read_db().clone())

@@ -172,7 +172,7 @@ async fn authorities_are_chosen_by_area_and_movement(mode: Mode) {
         .is_some_and(|c| c.iter().all(|a| a["contact_id"] != transit["id"])));
 
     let unknown = app.get("/api/v1/ca/DE?area=Atlantis", &key).await;
-    assert_eq!(unknown.status, 400);
+    assert_eq!(unknown.status, 404);
     assert_eq!(unknown.code(), "unknown_area");
     assert!(unknown.text.contains("Bayern"), "names the known areas");
     let movement = app.get("/api/v1/ca/DE?movement=smuggling", &key).await;

@@ -28,7 +28,7 @@ use crate::rest::{AppState, Shared};
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
         ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then"),
-        ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it"),
+        ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it; 404 `unknown_area` (naming the Party's areas) when it has none of that name"),
         ("movement" = Option<String>, Query, description = "export, import or transit: `competent` lists the authorities that handle it")),
     responses(
         (status = 200, description = "The record", body = crate::rest::openapi::Record),
