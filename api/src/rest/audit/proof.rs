@@ -106,12 +106,14 @@ pub async fn inclusion(
         })?;
     let leaves = tree(backend, tree_size.unsigned_abs()).await?;
     let index = usize::try_from(leaf.index).unwrap_or(usize::MAX);
-    let path = merkle::inclusion_proof(index, &leaves).ok_or_else(|| {
-        bad(format!(
+    // A leaf past the tree asked for is not in it: not found there.
+    let path = merkle::inclusion_proof(index, &leaves).ok_or_else(|| ApiError::NotFound {
+        code: "not_in_tree",
+        message: format!(
             "position {position} is leaf {}, not in a tree of {} leaves",
             leaf.index,
             leaves.len()
-        ))
+        ),
     })?;
     Ok(Json(InclusionProof {
         position,
@@ -154,7 +156,13 @@ pub async fn consistency(
     let leaves = tree(&state.wiring.store, to.unsigned_abs()).await?;
     let from = from.unsigned_abs();
     let path = merkle::consistency_proof(usize::try_from(from).unwrap_or(usize::MAX), &leaves)
-        .ok_or_else(|| bad(format!("from ({from}) exceeds to ({})", leaves.len())))?;
+        .ok_or_else(|| ApiError::NotFound {
+            code: "no_such_proof",
+            message: format!(
+                "from ({from}) exceeds to ({}): no consistency proof",
+                leaves.len()
+            ),
+        })?;
     Ok(Json(ConsistencyProof {
         from,
         to: leaves.len() as u64,

@@ -71,13 +71,17 @@ async fn scoped(
         .await?
         .ok_or_else(|| missing(country))?;
     let competent = projections::scope::competent(&row.state, area, movement).map_err(|e| {
-        let code = match e {
-            projections::scope::ScopeError::Movement(_) => "invalid_movement",
-            projections::scope::ScopeError::Area { .. } => "unknown_area",
-        };
-        ApiError::BadRequest {
-            code,
-            message: e.to_string(),
+        let message = e.to_string();
+        match e {
+            projections::scope::ScopeError::Movement(_) => ApiError::BadRequest {
+                code: "invalid_movement",
+                message,
+            },
+            // No such area of this Party: a part of the record not found.
+            projections::scope::ScopeError::Area { .. } => ApiError::NotFound {
+                code: "unknown_area",
+                message,
+            },
         }
     })?;
     let mut record = Record::new(row, Utc::now().date_naive(), state.stale_after_days);
