@@ -125,7 +125,17 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
         "the upgrade registers the EU"
     );
 
-    let de = record(&node, key, "DE").await;
+    // Server mode projects the release through the stream: wait for it.
+    let de = eventually_some(std::time::Duration::from_secs(30), || async {
+        node.get_with_key("/api/v1/ca/DE", key)
+            .await
+            .filter(|(status, body)| {
+                *status == 200 && body["contacts"].as_array().map(Vec::len) > Some(10)
+            })
+            .map(|(_, body)| body)
+    })
+    .await
+    .unwrap_or_else(|| panic!("DE did not show the release's contacts within 30 s"));
     assert_eq!(
         de["ca_name"],
         Value::Null,
@@ -182,7 +192,16 @@ async fn the_first_release_store_upgrades_in_place(mode: Mode) {
         "{cn}"
     );
 
-    let ng = record(&node, key, "NG").await;
+    let ng = eventually_some(std::time::Duration::from_secs(30), || async {
+        node.get_with_key("/api/v1/ca/NG", key)
+            .await
+            .filter(|(status, body)| {
+                *status == 200 && body["contacts"].as_array().is_some_and(|c| !c.is_empty())
+            })
+            .map(|(_, body)| body)
+    })
+    .await
+    .unwrap_or_default();
     assert!(
         ng["contacts"].as_array().is_some_and(|c| !c.is_empty()),
         "the release adds NG's traced contacts"
