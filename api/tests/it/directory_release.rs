@@ -204,31 +204,8 @@ both_modes!(
 #[tokio::test]
 async fn the_release_upgrades_an_older_store_in_place() {
     let app = App::start(Mode::Embedded).await;
-    let commands = commands::authority::AuthorityCommands::new(&app.runtime.backend);
+    register_as_an_older_release(&app, &[("JP", "Japan"), ("XK", "Kosovo")]).await;
     let now = Utc::now();
-    let metadata = domain::metadata::Metadata {
-        recorded_at: now,
-        actor: domain::metadata::Actor::Import,
-        request_id: "older".into(),
-        client_request_id: None,
-    };
-    for (code, name) in [("JP", "Japan"), ("XK", "Kosovo")] {
-        let register = domain::authority::RegisterAuthority {
-            country: domain::values::CountryCode::parse(code).expect("code"),
-            country_name: name.into(),
-            contact: domain::authority::ContactInput::default(),
-            verified: false,
-            last_checked: None,
-            source: None,
-            contacts: Vec::new(),
-            steward: None,
-            today: now.date_naive(),
-        };
-        commands
-            .register(register, &metadata)
-            .await
-            .expect("registered");
-    }
     let report = commands::seed::apply_release(&app.runtime.backend, now, now.date_naive())
         .await
         .expect("release");
@@ -254,31 +231,7 @@ async fn the_release_upgrades_an_older_store_in_place() {
 #[tokio::test]
 async fn a_steward_retires_a_record_created_in_error_and_never_a_partys() {
     let app = App::start(Mode::Embedded).await;
-    let commands = commands::authority::AuthorityCommands::new(&app.runtime.backend);
-    let now = Utc::now();
-    let metadata = domain::metadata::Metadata {
-        recorded_at: now,
-        actor: domain::metadata::Actor::Import,
-        request_id: "older".into(),
-        client_request_id: None,
-    };
-    for (code, name) in [("AF", "Afghanistan"), ("XK", "Kosovo")] {
-        let register = domain::authority::RegisterAuthority {
-            country: domain::values::CountryCode::parse(code).expect("code"),
-            country_name: name.into(),
-            contact: domain::authority::ContactInput::default(),
-            verified: false,
-            last_checked: None,
-            source: None,
-            contacts: Vec::new(),
-            steward: None,
-            today: now.date_naive(),
-        };
-        commands
-            .register(register, &metadata)
-            .await
-            .expect("registered");
-    }
+    register_as_an_older_release(&app, &[("AF", "Afghanistan"), ("XK", "Kosovo")]).await;
     app.settle().await;
     let token = app.enrol("ana").await;
     let key = app.key().await;
@@ -329,4 +282,34 @@ async fn a_steward_retires_a_record_created_in_error_and_never_a_partys() {
         .await;
     assert_eq!(again.status, 409);
     assert_eq!(again.code(), "retired");
+}
+
+/// Registers `parties` straight through the commands, as an earlier release
+/// (which accepted any two letters) did.
+async fn register_as_an_older_release(app: &App, parties: &[(&str, &str)]) {
+    let commands = commands::authority::AuthorityCommands::new(&app.runtime.backend);
+    let now = Utc::now();
+    let metadata = domain::metadata::Metadata {
+        recorded_at: now,
+        actor: domain::metadata::Actor::Import,
+        request_id: "older".into(),
+        client_request_id: None,
+    };
+    for (code, name) in parties {
+        let register = domain::authority::RegisterAuthority {
+            country: domain::values::CountryCode::parse(code).expect("code"),
+            country_name: (*name).into(),
+            contact: domain::authority::ContactInput::default(),
+            verified: false,
+            last_checked: None,
+            source: None,
+            contacts: Vec::new(),
+            steward: None,
+            today: now.date_naive(),
+        };
+        commands
+            .register(register, &metadata)
+            .await
+            .expect("registered");
+    }
 }
