@@ -39,6 +39,50 @@ pub fn presented_api_key<'a>(
     }
 }
 
+/// Why a request's API key was refused: the same words and header on the
+/// REST API and the MCP server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRefusal {
+    /// No key was sent (or an unreadable one).
+    Missing,
+    /// A key was sent but is unknown or revoked.
+    NotActive,
+}
+
+impl KeyRefusal {
+    /// Where to get a key.
+    pub const HELP: &'static str = "Get a free API key at /register";
+
+    /// The answer's `error`.
+    pub fn error(self) -> &'static str {
+        match self {
+            Self::Missing => "API key required",
+            Self::NotActive => "API key not accepted",
+        }
+    }
+
+    /// The answer's `message`: what to do.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Missing => {
+                "Send your API key in the X-API-Key header or as Authorization: Bearer KEY."
+            }
+            Self::NotActive => {
+                "The API key sent is unknown or revoked; get an active one at /register."
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` value of the 401 (RFC 6750's `invalid_token`
+    /// for a key that was sent).
+    pub fn www_authenticate(self) -> &'static str {
+        match self {
+            Self::Missing => "Bearer realm=\"basel\"",
+            Self::NotActive => "Bearer realm=\"basel\", error=\"invalid_token\"",
+        }
+    }
+}
+
 fn usable(credential: &str) -> bool {
     !credential.is_empty() && credential.chars().count() <= MAX_CREDENTIAL_CHARS
 }

@@ -18,6 +18,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use domain::credentials::KeyRefusal;
 use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::StreamableHttpService;
@@ -119,13 +120,13 @@ fn presented_key(headers: &HeaderMap) -> Option<&str> {
 
 async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<Caller, Refusal> {
     let Some(key) = presented_key(headers) else {
-        return Err(Box::new(unauthorized()));
+        return Err(Box::new(unauthorized(KeyRefusal::Missing)));
     };
     let digest = domain::credentials::secret_digest(key);
     let hash = hex::encode(digest);
     match state.cache.is_active_key(&state.read_db, digest).await {
         Ok(true) => Ok(Caller(hash)),
-        Ok(false) => Err(Box::new(unauthorized())),
+        Ok(false) => Err(Box::new(unauthorized(KeyRefusal::NotActive))),
         Err(cause) => {
             tracing::error!(error = %cause, "MCP: the API key table cannot be read");
             Err(Box::new(error(
@@ -331,11 +332,20 @@ pub(crate) async fn streamable(
             }
         }
         (Method::GET, Some(id)) => {
+            // A resumption (`Last-Event-ID`) replays; a plain GET opens the
+            // session's one standalone stream.
+            let busy = if request.headers().contains_key("last-event-id") {
+                registry.stream(&id)
+            } else {
+                match registry.standalone(&id) {
+                    Some(busy) => busy,
+                    None => return stream_conflict(),
+                }
+            };
             let response = service.handle(request).await.map(axum::body::Body::new);
             if !response.status().is_success() {
                 return response;
             }
-            let busy = registry.stream(&id);
             response.map(|body| {
                 let stream = body.into_data_stream().map(move |chunk| {
                     let _busy = &busy;
@@ -347,6 +357,15 @@ pub(crate) async fn streamable(
         (Method::GET, None) => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
+}
+
+/// 409 for a second standalone stream of one session.
+fn stream_conflict() -> Response {
+    error(
+        StatusCode::CONFLICT,
+        "stream_conflict",
+        "This session's event stream (GET /mcp) is already open; use it, or close it before opening another.",
+    )
 }
 
 /// 404 for a session that is not open, or is another key's.
@@ -422,13 +441,18 @@ pub(crate) fn too_large() -> Response {
     )
 }
 
-fn unauthorized() -> Response {
+fn unauthorized(refusal: KeyRefusal) -> Response {
     let body = json!({
-        "error": "API key required",
-        "message": "Send your API key in the X-API-Key header or as Authorization: Bearer KEY.",
-        "help": "Get a free API key at /register",
+        "error": refusal.error(),
+        "message": refusal.message(),
+        "help": KeyRefusal::HELP,
     });
-    (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+    let mut response = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+    response.headers_mut().insert(
+        axum::http::header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(refusal.www_authenticate()),
+    );
+    response
 }
 
 /// A JSON error: `{error, message, code}`.

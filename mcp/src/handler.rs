@@ -32,32 +32,47 @@ use crate::{bounded, resources, McpConfig, McpState};
 const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// What the server tells the model about itself at connection time.
-const INSTRUCTIONS: &str = "\
+/// What the server's instructions say before the tools and resources.
+const INTRODUCTION: &str = "\
 basel answers questions about the Basel Convention on the Control of Transboundary Movements of \
 Hazardous Wastes. It is read-only.
 
-Data: one competent-authority (CA) record per Party (ISO 3166-1 alpha-2): the authority's name, \
-e-mail, phone, address, whether the record is verified, when it was last checked, and its \
-provenance (who checked it, how, against which source). Records seeded from historic public \
-sources (2002-2006 Secretariat fact sheets) are unverified; `stale: true` means the last check is \
-missing or old, so tell the user to confirm contact details before relying on them. Every change \
-is kept: get_authority_history shows the audit trail.
+Data: one record per Party (ISO 3166-1 alpha-2 code or any name the country goes by): the Party's \
+standing (how and when it joined, Annex VII and OECD membership, Ban Amendment acceptance) and its \
+contacts (competent authorities with their scope, the focal point), each value with the source it \
+was taken from, how old it is and whether a steward has verified it. Most contacts come from \
+historic public sources and are unverified: tell the user to confirm contact details before relying \
+on them. Every change is kept: get_authority_history shows the audit trail.";
 
-Tools: get_competent_authority (code or country name), list_competent_authorities (pages; pass \
-nextCursor back), search_competent_authorities, get_authority_history, classify_waste (plain-language \
-description, optional origin/destination codes), lookup_basel_code (Y/A/B/H codes, including \
-deleted ones). Resources: basel://ca/{country_code}, basel://codes/{code}.
-
-Disclaimer: classifications are informational only, generated automatically from a description; \
+/// What the server's instructions say after them.
+const DISCLAIMER: &str = "\
+Disclaimer: classifications and shipment plans are informational only, generated automatically; \
 they are not a legal determination. The classification of a waste and the procedure for its \
 movement must be checked with the competent authorities of the countries of export, transit and \
 import.";
+
+/// The server's instructions, naming every tool and resource the server
+/// offers (from their definitions, so the list cannot fall behind them).
+fn instructions(tools: &[Tool]) -> String {
+    let tools = tools
+        .iter()
+        .map(|tool| match tool.title.as_deref() {
+            Some(title) => format!("{} ({})", tool.name, title.to_lowercase()),
+            None => tool.name.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let resources = resources::uris().join(", ");
+    format!("{INTRODUCTION}\n\nTools: {tools}. Resources: {resources}.\n\n{DISCLAIMER}")
+}
 
 /// The MCP server: tools and resources over the read side.
 #[derive(Clone)]
 pub(crate) struct Basel {
     state: Arc<McpState>,
     tools: Arc<Vec<Tool>>,
+    /// The instructions, made once from the tools.
+    instructions: Arc<str>,
     limiter: Arc<Limiter>,
     /// The key of a legacy SSE session (streamable HTTP requests carry
     /// theirs in the request's extensions).
@@ -73,9 +88,11 @@ pub(crate) struct Basel {
 impl Basel {
     /// A handler over `state`, limited by `config.rate`.
     pub(crate) fn new(state: Arc<McpState>, config: &McpConfig) -> Self {
+        let definitions = tools::definitions();
         Self {
             state,
-            tools: Arc::new(tools::definitions()),
+            instructions: instructions(&definitions).into(),
+            tools: Arc::new(definitions),
             limiter: Arc::new(Limiter::new(config.rate)),
             caller: None,
             changes: config.changes.clone(),
@@ -157,7 +174,7 @@ impl ServerHandler for Basel {
         };
         ServerConfig::new(capabilities)
             .with_server_info(Self::identity())
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions.to_string())
     }
 
     async fn list_tools(

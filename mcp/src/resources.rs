@@ -24,6 +24,17 @@ const COVERAGE: &str = "basel://coverage";
 /// Resources per page of `resources/list`.
 const PAGE: usize = 100;
 
+/// The URIs and URI templates offered, for the server's instructions.
+pub(crate) fn uris() -> Vec<String> {
+    let mut uris: Vec<String> = templates()
+        .resource_templates
+        .into_iter()
+        .map(|t| t.uri_template)
+        .collect();
+    uris.push(COVERAGE.to_owned());
+    uris
+}
+
 /// The two URI templates.
 pub(crate) fn templates() -> ListResourceTemplatesResult {
     ListResourceTemplatesResult::with_all_items(vec![
@@ -105,7 +116,8 @@ pub(crate) async fn list(
 /// Reads one resource.
 ///
 /// # Errors
-/// Resource not found (-32002) for a URI that names nothing here; internal
+/// Resource not found (-32002, `data.uri` naming it) for a URI that names
+/// nothing here; internal
 /// error when the directory cannot be read.
 pub(crate) async fn read(state: &McpState, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let not_found = || {
@@ -114,7 +126,8 @@ pub(crate) async fn read(state: &McpState, uri: &str) -> Result<ReadResourceResu
                 "no resource {}: use basel://ca/{{country_code}}, basel://codes/{{code}} or basel://coverage",
                 bounded(uri)
             ),
-            None,
+            // The specification's resource-not-found error names the URI.
+            Some(serde_json::json!({ "uri": bounded(uri) })),
         )
     };
     let json = if uri == COVERAGE {

@@ -64,6 +64,9 @@ struct Entry {
     owner: String,
     last: Instant,
     streams: usize,
+    /// Whether the session's standalone stream (`GET /mcp` without
+    /// `Last-Event-ID`) is open.
+    standalone: bool,
     closer: Closer,
 }
 
@@ -155,6 +158,7 @@ impl Registry {
                     owner: owner.to_owned(),
                     last: Instant::now(),
                     streams: 0,
+                    standalone: false,
                     closer,
                 },
             );
@@ -210,7 +214,30 @@ impl Registry {
         StreamGuard {
             registry: self.clone(),
             id: id.to_owned(),
+            standalone: false,
         }
+    }
+
+    /// The session's one standalone stream, held (and the session busy)
+    /// until the guard drops; `None` while another is open. A session has at
+    /// most one, as the reference server enforces (a second `GET /mcp` is 409):
+    /// a client that reconnected its stream on every error otherwise piled up
+    /// open connections.
+    pub(crate) fn standalone(self: &Arc<Self>, id: &str) -> Option<StreamGuard> {
+        let taken = self.with_open(|open| match open.get_mut(id) {
+            Some(entry) if entry.standalone => false,
+            Some(entry) => {
+                entry.standalone = true;
+                entry.streams += 1;
+                true
+            }
+            None => false,
+        });
+        taken.then(|| StreamGuard {
+            registry: self.clone(),
+            id: id.to_owned(),
+            standalone: true,
+        })
     }
 
     /// Closes every session unused for the idle limit.
@@ -272,6 +299,7 @@ impl Registry {
 pub(crate) struct StreamGuard {
     registry: Arc<Registry>,
     id: String,
+    standalone: bool,
 }
 
 impl Drop for StreamGuard {
@@ -279,6 +307,7 @@ impl Drop for StreamGuard {
         self.registry.with_open(|open| {
             if let Some(entry) = open.get_mut(&self.id) {
                 entry.streams = entry.streams.saturating_sub(1);
+                entry.standalone &= !self.standalone;
                 entry.last = Instant::now();
             }
         });
@@ -325,6 +354,21 @@ mod tests {
         );
         assert!(sessions.touch("a1", "A"));
         assert!(!sessions.touch("a2", "A"));
+    }
+
+    #[tokio::test]
+    async fn a_session_has_one_standalone_stream_at_a_time() {
+        let sessions = registry(4, 100);
+        sessions.insert("a1", "A", Closer::Streamable).unwrap();
+        let first = sessions.standalone("a1").expect("the first stream");
+        assert!(sessions.standalone("a1").is_none(), "a second is refused");
+        let _resumed = sessions.stream("a1");
+        drop(first);
+        assert!(
+            sessions.standalone("a1").is_some(),
+            "free again once closed"
+        );
+        assert!(sessions.standalone("unknown").is_none());
     }
 
     #[tokio::test]

@@ -165,10 +165,31 @@ async fn missing_or_invalid_keys_get_a_401_json_body_before_any_mcp_processing()
                 Some(initialize("2025-06-18")),
             )
             .await;
+            let challenge = response
+                .headers()
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let (status, body) = json_error(response).await;
             assert_eq!(status, 401, "{method} {path} {headers:?}");
             let keys: Vec<&String> = body.as_object().expect("object").keys().collect();
             assert_eq!(keys, ["error", "help", "message"], "{body}");
+            // A key that was sent is "not accepted", one that was not "required".
+            let sent = headers.iter().any(|(_, v)| v.contains(&app.key[..8]));
+            let (error, challenge_expected) = if sent {
+                (
+                    "API key not accepted",
+                    "Bearer realm=\"basel\", error=\"invalid_token\"",
+                )
+            } else {
+                ("API key required", "Bearer realm=\"basel\"")
+            };
+            assert_eq!(body["error"], error, "{headers:?}");
+            assert_eq!(
+                challenge.as_deref(),
+                Some(challenge_expected),
+                "{headers:?}"
+            );
             assert!(
                 !body.to_string().contains(&app.key[..8]),
                 "no key in the body"
@@ -191,8 +212,25 @@ async fn a_key_works_as_x_api_key_or_as_a_bearer_token() {
         assert_eq!(result["serverInfo"]["name"], "basel");
         assert_eq!(result["protocolVersion"], "2025-06-18");
         let instructions = result["instructions"].as_str().expect("instructions");
-        assert!(instructions.contains("competent-authority"));
-        assert!(instructions.contains("Disclaimer: classifications are informational only"));
+        assert!(instructions.contains("Disclaimer: classifications and shipment plans"));
+        // Every tool and resource is named, from their definitions.
+        for name in [
+            "get_competent_authority",
+            "list_competent_authorities",
+            "search_competent_authorities",
+            "get_authority_history",
+            "classify_waste",
+            "lookup_basel_code",
+            "plan_shipment",
+            "basel://ca/{country_code}",
+            "basel://codes/{code}",
+            "basel://coverage",
+        ] {
+            assert!(
+                instructions.contains(name),
+                "{name} missing: {instructions}"
+            );
+        }
         assert!(result["capabilities"]["tools"].is_object());
         assert!(result["capabilities"]["resources"].is_object());
     }

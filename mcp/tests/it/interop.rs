@@ -490,3 +490,24 @@ async fn on_legacy_sse_a_refused_request_is_answered_on_the_stream() {
     let body: Value = idless.json().await.expect("JSON");
     assert_eq!(body["error"]["code"], -32600);
 }
+
+#[tokio::test]
+async fn an_unknown_resource_is_not_found_naming_its_uri() {
+    let app = spawn().await;
+    let client = client(&app).await;
+    let read = client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "basel://nothing/here",
+        ))
+        .await;
+    match read {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode(-32002));
+            assert_eq!(
+                error.data.as_ref().expect("data")["uri"],
+                "basel://nothing/here"
+            );
+        }
+        other => panic!("expected resource not found, got {other:?}"),
+    }
+}
