@@ -23,24 +23,30 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 async fn main() -> ExitCode {
     let cli = api::cli::args::parse();
     let format = cli.log_format;
-    if let Err(error) = api::telemetry::init(format) {
-        eprintln!("error: {error:#}");
-        return ExitCode::FAILURE;
+    let log = match api::telemetry::init(format) {
+        Ok(guard) => guard,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = api::cli::run(cli).await;
+    if let (Err(error), LogFormat::Json) = (&result, format) {
+        // Every stderr line stays one JSON object.
+        if !is_broken_pipe(error) {
+            let message = api::cli::report::one_line(error);
+            tracing::error!(target: "basel", "{message}");
+        }
     }
-    match api::cli::run(cli).await {
+    // The log lines written so far reach stderr before anything below.
+    drop(log);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            match format {
-                // Every stderr line stays one JSON object.
-                LogFormat::Json => {
-                    let message = api::cli::report::one_line(&error);
-                    tracing::error!(target: "basel", "{message}");
-                }
+            if format == LogFormat::Text {
                 // A list (an import's problems) keeps one item per line.
-                LogFormat::Text => {
-                    eprintln!("error: {}", api::cli::report::for_terminal(&error));
-                }
+                eprintln!("error: {}", api::cli::report::for_terminal(&error));
             }
             ExitCode::FAILURE
         }

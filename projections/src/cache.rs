@@ -235,8 +235,8 @@ async fn watch(projector: Projector, cache: Weak<ReadCache>) {
         }
         let (dir, keys) = seen.unwrap_or_default();
         tokio::select! {
-            _ = projector.wait_for(directory::NAME, dir + 1, POLL) => {}
-            _ = projector.wait_for(api_keys::NAME, keys + 1, POLL) => {}
+            _ = projector.wait_for(crate::registry::Projection::Directory, dir + 1, POLL) => {}
+            _ = projector.wait_for(crate::registry::Projection::ApiKeys, keys + 1, POLL) => {}
         }
     }
 }

@@ -57,7 +57,7 @@ pub async fn follow_directory(
         };
         tokio::select! {
             () = &mut shutdown => return,
-            reached = projector.wait_for(directory::NAME, at + 1, WAIT) => if !reached { continue },
+            reached = projector.wait_for(crate::registry::Projection::Directory, at + 1, WAIT) => if !reached { continue },
         }
         match announce(&projector, &db, &feed, &mut known, at).await {
             Ok(now) => seen = Some(now),

@@ -210,11 +210,12 @@ impl Projector {
             .unwrap_or(0)
     }
 
-    /// Waits until projection `name` has applied `position`, at most `timeout`.
+    /// Waits until `projection` has applied `position`, at most `timeout`.
     /// Returns whether it got there. Works whether the projection runs in this
     /// process (woken as it progresses) or in another (its checkpoint is
     /// polled every few milliseconds).
-    pub async fn wait_for(&self, name: &str, position: i64, timeout: Duration) -> bool {
+    pub async fn wait_for(&self, projection: Projection, position: i64, timeout: Duration) -> bool {
+        let name = projection.name();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let progressed = self.progressed.notified();
@@ -318,7 +319,7 @@ impl Projector {
         for projection in Projection::ALL {
             let head = heads.get(&projection).copied().unwrap_or(0);
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if !self.wait_for(projection.name(), head, left).await {
+            if !self.wait_for(projection, head, left).await {
                 return Ok(false);
             }
         }

@@ -70,6 +70,7 @@ fn generator(definitions_path: &str) -> SchemaGenerator {
         .with(|settings| settings.definitions_path = path.into())
         .with_transform(RecursiveTransform(NullableAsAnyOf))
         .with_transform(RecursiveTransform(ConstsAsEnum))
+        .with_transform(RecursiveTransform(StandardFormats))
         .into_generator()
 }
 
@@ -119,6 +120,48 @@ impl Transform for ConstsAsEnum {
                 "description".into(),
                 Value::from(format!("{lead}{}", notes.join(" "))),
             );
+        }
+    }
+}
+
+/// The `format` values JSON Schema 2020-12 defines (its format vocabulary).
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops `format` values outside JSON Schema's own vocabulary (schemars
+/// writes `uint`, `int64`, `double` for Rust's number types): validators
+/// built on ajv warn on each unknown one. The bounds that matter stay
+/// (`minimum: 0` for unsigned integers).
+#[derive(Clone, Copy)]
+struct StandardFormats;
+
+impl Transform for StandardFormats {
+    fn transform(&mut self, schema: &mut Schema) {
+        let standard = schema
+            .get("format")
+            .and_then(Value::as_str)
+            .is_none_or(|format| STANDARD_FORMATS.contains(&format));
+        if !standard {
+            schema.remove("format");
         }
     }
 }
@@ -199,6 +242,28 @@ mod tests {
         assert!(!serde_json::to_string(&schema)
             .unwrap()
             .contains("[\"string\",\"null\"]"));
+    }
+
+    #[test]
+    fn only_json_schema_formats_are_kept() {
+        #[derive(Serialize, JsonSchema)]
+        struct Numbers {
+            small: u32,
+            big: i64,
+            share: f64,
+            when: chrono::DateTime<chrono::Utc>,
+        }
+        let schema = json_schema::<Numbers>();
+        let properties = &schema["properties"];
+        for field in ["small", "big", "share"] {
+            assert!(
+                properties[field].get("format").is_none(),
+                "{field}: {}",
+                properties[field]
+            );
+        }
+        assert_eq!(properties["small"]["minimum"], 0);
+        assert_eq!(properties["when"]["format"], "date-time");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub async fn verify(
     vkey: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let runtime = Runtime::open(store).await?;
+    let runtime = Runtime::open_existing(store).await?;
     let verifier = match vkey {
         Some(vkey) => NoteVerifier::from_vkey(vkey).context("--key is not a verifier key")?,
         None => crate::node::audit::signer(store, &runtime.secret)?.verifier(),

@@ -19,6 +19,7 @@ use commands::CommandError;
 use domain::api_key::ApiKeyError;
 use domain::metadata::Actor;
 use domain::values::Email;
+use projections::registry::Projection;
 
 use super::cli_metadata;
 use crate::node::runtime::Runtime;
@@ -52,11 +53,7 @@ pub async fn revoke(
             }
             other => anyhow!("cannot revoke the key: {other}"),
         })?;
-    settle(
-        runtime,
-        &[(projections::api_keys::NAME, committed.position)],
-    )
-    .await?;
+    settle(runtime, &[(Projection::ApiKeys, committed.position)]).await?;
     writeln!(
         out,
         "Revoked the API key of that address; it is refused from now on, and registering again issues a new key."
@@ -77,8 +74,8 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
     settle(
         runtime,
         &[
-            (projections::api_keys::NAME, erasure.api_key_position),
-            (projections::stewards::NAME, erasure.steward_position),
+            (Projection::ApiKeys, erasure.api_key_position),
+            (Projection::Stewards, erasure.steward_position),
         ],
     )
     .await?;
@@ -108,14 +105,19 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
 
 /// Waits until each projection named has applied its position (0: nothing
 /// to wait for) and the read caches have seen it (module docs).
-async fn settle(runtime: &Runtime, positions: &[(&str, i64)]) -> anyhow::Result<()> {
+async fn settle(runtime: &Runtime, positions: &[(Projection, i64)]) -> anyhow::Result<()> {
     if positions.iter().all(|(_, position)| *position == 0) {
         return Ok(());
     }
     runtime.wake.notify_one();
     if runtime.log.is_some() {
-        for (name, position) in positions.iter().filter(|(_, p)| *p > 0) {
-            if !runtime.projector.wait_for(name, *position, SETTLE).await {
+        for (projection, position) in positions.iter().filter(|(_, p)| *p > 0) {
+            if !runtime
+                .projector
+                .wait_for(*projection, *position, SETTLE)
+                .await
+            {
+                let name = projection.name();
                 bail!("the change is recorded, but the {name} projection did not apply it within {} s; is a projector running?", SETTLE.as_secs());
             }
         }

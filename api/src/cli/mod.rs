@@ -38,7 +38,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(settings) => crate::node::serve(&cli.store, &settings).await,
         Command::Steward(StewardCommand::Enrol { name, email, id }) => {
             steward::enrol(
-                &Runtime::open(&cli.store).await?,
+                &Runtime::open_existing(&cli.store).await?,
                 &name,
                 &email,
                 id.as_deref(),
@@ -47,11 +47,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .await
         }
         Command::Steward(StewardCommand::Suspend { id, reason }) => {
-            steward::suspend(&Runtime::open(&cli.store).await?, &id, &reason, &mut stdout).await
+            steward::suspend(
+                &Runtime::open_existing(&cli.store).await?,
+                &id,
+                &reason,
+                &mut stdout,
+            )
+            .await
         }
         Command::Key(KeyCommand::Revoke { email, reason }) => {
             identity::revoke(
-                &Runtime::open(&cli.store).await?,
+                &Runtime::open_existing(&cli.store).await?,
                 &email,
                 &reason,
                 &mut stdout,
@@ -68,11 +74,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .await
         }
         Command::Forget { email } => {
-            identity::forget(&Runtime::open(&cli.store).await?, &email, &mut stdout).await
+            identity::forget(
+                &Runtime::open_existing(&cli.store).await?,
+                &email,
+                &mut stdout,
+            )
+            .await
         }
         Command::Import(settings) => {
             let rows = transfer::read(&settings.file, settings.format)?;
-            let runtime = Runtime::open(&cli.store).await?;
+            let runtime = Runtime::open_existing(&cli.store).await?;
             let import = transfer::Import {
                 file: &settings.file.display().to_string(),
                 steward: &settings.steward,
@@ -82,7 +93,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Relay {
             republish_from: Some(position),
-        } => log::republish(&Runtime::open(&cli.store).await?, position, &mut stdout).await,
+        } => {
+            log::republish(
+                &Runtime::open_existing(&cli.store).await?,
+                position,
+                &mut stdout,
+            )
+            .await
+        }
         Command::Relay {
             republish_from: None,
         } => {
@@ -94,7 +112,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Notice(NoticeCommand::Send { subject, body_file }) => {
             notice::send(
-                &Runtime::open(&cli.store).await?,
+                &Runtime::open_existing(&cli.store).await?,
                 &subject,
                 &body_file,
                 &mut stdout,
@@ -102,14 +120,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             .await
         }
         Command::Notice(NoticeCommand::List) => {
-            notice::list(&Runtime::open(&cli.store).await?, &mut stdout).await
+            notice::list(&Runtime::open_existing(&cli.store).await?, &mut stdout).await
         }
         Command::Replay { verify } => {
-            log::replay(&Runtime::open(&cli.store).await?, verify, &mut stdout).await
+            log::replay(
+                &Runtime::open_existing(&cli.store).await?,
+                verify,
+                &mut stdout,
+            )
+            .await
         }
         Command::History { country_code, json } => {
             log::history(
-                &Runtime::open(&cli.store).await?,
+                &Runtime::open_existing(&cli.store).await?,
                 &country_code,
                 json,
                 &mut stdout,
@@ -120,7 +143,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             country_code,
             reason,
         }) => {
-            let runtime = Runtime::open(&cli.store).await?;
+            let runtime = Runtime::open_existing(&cli.store).await?;
             let country = domain::values::CountryCode::parse(&country_code)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             commands::authority::AuthorityCommands::new(&runtime.backend)
@@ -142,11 +165,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Worklist { json } => {
-            worklist::print(&Runtime::open(&cli.store).await?, json, &mut stdout).await
+            worklist::print(
+                &Runtime::open_existing(&cli.store).await?,
+                json,
+                &mut stdout,
+            )
+            .await
         }
         Command::Export(settings) => {
             transfer::export(
-                &Runtime::open(&cli.store).await?,
+                &Runtime::open_existing(&cli.store).await?,
                 settings.format,
                 &mut stdout,
             )

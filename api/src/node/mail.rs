@@ -95,11 +95,14 @@ impl MailSettings {
     }
 }
 
-/// The service's public base URL, for links in mail. **The one place it is
-/// read**: the REST listener's configured address until `BASEL_PUBLIC_URL`
-/// exists (issue #15, item 9), which should replace it here.
+/// The service's public base URL, for links in mail: `BASEL_PUBLIC_URL`,
+/// else the URL of the REST listen address (a wildcard address shown as
+/// `127.0.0.1`), as on the start page.
 pub fn public_url(settings: &ServeSettings) -> String {
-    format!("http://{}", settings.listen)
+    settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| super::public::url_of(settings.listen))
 }
 
 /// Starts the mail role: feeds the outbox from the log and, with

@@ -119,6 +119,29 @@ impl Runtime {
         })
     }
 
+    /// [`Runtime::open`] for a command other than `serve`: an embedded store
+    /// that does not exist yet is not created (a command run from another
+    /// directory would otherwise make and use a second, empty store); the
+    /// error says which store was looked for and how to name another.
+    ///
+    /// # Errors
+    /// As [`Runtime::open`], and when the embedded store does not exist.
+    pub async fn open_existing(settings: &StoreSettings) -> anyhow::Result<Self> {
+        crate::node::preflight::check(settings)?;
+        if settings.database_url.is_none() {
+            let dir = std::path::absolute(&settings.data_dir)
+                .context("cannot resolve the data directory")?;
+            let database = dir.join(commands::store::sqlite::DATABASE_FILE);
+            if !database.is_file() {
+                bail!(
+                    "no store at {}: start `basel serve` once to create and seed it, or name the existing store with --data-dir or BASEL_DATA_DIR (server mode: BASEL_DATABASE_URL)",
+                    database.display()
+                );
+            }
+        }
+        Self::open(settings).await
+    }
+
     /// The parts the REST edge uses.
     pub fn wiring(&self) -> crate::rest::Wiring {
         crate::rest::Wiring {

@@ -6,7 +6,8 @@
 //! - [`check_api_key`]: the check on `X-API-Key` routes (made by their route
 //!   layer, `rest::observe`, after [`known_api_key`], which answers from the
 //!   read cache without a table read). Missing and
-//!   invalid keys get the same 401 body; active keys are remembered in the
+//!   invalid keys get a 401 of the same shape (saying which) with
+//!   `WWW-Authenticate`; active keys are remembered in the
 //!   server's `projections::cache::ReadCache` until the read tables change
 //!   (the check the MCP server makes too).
 //! - [`Steward`]: the extractor of steward routes. API keys are never
@@ -20,10 +21,13 @@ use std::time::Duration;
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue};
 
-use domain::credentials::{bearer_token, hash_secret, presented_api_key, secret_digest};
+use domain::credentials::{
+    bearer_token, hash_secret, presented_api_key, secret_digest, KeyRefusal,
+};
 use domain::values::Slug;
+use projections::registry::Projection;
 use projections::stewards;
 
 use crate::rest::error::ApiError;
@@ -35,16 +39,15 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 /// How long a steward request waits for the `stewards` projection to catch up.
 const CATCH_UP: Duration = Duration::from_secs(1);
 
-/// Whether the request's `X-API-Key` is active (the check of every API-key
+/// Whether the request's API key (`X-API-Key` or a bearer token) is active (the check of every API-key
 /// route, made by the route layer `rest::observe`).
 ///
 /// # Errors
 /// 401 `{error, message, help}` when the key is missing, unknown or revoked;
 /// 503 when the key table cannot be read.
 pub async fn check_api_key(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    let presented = headers.get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
-    let Some(key) = presented_api_key(presented, None) else {
-        return Err(ApiError::ApiKeyRequired);
+    let Some(key) = presented(headers) else {
+        return Err(ApiError::ApiKey(KeyRefusal::Missing));
     };
     if state
         .cache
@@ -53,16 +56,25 @@ pub async fn check_api_key(state: &AppState, headers: &HeaderMap) -> Result<(), 
     {
         Ok(())
     } else {
-        Err(ApiError::ApiKeyRequired)
+        Err(ApiError::ApiKey(KeyRefusal::NotActive))
     }
+}
+
+/// The API key of a request: `X-API-Key`, else `Authorization: Bearer KEY`
+/// (the rule of the MCP server too).
+fn presented(headers: &HeaderMap) -> Option<&str> {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    presented_api_key(text(API_KEY_HEADER), text(AUTHORIZATION.as_str()))
 }
 
 /// Whether the request's `X-API-Key` is known to the read cache as active
 /// (no table read: `false` means "ask [`check_api_key`]", not "refused").
 pub fn known_api_key(state: &AppState, headers: &HeaderMap) -> bool {
-    let presented = headers.get(API_KEY_HEADER).and_then(|v| v.to_str().ok());
-    presented_api_key(presented, None)
-        .is_some_and(|key| state.cache.knows_active_key(&secret_digest(key)))
+    presented(headers).is_some_and(|key| state.cache.knows_active_key(&secret_digest(key)))
 }
 
 /// The steward making a write, from their bearer token.
@@ -108,7 +120,10 @@ async fn catch_up(state: &AppState) -> Result<(), ApiError> {
         .find(|l| l.name == stewards::NAME && l.lag > 0);
     if let Some(lag) = behind {
         state.wiring.wake.notify_one();
-        if !projector.wait_for(stewards::NAME, lag.head, CATCH_UP).await {
+        if !projector
+            .wait_for(Projection::Stewards, lag.head, CATCH_UP)
+            .await
+        {
             tracing::warn!(
                 log.head = lag.head,
                 "stewards projection behind the log; authenticating against it as it stands"

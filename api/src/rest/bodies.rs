@@ -15,10 +15,11 @@ pub struct ClassifyBody {
     /// The waste in plain language (1–5,000 characters): material, origin,
     /// form, hazardous constituents and amounts.
     pub description: String,
-    /// Country of export, ISO 3166-1 alpha-2: with `destination`, the answer
-    /// says which control procedure applies.
+    /// Country of export, by ISO 3166-1 alpha-2 code or name (`DE`,
+    /// `Germany`): with `destination`, the answer says which control
+    /// procedure applies.
     pub origin: Option<String>,
-    /// Country of import, ISO 3166-1 alpha-2.
+    /// Country of import, by code or name.
     pub destination: Option<String>,
 }
 

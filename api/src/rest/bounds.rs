@@ -171,8 +171,10 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
         json!({"minLength": 1, "maxLength": classify::MAX_DESCRIPTION_CHARS, "pattern": NOT_BLANK});
     let country = json!({"pattern": COUNTRY_PATTERN});
     set("ClassifyBody", "description", description.clone());
-    set("ClassifyBody", "origin", country.clone());
-    set("ClassifyBody", "destination", country.clone());
+    let country_or_name =
+        json!({"minLength": 1, "maxLength": classify::MAX_COUNTRY_CHARS, "pattern": NOT_BLANK});
+    set("ClassifyBody", "origin", country_or_name.clone());
+    set("ClassifyBody", "destination", country_or_name);
     set("ShipmentBody", "description", description);
     set("ShipmentBody", "origin", country.clone());
     set("ShipmentBody", "destination", country.clone());

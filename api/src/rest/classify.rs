@@ -17,11 +17,15 @@ use crate::rest::Shared;
 /// The longest description accepted, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 5000;
 
+/// The longest country (code or name) accepted, in characters.
+pub const MAX_COUNTRY_CHARS: usize = 100;
+
 /// Classifies `{description, origin?, destination?}`.
 ///
 /// # Errors
 /// 422 naming the field when `description` is missing, not a string, empty
-/// after trimming or over 5 000 characters, or a country is not ISO alpha-2.
+/// after trimming or over 5 000 characters, or a country is neither a code
+/// nor a name the Party registry knows.
 #[utoipa::path(post, path = "/api/v1/classify", tag = "classifier", security(("api_key" = [])),
     request_body = crate::rest::openapi::ClassifyBody,
     responses(
@@ -51,7 +55,7 @@ const ANSWER_CAPACITY: usize = 8 * 1024;
 /// The classification as a JSON answer.
 fn answer(classification: &Classification) -> Result<Response, ApiError> {
     let mut bytes = Vec::with_capacity(ANSWER_CAPACITY);
-    crate::rest::classify_json::write(&mut bytes, classification)
+    serde_json::to_writer(&mut bytes, classification)
         .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok((
         [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
@@ -100,10 +104,21 @@ pub fn parse(body: &Value) -> Result<Request, ApiError> {
 }
 
 fn country(fields: &mut Fields<'_>, field: &'static str) -> Option<CountryCode> {
-    let code = fields.text(field, false)?;
-    let parsed = CountryCode::parse(&code).ok();
+    let text = fields.text(field, false)?;
+    if text.chars().count() > MAX_COUNTRY_CHARS {
+        fields.problem(
+            field,
+            format!("must be at most {MAX_COUNTRY_CHARS} characters"),
+        );
+        return None;
+    }
+    // Codes and names, as the shipment planner and the MCP tools read them.
+    let parsed = domain::parties::registry().code_of(&text);
     if parsed.is_none() {
-        fields.problem(field, "must be an ISO 3166-1 alpha-2 country code");
+        fields.problem(
+            field,
+            "must name a country: an ISO 3166-1 alpha-2 code or a name, e.g. DE or Germany",
+        );
     }
     parsed
 }

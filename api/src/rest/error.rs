@@ -13,12 +13,13 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use domain::authority::FieldProblem;
+use domain::credentials::KeyRefusal;
 
 /// An error answer.
 #[derive(Debug)]
 pub enum ApiError {
-    /// 401: no `X-API-Key`, or a key that is not active.
-    ApiKeyRequired,
+    /// 401: no API key, or a key that is not active.
+    ApiKey(KeyRefusal),
     /// 400: the body is not JSON, or a query parameter is malformed.
     BadRequest {
         /// Stable code.
@@ -95,8 +96,14 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         match self {
-            Self::ApiKeyRequired => {
-                (StatusCode::UNAUTHORIZED, Json(ApiKeyErrorBody::REQUIRED)).into_response()
+            Self::ApiKey(refusal) => {
+                let mut response =
+                    (StatusCode::UNAUTHORIZED, Json(ApiKeyErrorBody::of(refusal))).into_response();
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(refusal.www_authenticate()),
+                );
+                response
             }
             Self::StewardTokenRequired => {
                 let (status, body) = self.parts();
@@ -128,9 +135,9 @@ impl ApiError {
     /// 5xx answers are logged here, once; the body never carries them.
     fn parts(self) -> (StatusCode, ErrorBody) {
         match self {
-            Self::ApiKeyRequired => (
+            Self::ApiKey(refusal) => (
                 StatusCode::UNAUTHORIZED,
-                body("API key required", "api_key_required", ApiKeyErrorBody::REQUIRED.message),
+                body(refusal.error(), "api_key_required", refusal.message()),
             ),
             Self::BadRequest { code, message } => {
                 (StatusCode::BAD_REQUEST, body("bad request", code, &message))
@@ -275,7 +282,8 @@ pub struct ErrorBody {
     pub errors: Option<Vec<FieldProblem>>,
 }
 
-/// The API-key 401, exactly `{error, message, help}` (the product's contract).
+/// The API-key 401, exactly `{error, message, help}` (the product's contract;
+/// `error` says whether the key was missing or not accepted).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ApiKeyErrorBody {
     /// `API key required`.
@@ -287,12 +295,14 @@ pub struct ApiKeyErrorBody {
 }
 
 impl ApiKeyErrorBody {
-    /// The one body of every API-key refusal (missing, unknown or revoked).
-    pub const REQUIRED: Self = Self {
-        error: "API key required",
-        message: "Send your API key in the X-API-Key header.",
-        help: "Get a free API key at /register",
-    };
+    /// The body of an API-key refusal: the same words as the MCP server's.
+    pub fn of(refusal: KeyRefusal) -> Self {
+        Self {
+            error: refusal.error(),
+            message: refusal.message(),
+            help: KeyRefusal::HELP,
+        }
+    }
 }
 
 fn summary(problems: &[FieldProblem]) -> String {

@@ -24,7 +24,6 @@ pub mod bounds;
 pub mod ca;
 pub mod changes;
 pub mod classify;
-pub mod classify_json;
 pub mod coverage;
 pub mod docs;
 pub mod error;

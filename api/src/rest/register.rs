@@ -280,7 +280,11 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
     let position = registration.committed.position;
     if !wiring
         .projector
-        .wait_for(projections::api_keys::NAME, position, READ_YOUR_WRITES)
+        .wait_for(
+            projections::registry::Projection::ApiKeys,
+            position,
+            READ_YOUR_WRITES,
+        )
         .await
     {
         tracing::warn!(

@@ -16,7 +16,7 @@ use commands::CommandError;
 use domain::authority::AuthorityError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::CountryCode;
-use projections::{directory, history};
+use projections::registry::Projection;
 
 use crate::rest::auth::Steward;
 use crate::rest::bodies::Accepted;
@@ -155,12 +155,12 @@ pub async fn answer_at(
     state.committed();
     let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
     let shown = projector
-        .wait_for(directory::NAME, committed.position, READ_YOUR_WRITES)
+        .wait_for(Projection::Directory, committed.position, READ_YOUR_WRITES)
         .await;
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     if shown
         && !projector
-            .wait_for(history::NAME, committed.position, left)
+            .wait_for(Projection::History, committed.position, left)
             .await
     {
         tracing::warn!(

@@ -66,16 +66,28 @@ pub fn filter_directives(basel_log: Option<&str>) -> String {
 
 /// Installs the process's subscriber (stderr, `format`, `BASEL_LOG`).
 ///
+/// Lines are written by a background thread (`tracing-appender`), so a
+/// request's access line costs a copy into a queue rather than a write
+/// system call under a lock: with the writes synchronous, the default
+/// configuration served lookups at about half the rate it did with access
+/// lines off (issue #24). The queue never drops a line (when it is full the
+/// logging thread waits); the returned guard flushes it when dropped, so
+/// hold it until the process ends.
+///
 /// # Errors
 /// When `BASEL_LOG` is not a valid filter, or a subscriber is already set.
-pub fn init(format: LogFormat) -> anyhow::Result<()> {
+pub fn init(format: LogFormat) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
     let basel_log = std::env::var("BASEL_LOG").ok();
     let filter = EnvFilter::try_new(filter_directives(basel_log.as_deref())).map_err(|error| {
         anyhow::anyhow!("BASEL_LOG is not a valid log filter ({error}); write e.g. BASEL_LOG=info or BASEL_LOG=debug,sqlx=info")
     })?;
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("basel-log")
+        .finish(std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(writer);
     let installed = match format {
         LogFormat::Text => builder
             .with_ansi(std::io::stderr().is_terminal())
@@ -93,7 +105,8 @@ pub fn init(format: LogFormat) -> anyhow::Result<()> {
                 .try_init()
         }
     };
-    installed.map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))
+    installed.map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))?;
+    Ok(guard)
 }
 
 #[cfg(test)]

@@ -58,8 +58,17 @@ async fn a_missing_postgres_database_suggests_createdb() {
 #[test]
 fn an_os_error_is_said_once() {
     let basel = Basel::embedded();
-    // /proc refuses new directories, whoever runs the test (even root).
-    let line = error_line(&basel.run(&["--data-dir", "/proc/basel-cannot-exist/data", "export"]));
+    // /proc refuses new directories, whoever runs the test (even root);
+    // `serve` is the command that creates a store.
+    let line = error_line(&basel.run(&[
+        "--data-dir",
+        "/proc/basel-cannot-exist/data",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--mcp-listen",
+        "127.0.0.1:0",
+    ]));
     let os_errors = line.matches("(os error").count();
     assert_eq!(os_errors, 1, "{line}");
 }
@@ -121,4 +130,32 @@ fn a_steward_id_is_transliterated_from_the_name() {
     assert!(output.status.success(), "{}", stderr(&output));
     let all = format!("{}{}", crate::support::stdout(&output), stderr(&output));
     assert!(all.contains("ana-lopez"), "{all}");
+}
+
+#[test]
+fn a_command_other_than_serve_never_creates_a_store() {
+    let basel = Basel::embedded();
+    let elsewhere = basel.dir().join("elsewhere");
+    let line = error_line(&basel.run(&[
+        "--data-dir",
+        &elsewhere.display().to_string(),
+        "steward",
+        "enrol",
+        "--name",
+        "Ana",
+        "--email",
+        "ana@example.org",
+    ]));
+    assert!(
+        line.contains(&format!(
+            "no store at {}",
+            elsewhere.join("basel.db").display()
+        )),
+        "{line}"
+    );
+    assert!(
+        line.contains("BASEL_DATA_DIR") && line.contains("basel serve"),
+        "{line}"
+    );
+    assert!(!elsewhere.exists(), "nothing was created");
 }

@@ -154,13 +154,14 @@ impl App {
             .await
             .expect("head");
         self.runtime.wake.notify_one();
-        for name in projections::runner::ALL {
+        for projection in projections::registry::Projection::ALL {
             assert!(
                 self.runtime
                     .projector
-                    .wait_for(name, head, Duration::from_secs(20))
+                    .wait_for(projection, head, Duration::from_secs(20))
                     .await,
-                "projection {name} did not reach {head}"
+                "projection {} did not reach {head}",
+                projection.name()
             );
         }
     }

@@ -9,6 +9,7 @@ mod browser_home;
 mod cli;
 mod cli_errors;
 mod directory_release;
+mod documents;
 mod edge;
 mod faults;
 mod first_hour;

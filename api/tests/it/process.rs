@@ -116,8 +116,39 @@ impl Basel {
         command
     }
 
+    /// `basel ARGS`, run to completion. On a fresh embedded store it first
+    /// makes the store exist, migrated and empty, as a fresh PostgreSQL test
+    /// database is: no command but `serve` creates one.
     pub fn run(&self, args: &[&str]) -> Output {
+        let names_a_store = args
+            .iter()
+            .any(|a| a.starts_with("--data-dir") || a.starts_with("--database-url"));
+        if !names_a_store && args.first() != Some(&"serve") {
+            self.create_store();
+        }
         self.basel(args).output().expect("basel runs")
+    }
+
+    /// Creates and migrates the embedded store (unseeded) if it is missing.
+    fn create_store(&self) {
+        if self.store.database_url.is_some() || self.store.data_dir().join("basel.db").exists() {
+            return;
+        }
+        let dir = self.store.data_dir();
+        std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime")
+                .block_on(async {
+                    let backend = commands::store::Backend::connect(None, &dir)
+                        .await
+                        .expect("the embedded store is created and migrated");
+                    drop(backend);
+                });
+        })
+        .join()
+        .expect("store creation");
     }
 
     /// The temp dir the deployment's data lives in (for files to import).

@@ -81,31 +81,80 @@ async fn registration_refuses_invalid_addresses_with_422() {
 }
 
 #[tokio::test]
-async fn classify_needs_a_valid_key_and_says_so_in_exactly_three_fields() {
+async fn classify_needs_a_valid_key_and_says_which_problem_in_exactly_three_fields() {
     let basel = Basel::embedded();
     let server = basel.serve().await;
     let body = json!({ "description": "used tyres" });
-    let (missing, missing_body) = post_json(&server, "/api/v1/classify", None, &body).await;
-    let (wrong, wrong_body) =
-        post_json(&server, "/api/v1/classify", Some("bsl_not_a_key"), &body).await;
-    assert_eq!((missing, wrong), (401, 401));
+    let call = |headers: Vec<(&'static str, String)>| {
+        let mut request = server
+            .http
+            .post(format!("{}/api/v1/classify", server.base))
+            .json(&body);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        async move {
+            let response = request.send().await.expect("answer");
+            let status = response.status().as_u16();
+            let challenge = response
+                .headers()
+                .get("www-authenticate")
+                .map(|v| v.to_str().expect("ascii").to_owned());
+            (
+                status,
+                challenge,
+                response.json::<Value>().await.expect("json"),
+            )
+        }
+    };
+    let (status, challenge, missing) = call(vec![]).await;
     assert_eq!(
-        missing_body, wrong_body,
-        "missing and invalid keys get the same body"
+        (status, challenge.as_deref()),
+        (401, Some("Bearer realm=\"basel\""))
     );
-    let fields = missing_body.as_object().expect("object");
+    assert_eq!(missing["error"], "API key required");
+    for wrong in [
+        vec![("x-api-key", "bsl_not_a_key".to_owned())],
+        vec![("authorization", "Bearer bsl_not_a_key".to_owned())],
+    ] {
+        let (status, challenge, body) = call(wrong).await;
+        assert_eq!(status, 401);
+        assert_eq!(
+            challenge.as_deref(),
+            Some("Bearer realm=\"basel\", error=\"invalid_token\""),
+        );
+        assert_eq!(body["error"], "API key not accepted", "{body}");
+        assert_eq!(body.as_object().map(|o| o.len()), Some(3), "{body}");
+    }
+    let fields = missing.as_object().expect("object");
     assert_eq!(fields.len(), 3);
     for field in ["error", "message", "help"] {
         assert!(fields[field].is_string(), "{field} must be a string");
     }
-    assert!(fields["message"]
-        .as_str()
-        .unwrap_or_default()
-        .contains("X-API-Key"));
+    let message = fields["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("X-API-Key") && message.contains("Bearer"),
+        "{message}"
+    );
     assert!(fields["help"]
         .as_str()
         .unwrap_or_default()
         .contains("/register"));
+    // A key works in either header, as on the MCP server; a name works as a country.
+    let key = server.register("bearer@example.org").await;
+    let (status, _, answer) = call(vec![("authorization", format!("Bearer {key}"))]).await;
+    assert_eq!(status, 200, "{answer}");
+    let named = server
+        .http
+        .post(format!("{}/api/v1/classify", server.base))
+        .header("x-api-key", &key)
+        .json(&json!({"description": "used lead-acid batteries", "origin": "Germany", "destination": "viet nam"}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(named.status().as_u16(), 200);
+    let answer: Value = named.json().await.expect("json");
+    assert!(answer["procedure"].is_object(), "{answer}");
     server.stop();
 }
 

@@ -81,7 +81,7 @@ async fn the_directory_shows_registrations_and_verifications(mode: Mode) {
     assert!(
         projector
             .wait_for(
-                "directory",
+                projections::registry::Projection::Directory,
                 committed.position,
                 std::time::Duration::from_millis(10)
             )

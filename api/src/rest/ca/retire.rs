@@ -10,6 +10,7 @@ use serde_json::json;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::RetireAuthority;
+use projections::registry::Projection;
 
 use super::contacts::parse_removal;
 use super::CountryPath;
@@ -59,7 +60,7 @@ pub async fn retire(
     let deadline = tokio::time::Instant::now() + write::READ_YOUR_WRITES;
     let shown = projector
         .wait_for(
-            projections::directory::NAME,
+            Projection::Directory,
             committed.position,
             write::READ_YOUR_WRITES,
         )
@@ -68,7 +69,7 @@ pub async fn retire(
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let shown = shown
         && projector
-            .wait_for(projections::history::NAME, committed.position, left)
+            .wait_for(Projection::History, committed.position, left)
             .await;
     state.cache.bump();
     let status = if shown {
