@@ -360,12 +360,19 @@ pub(crate) async fn streamable(
 }
 
 /// 409 for a second standalone stream of one session.
+/// The connection is closed after it: a client retrying its stream would
+/// otherwise keep one more idle connection per attempt.
 fn stream_conflict() -> Response {
-    error(
+    let mut response = error(
         StatusCode::CONFLICT,
         "stream_conflict",
         "This session's event stream (GET /mcp) is already open; use it, or close it before opening another.",
-    )
+    );
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        HeaderValue::from_static("close"),
+    );
+    response
 }
 
 /// 404 for a session that is not open, or is another key's.

@@ -102,3 +102,8 @@ async fn the_typescript_client_2_works_on_every_transport_and_revision() {
 async fn the_mcp_inspector_cli_reports_no_errors_or_warnings() {
     run(&["test/inspector.test.mjs"]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_1_keeps_at_most_two_connections_after_ten_failing_calls() {
+    run(&["test/connections.test.mjs"]).await;
+}
