@@ -109,8 +109,154 @@ pub fn build(kb: &KnowledgeBase, ev: &mut Evidence<'_>, cx: &Context<'_>) -> Cla
     out.pic_required =
         list_type != ListType::Green || state == HazardState::Hazard || !out.a_codes.is_empty();
     out.overall_confidence = overall(ev, &ranked, list_type);
+    explain_decision(kb, ev, best, &mut out);
+    drop_set_aside_assumptions(&mut out);
     warn(ev, list_type, &mut out);
     out
+}
+
+/// An assumed form of a waste ("… B2050 was assumed; …") that a later rule
+/// set aside (the answer holds another entry) is no warning: it would
+/// contradict the answer. The explanation says why that entry was set aside.
+fn drop_set_aside_assumptions(out: &mut Classification) {
+    let answer: Vec<String> = out
+        .a_codes
+        .iter()
+        .chain(&out.b_codes)
+        .chain(&out.y_codes)
+        .map(|m| m.code.to_string())
+        .collect();
+    out.warnings.retain(|w| {
+        let Some(rest) = w.strip_prefix(ASSUMED) else {
+            return true;
+        };
+        rest.split_once(" was assumed")
+            .is_none_or(|(code, _)| answer.iter().any(|a| a == code))
+    });
+}
+
+/// How the warning of an assumed form starts (see `rules::assumption`).
+const ASSUMED: &str =
+    "Nothing in the description says whether the waste is hazardous, mixed or clean: ";
+
+/// The most entries the deciding explanation names as considered.
+const CONSIDERED: usize = 3;
+
+/// Completes the deciding explanation: why its list gives this answer, and
+/// which other entries the description also pointed to and why they were
+/// not chosen (at most [`CONSIDERED`], best first).
+fn explain_decision(kb: &KnowledgeBase, ev: &Evidence<'_>, best: &str, out: &mut Classification) {
+    let listed = |c: &str| {
+        out.a_codes
+            .iter()
+            .chain(&out.b_codes)
+            .chain(&out.y_codes)
+            .any(|m| m.code == c)
+    };
+    let mut text = String::new();
+    text.push_str(list_sentence(out.list_type, out.pic_required));
+    let mut named: Vec<&str> = Vec::with_capacity(CONSIDERED);
+    // First the entries a rule set aside, with the rule's words.
+    for (code, why) in &ev.considered {
+        if named.len() == CONSIDERED || *code == best || listed(code) || named.contains(code) {
+            continue;
+        }
+        push_considered(kb, &mut text, named.is_empty(), code, why);
+        named.push(code);
+    }
+    // Then the entries the description points to less strongly.
+    let mut others: Vec<(&str, f64, &Candidate)> = ev
+        .candidates
+        .iter()
+        .filter(|(c, cand)| {
+            !c.starts_with('Y')
+                && **c != best
+                && !cand.terms.is_empty()
+                && kb.annexes.in_force(c).is_some()
+                && !listed(c)
+                && !named.contains(c)
+        })
+        .map(|(c, cand)| (*c, cand.score(), cand))
+        .collect();
+    others.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    for (code, score, cand) in others.iter().take(CONSIDERED - named.len()) {
+        let mut terms: Vec<String> = Vec::with_capacity(cand.terms.len());
+        for (t, _) in &cand.terms {
+            if !terms.contains(t) {
+                terms.push(t.clone());
+            }
+        }
+        let mut why = String::from("the description names ");
+        push_quoted(&mut why, &terms);
+        why.push_str(", but ");
+        match cand.reasons.first() {
+            Some(r) if *score <= 0.0 => why.push_str(r),
+            _ if *score <= 0.0 => why.push_str("the rest of the description rules it out"),
+            _ => {
+                why.push_str("it fits the description less well than ");
+                why.push_str(best);
+            }
+        }
+        push_considered(kb, &mut text, named.is_empty(), code, &why);
+        named.push(code);
+    }
+    if let Some(e) = out.explanation.first_mut() {
+        e.reason.push_str(&text);
+    }
+}
+
+/// "Also considered: CODE “title” — not chosen: why" (`first`), or "; CODE
+/// …" after another.
+fn push_considered(kb: &KnowledgeBase, text: &mut String, first: bool, code: &str, why: &str) {
+    text.push_str(if first { ". Also considered: " } else { "; " });
+    let (code_text, name) = kb.annexes.code_and_name(code);
+    text.push_str(&code_text);
+    text.push_str(" \u{201c}");
+    text.push_str(&shortened(&name, 90));
+    text.push_str("\u{201d}, not chosen: ");
+    text.push_str(why);
+}
+
+/// Why the deciding entry's list gives the answer's list type.
+fn list_sentence(list: ListType, pic: bool) -> &'static str {
+    match (list, pic) {
+        (ListType::Amber, _) => {
+            ". It is an Annex VIII (list A) entry: a hazardous waste under the Convention, \
+so it moves under prior informed consent (Amber)"
+        }
+        (ListType::Green, false) => {
+            ". It is an Annex IX (list B) entry: not a hazardous waste under the Convention \
+unless it contains Annex I material to an extent that it shows an Annex III characteristic, \
+so it moves without prior informed consent (Green)"
+        }
+        (ListType::Green, true) => {
+            ". It is an Annex IX (list B) entry, but the description names a hazardous \
+constituent or characteristic, so prior informed consent is required until that is ruled out"
+        }
+        (ListType::AnnexI, _) => {
+            ". It is an Annex I category: waste of this category is hazardous under the \
+Convention unless it shows no Annex III characteristic, so prior informed consent applies"
+        }
+        (ListType::AnnexII, _) => {
+            ". It is an Annex II category (other wastes): prior informed consent applies"
+        }
+    }
+}
+
+/// `text` cut at a word boundary to at most `max` bytes, with "…" when cut.
+fn shortened(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text[..end].rfind(' ').unwrap_or(end);
+    Cow::Owned(format!(
+        "{}\u{2026}",
+        text[..cut].trim_end_matches([',', ';'])
+    ))
 }
 
 /// A best B-code with an A-code (or Y49: equipment whose parts' metals

@@ -121,6 +121,10 @@ pub struct Evidence<'a> {
     pub notes: Vec<String>,
     /// Constituent words ruled out by a measured amount.
     pub ruled_out: Vec<String>,
+    /// Entries the description pointed to that a rule set aside (another
+    /// form of the same waste fits, a scope exception, an amount below
+    /// the entry's limit), each with why in words.
+    pub considered: Vec<(&'a str, String)>,
     /// `hazard` joined by [`words_once`], made on first use
     /// ([`Evidence::hazard_words`]): the thresholds are the last step that
     /// changes `hazard`, and the mirror groups, the weakening and the

@@ -19,7 +19,7 @@ use super::fast::{FastMap, FastSet};
 use serde::Deserialize;
 
 use super::codes::{Codes, Mention};
-use super::dictionary::Dictionary;
+use super::dictionary::{lang, Dictionary};
 use super::edits::Edits;
 use super::error::KnowledgeBaseError;
 use super::fuzzy::Speller;
@@ -90,6 +90,9 @@ pub struct Lexicon {
     speller: Speller,
     codes: Codes,
     dictionary: Dictionary,
+    /// The curated spelling variants (to fold a compound's parts as the
+    /// lexicon's keys were folded).
+    spellings: FastMap<String, String>,
 }
 
 /// A description read into English tokens, with the languages seen.
@@ -158,6 +161,7 @@ impl Lexicon {
             speller,
             codes,
             dictionary,
+            spellings: spellings.clone(),
         })
     }
 
@@ -286,8 +290,14 @@ impl Lexicon {
     ) {
         let tok = &tokens[i];
         let foreign = pass.counts.iter().any(|c| *c > 0);
+        let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
         let split = if foreign || tok.text.len() >= 9 {
-            self.split_compound_cached(&tok.text, &mut pass.memo, vocab)
+            let german_or_dutch = self
+                .names
+                .iter()
+                .zip(&pass.counts)
+                .any(|((code, _), n)| *n > 0 && (code == "de" || code == "nl"));
+            self.split_compound_cached(written, &tok.text, german_or_dutch, &mut pass.memo, vocab)
         } else {
             None
         };
@@ -296,7 +306,6 @@ impl Lexicon {
             return;
         }
         let prev = pass.out.last_before(tokens, i).map(Token::word);
-        let written = original.get(tok.span.0..tok.span.1).unwrap_or("");
         // A word of a real dictionary is never corrected (looked up only
         // when the corrector has a correction to offer).
         let fixed = self
@@ -465,19 +474,21 @@ impl Lexicon {
     /// [`Self::split_compound`], remembering the answer per word.
     fn split_compound_cached(
         &self,
+        written: &str,
         word: &str,
+        german_or_dutch: bool,
         memo: &mut Memo,
         vocab: &Vocab,
     ) -> Option<Vec<Words>> {
         if !memo.enabled {
-            return self.split_compound(word, vocab);
+            return self.split_compound(written, word, german_or_dutch, vocab);
         }
         let splits = &mut memo.splits;
-        if let Some(known) = splits.get(word) {
+        if let Some(known) = splits.get(written) {
             return known.clone();
         }
-        let parts = self.split_compound(word, vocab);
-        splits.insert(word.to_owned(), parts.clone());
+        let parts = self.split_compound(written, word, german_or_dutch, vocab);
+        splits.insert(written.to_owned(), parts.clone());
         parts
     }
 
@@ -583,9 +594,95 @@ impl Lexicon {
         }
     }
 
-    /// Splits a compound into lexicon (or English) words, allowing the
-    /// linking letters of German and Dutch compounds ("-s-", "-n-", "-en-").
-    fn split_compound(&self, word: &str, vocab: &Vocab) -> Option<Vec<Words>> {
+    /// Splits a compound `written` (`word` folded; `german_or_dutch`: the
+    /// description uses German or Dutch words): into words of the German
+    /// or Dutch word lists ([`Dictionary::split`]), each part read through
+    /// the lexicon ([`Self::read_part`]), when the word is itself German
+    /// or Dutch or the description uses those languages; else, for a word
+    /// no word list of a language without compounds holds, into lexicon
+    /// (or English) words directly ([`Self::split_lexicon`]). A word of an
+    /// English, Romance, Polish or Turkish list is never split.
+    fn split_compound(
+        &self,
+        written: &str,
+        word: &str,
+        german_or_dutch: bool,
+        vocab: &Vocab,
+    ) -> Option<Vec<Words>> {
+        let lower = written.to_lowercase();
+        let langs = self.dictionary.languages(&lower);
+        if langs & !lang::COMPOUNDING != 0 {
+            return None;
+        }
+        if german_or_dutch || langs != 0 {
+            if let Some(read) = self.read_split(&lower, vocab, 0) {
+                return Some(read);
+            }
+        }
+        self.split_lexicon(word, vocab)
+    }
+
+    /// [`Dictionary::split`] of `lower`, its parts read by
+    /// [`Self::read_part`] (`depth`: how many splits this one is inside);
+    /// `None` when the word does not split or no part reads.
+    fn read_split(&self, lower: &str, vocab: &Vocab, depth: usize) -> Option<Vec<Words>> {
+        let parts = self.dictionary.split(lower)?;
+        let mut out = Vec::with_capacity(parts.len());
+        let mut any = false;
+        for part in &parts {
+            match self.read_part(part, vocab, depth) {
+                Some(read) => {
+                    any = true;
+                    out.extend(read);
+                }
+                None => {
+                    let folded = phrase_tokens(part, &self.spellings).concat();
+                    out.push(Words {
+                        ids: vec![vocab.id(&folded)],
+                        words: vec![folded],
+                    });
+                }
+            }
+        }
+        any.then_some(out)
+    }
+
+    /// The reading of one part of a compound (a word of a word list, lower
+    /// case): its one-word lexicon entry or English word, tried as written
+    /// and without a plural or linking ending ("platten" → "platte"); else
+    /// the part split again ("altbatterien" → "alt|batterien"), first by
+    /// the word lists, then by the lexicon. `None`: the part does not read.
+    fn read_part(&self, part: &str, vocab: &Vocab, depth: usize) -> Option<Vec<Words>> {
+        let folded = phrase_tokens(part, &self.spellings).concat();
+        for ending in ["", "n", "en", "e", "s"] {
+            let Some(stem) = folded.strip_suffix(ending) else {
+                continue;
+            };
+            if stem.len() < 3 {
+                continue;
+            }
+            let id = vocab.id(stem);
+            if let Some(e) = self.single(id) {
+                return Some(vec![e.dst.clone()]);
+            }
+            if stem.len() >= 4 && self.is_english(id) {
+                return Some(vec![Words {
+                    words: vec![stem.to_owned()],
+                    ids: vec![id],
+                }]);
+            }
+        }
+        if depth >= 2 {
+            return None;
+        }
+        self.read_split(part, vocab, depth + 1)
+            .or_else(|| self.split_lexicon(&folded, vocab))
+    }
+
+    /// Splits a folded compound into lexicon (or English) words, allowing
+    /// the linking letters of German and Dutch compounds ("-s-", "-n-",
+    /// "-en-").
+    fn split_lexicon(&self, word: &str, vocab: &Vocab) -> Option<Vec<Words>> {
         if word.len() < 7 || word.len() > MAX_COMPOUND || !word.is_ascii() {
             return None;
         }
@@ -606,7 +703,7 @@ impl Lexicon {
         Some(owned)
     }
 
-    /// Splits `rest` into parts after `parts` (see [`Self::split_compound`]);
+    /// Splits `rest` into parts after `parts` (see [`Self::split_lexicon`]);
     /// parts borrow the lexicon or the word until a split is found.
     fn split_from<'s, 'w>(
         &'s self,
@@ -660,7 +757,7 @@ enum Part<'s, 'w> {
     English(&'w str, u32),
 }
 
-/// The longest word [`Lexicon::split_compound`] splits, in bytes.
+/// The longest word [`Lexicon::split_lexicon`] splits, in bytes.
 const MAX_COMPOUND: usize = 40;
 
 /// The filter of [`part_filter`] has `1 << PART_BITS` bits.

@@ -77,6 +77,10 @@ fn resolve_group<'a>(kb: &'a KnowledgeBase, ev: &mut Evidence<'a>, group: usize)
             .criteria
             .push([target, " is the form of this waste that fits: ", &why_text].concat());
     }
+    for &from in &moved_from {
+        ev.considered
+            .push((from, [target, " fits instead: ", &*why_text].concat()));
+    }
     if !moved_from.is_empty() {
         merged.reasons.push(
             [

@@ -143,6 +143,14 @@ impl Scopes {
             let Some(mut cand) = ev.candidates.remove(e.code.as_str()) else {
                 continue;
             };
+            ev.considered.push((
+                e.code.as_str(),
+                if rule.then.is_empty() {
+                    rule.why.clone()
+                } else {
+                    format!("{} ({} fits instead)", rule.why, rule.then)
+                },
+            ));
             if rule.then.is_empty() {
                 ev.notes.push(format!(
                     "{} does not apply (it covers {}): {}",

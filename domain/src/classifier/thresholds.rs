@@ -119,7 +119,7 @@ impl Texts {
         ev: &mut Evidence,
         subject: Subject,
         words: &[&str],
-        codes: &[&str],
+        codes: &[&'static str],
     ) {
         if self.ruled_out.contains(&subject) {
             return;
@@ -185,6 +185,7 @@ fn ph(ev: &mut Evidence, m: &Measure, texts: &mut Texts) {
     }
     if let Some(acid) = ev.candidates.remove("A4090") {
         let text = format!("pH {} is above 2 and below 11.5 (B2120)", trim(v));
+        ev.considered.push(("A4090", text.clone()));
         let words: Vec<String> = acid.terms.iter().map(|t| t.0.clone()).collect();
         ev.hazard.retain(|h| !words.iter().any(|w| *w == **h));
         let cand = ev.candidates.entry("B2120").or_default();
@@ -228,7 +229,7 @@ fn metal(ev: &mut Evidence, m: &Measure, sym: &'static str, texts: &mut Texts) {
 
 /// The constituent's words stop being hazard signals; the listed entries
 /// lose the terms that name it (and go when nothing else supports them).
-fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
+fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&'static str]) {
     let names = |t: &str| names_any(t, words);
     ev.hazard.retain(|h| !names(h));
     ev.hazard_terms.retain(|(h, _, _)| !names(h));
@@ -237,6 +238,10 @@ fn rule_out(ev: &mut Evidence, words: &[&str], codes: &[&str]) {
             c.terms.retain(|(t, _)| !names(t));
             if c.terms.is_empty() {
                 ev.candidates.remove(*code);
+                ev.considered.push((
+                    *code,
+                    "the amount written is below its limit or not detected".to_owned(),
+                ));
             }
         }
     }

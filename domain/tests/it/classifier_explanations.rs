@@ -172,7 +172,7 @@ fn halogenated_or_unlisted_mixed_plastics_leave_b3011() {
 }
 
 /// Words of the implementation that must never reach a reader.
-const INTERNAL_TERMS: [&str; 8] = [
+const INTERNAL_TERMS: [&str; 15] = [
     "companion of",
     "qualifier",
     "chosen in its group",
@@ -181,6 +181,13 @@ const INTERNAL_TERMS: [&str; 8] = [
     "the clean reading",
     "mirror",
     "weakened",
+    "candidate",
+    "score",
+    "weight",
+    "lexicon",
+    "token",
+    "member",
+    "vocabulary",
 ];
 
 #[test]

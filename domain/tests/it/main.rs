@@ -6,4 +6,5 @@ mod classifier_dictionary;
 mod classifier_explanations;
 mod classifier_golden;
 mod classifier_properties;
+mod classifier_roles;
 mod trade_cases;
