@@ -42,7 +42,7 @@ pub struct CodeInfo {
     pub status: CodeStatus,
     /// For deleted entries, the entries that replace them, if any.
     pub replaced_by: Option<Vec<String>>,
-    /// Provenance or status notes (effective dates, sub-items, UN class).
+    /// Status notes: UN class, sub-items, the date of a deletion.
     pub note: Option<String>,
 }
 
@@ -69,8 +69,6 @@ struct RawEntry {
     replaced_by: Option<serde_json::Value>,
     #[serde(default)]
     deleted_effective: Option<String>,
-    #[serde(default)]
-    notes: Option<String>,
 }
 
 /// Every official code, keyed by upper-case code.
@@ -220,9 +218,9 @@ fn to_info(raw: RawEntry, annex: Option<&str>) -> CodeInfo {
     if status == CodeStatus::Deleted && raw.status.as_deref() != Some("deleted") {
         notes.push("Never adopted as an entry in force; not an Annex IX entry".to_owned());
     }
-    if let Some(n) = raw.notes {
-        notes.push(n);
-    }
+    // An entry's `notes` in the data file say how its wording was checked
+    // against the published copies (an OCR slip, a typo corrected): for the
+    // file's maintainers, never served.
     CodeInfo {
         code: raw.code,
         name: raw.title.trim().to_owned(),

@@ -683,3 +683,20 @@ fn a_named_substance_brings_its_own_un_number() {
         );
     }
 }
+
+#[test]
+fn a_code_lookup_serves_no_note_about_how_the_data_was_transcribed() {
+    let classifier = classifier();
+    for code in ["Y1", "Y12", "Y44", "A4080", "B3060"] {
+        let info = classifier.lookup(code).expect(code);
+        let note = info.note.unwrap_or_default();
+        for word in ["OCR", "NL copy", "DEFRA", "typo"] {
+            assert!(!note.contains(word), "{code}: {note}");
+        }
+    }
+    let deleted = classifier.lookup("A1180").expect("A1180");
+    assert!(
+        deleted.replaced_by.is_some(),
+        "what replaces a deleted entry is still said"
+    );
+}
