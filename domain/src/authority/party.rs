@@ -142,8 +142,8 @@ pub struct SourceRef {
     /// Its title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// The date the information is stated as of (`YYYY`, `YYYY-MM-DD`), or
-    /// `None` when the source gives none.
+    /// The date the information is stated as of (`YYYY`, `YYYY-MM-DD`);
+    /// absent when the source gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     /// `secretariat_factsheet`, `government_current`, `government_dated`,

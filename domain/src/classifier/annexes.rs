@@ -28,8 +28,8 @@ pub enum CodeStatus {
     Deleted,
 }
 
-/// What the knowledge base knows about one code, as answered by
-/// [`Classifier::lookup`](super::Classifier::lookup).
+/// What the knowledge base knows about one code (the answer of a code
+/// lookup).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 pub struct CodeInfo {
     /// The code in canonical case, e.g. `"A1160"`, `"H4.1"`.

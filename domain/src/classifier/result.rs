@@ -82,9 +82,8 @@ pub struct Explanation {
 
 /// The answer to "what is this waste under the Basel Convention?".
 ///
-/// The deciding list is `a_codes` for [`ListType::Amber`], `b_codes` for
-/// [`ListType::Green`] and `y_codes` otherwise; its first element is the best
-/// code. When the description is too vague, every code list is empty,
+/// The deciding list is `a_codes` for `Amber`, `b_codes` for `Green` and
+/// `y_codes` otherwise; its first element is the best code. When the description is too vague, every code list is empty,
 /// `overall_confidence` is below 0.2, `pic_required` is true (precaution) and
 /// a warning says what is missing.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
@@ -118,8 +117,7 @@ pub struct Classification {
     /// destination are given.
     pub procedure: Option<Procedure>,
     /// Stable codes of the warnings above that the classifier raised (e.g.
-    /// `lab_analysis`, `reuse_claim`), for clients that act on them; see
-    /// [`WarningCode`].
+    /// `lab_analysis`, `reuse_claim`), for clients that act on them.
     #[serde(default)]
     pub warning_codes: Vec<WarningCode>,
     /// The languages the description was read in besides English (e.g.

@@ -97,6 +97,48 @@ async fn every_tool_is_listed_with_a_title_read_only_annotations_and_both_schema
     );
 }
 
+/// Every string under a `description` key, and every `format` value.
+fn descriptions_and_formats(value: &Value, into: &mut (Vec<String>, Vec<String>)) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                match (key.as_str(), inner) {
+                    ("description", Value::String(text)) => into.0.push(text.clone()),
+                    ("format", Value::String(format)) => into.1.push(format.clone()),
+                    _ => descriptions_and_formats(inner, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| descriptions_and_formats(i, into)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn tool_schemas_use_json_schema_formats_and_plain_words() {
+    let app = spawn().await;
+    let client = client(&app).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let listed = serde_json::to_value(&tools).expect("json");
+    let mut found = (Vec::new(), Vec::new());
+    descriptions_and_formats(&listed, &mut found);
+    let (descriptions, formats) = found;
+    assert!(descriptions.len() > 50, "{} descriptions", descriptions.len());
+    // JSON Schema 2020-12's own format vocabulary (what validators know).
+    for format in &formats {
+        assert!(
+            ["date-time", "date", "email", "uri", "uuid"].contains(&format.as_str()),
+            "format {format:?} is not JSON Schema's"
+        );
+    }
+    // No Rust notation: intra-doc links, paths, `None`/`Some`, type names.
+    for text in &descriptions {
+        for notation in ["[`", "::", "`None`", "`Some", "Option<", "Vec<", "&str"] {
+            assert!(!text.contains(notation), "{notation} in: {text}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn get_competent_authority_returns_the_rest_record_by_code_or_by_name() {
     let app = spawn().await;
