@@ -38,5 +38,6 @@ mod rest_shipments;
 mod rest_steward;
 mod running;
 mod serve;
+mod shipment_routes;
 mod support;
 mod transfer;

@@ -90,7 +90,7 @@ impl StateFacts {
     pub fn of(code: &CountryCode) -> Option<Self> {
         let g = groups();
         let cc = code.as_str().to_owned();
-        let member = |list: &[String]| list.iter().any(|c| *c == cc);
+        let member = |list: &[String]| list.contains(&cc);
         let (name, party, ban_amendment, ban_evidence) = match registry().standing(code) {
             Standing::Party(p) => (
                 p.name.clone(),

@@ -148,6 +148,7 @@ pub enum Regime {
     /// The OECD Decision among OECD members, for recovery.
     OecdDecision,
     /// A bilateral or regional agreement under Article 11.
+    #[serde(rename = "article_11_agreement")]
     Article11Agreement,
     /// The Basel procedure (Articles 6 and 7).
     BaselPic,

@@ -123,7 +123,7 @@ pub struct Rule {
     /// The provision, as cited in every finding.
     pub article: &'static str,
     /// Its finding on `case`, if it applies: the effect, the text, the evidence.
-    pub applies: fn(&Case<'_>) -> Option<(Effect, String, Option<String>)>,
+    pub applies: fn(&Case<'_>) -> Outcome,
 }
 
 /// Every rule, in the order they are read.
@@ -195,7 +195,8 @@ pub const RULES: &[Rule] = &[
     },
 ];
 
-type Outcome = Option<(Effect, String, Option<String>)>;
+/// A rule's finding before it is named: the effect, the text, the evidence.
+pub type Outcome = Option<(Effect, String, Option<String>)>;
 
 fn say(effect: Effect, text: String) -> Outcome {
     Some((effect, text, None))

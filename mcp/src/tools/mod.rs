@@ -182,14 +182,14 @@ pub(crate) fn definitions() -> Vec<Tool> {
         tool(
             "plan_shipment",
             "Plan a shipment",
-            "Answers 'who do I notify to move this waste from A to B (through C)?': the \
-             waste's code and list (from a description or a given code), the procedure for \
-             the route (OECD Decision, Basel PIC, Ban Amendment, Article 11, non-Party), each \
-             State's role and consent requirement (written, tacit, national law, none), who \
-             files the notification through which authority and whose consent to await, the \
-             competent-authority record of every State on the route, and warnings \
-             (prohibited movements, missing or unverified contacts). Countries by code or \
-             name. Informational only.",
+            "Answers 'may I move this waste from A to B (through C), and who does what?': \
+             prohibited (true, false or unknown) first, with every rule that decided it and \
+             its article (Ban Amendment, Article 4(5) and Article 11 agreements, OECD Decision, \
+             EU Waste Shipment Regulation, Article 6); when allowed, the steps in order and \
+             who does each; each State's consent and its competent authorities chosen by \
+             area and movement, with source and age. Give operation (recovery, disposal or \
+             an R/D code): without it the answer gives both. Countries by code or name; an \
+             unknown country is country_not_found. Informational only.",
             schemas::shipment_input(),
             schemas::shipment_plan(),
         ),
