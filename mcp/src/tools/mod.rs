@@ -5,7 +5,7 @@
 //! same JSON as text content. Anything the caller can fix (a bad argument, a
 //! bad cursor, a country or code that does not exist) is a tool error
 //! (`isError: true`) whose only content is one text block
-//! `<stable code>: <message>`, e.g. `not_found: no competent authority for
+//! `<stable code>: <message>`, e.g. `country_not_found: no competent authority for
 //! XX; …`. It carries no `structuredContent`: that would have to match the
 //! tool's output schema, and clients that check it (the TypeScript SDK)
 //! would turn the refusal into a protocol error the model never reads.
@@ -40,7 +40,7 @@ pub(crate) const MAX_DESCRIPTION_CHARS: usize = 5000;
 #[derive(Debug)]
 pub(crate) struct ToolError {
     /// Stable machine code: `invalid_argument`, `invalid_cursor`,
-    /// `not_found`, `ambiguous`.
+    /// `not_found`, `country_not_found`, `not_a_party`, `ambiguous`.
     pub(crate) code: &'static str,
     /// What went wrong and what to do, for the model to read.
     pub(crate) message: String,
@@ -51,6 +51,14 @@ impl ToolError {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         Self {
             code: "invalid_argument",
+            message: message.into(),
+        }
+    }
+
+    /// No country has this code or name (the same code as REST).
+    pub(crate) fn country_not_found(message: impl Into<String>) -> Self {
+        Self {
+            code: "country_not_found",
             message: message.into(),
         }
     }

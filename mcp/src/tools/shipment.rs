@@ -32,11 +32,9 @@ pub(crate) async fn plan(state: &McpState, args: Args) -> Result<Outcome, ErrorD
         Err(PlanError::Invalid { field, message }) => {
             Ok(ToolError::invalid(format!("`{field}`: {message}")).into())
         }
-        Err(PlanError::CountryNotFound { field, message }) => Ok(ToolError {
-            code: "country_not_found",
-            message: format!("`{field}`: {message}"),
+        Err(PlanError::CountryNotFound { field, message }) => {
+            Ok(ToolError::country_not_found(format!("`{field}`: {message}")).into())
         }
-        .into()),
         Err(PlanError::Read(cause)) => Err(internal("planning a shipment", &cause)),
     }
 }

@@ -148,7 +148,7 @@ async fn unknown_countries_and_bad_arguments_are_tool_errors() {
     let app = spawn().await;
     let client = client(&app).await;
     for (arguments, expected) in [
-        (json!({"country_code": "Atlantis"}), "not_found"),
+        (json!({"country_code": "Atlantis"}), "country_not_found"),
         (json!({"country_code": "US"}), "not_a_party"),
         (json!({"country_code": "United States"}), "not_a_party"),
         (
@@ -178,7 +178,7 @@ async fn unknown_countries_and_bad_arguments_are_tool_errors() {
         json!({"country_code": "ZZ"}),
     )
     .await;
-    assert_eq!(refusal(&history), "not_found");
+    assert_eq!(refusal(&history), "country_not_found");
 }
 
 #[tokio::test]
@@ -409,7 +409,7 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
         json!({"description": "batteries", "origin": "Atlantis"}),
     )
     .await;
-    assert_eq!(refusal(&unknown), "not_found");
+    assert_eq!(refusal(&unknown), "country_not_found");
     let longest = call(
         &client,
         "classify_waste",
