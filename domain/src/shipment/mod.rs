@@ -18,6 +18,27 @@
 //! Amendment status, an agreement named but not found, or the operation),
 //! and `false` otherwise.
 
+/// A plain string enum's schema: its values and one description, without a
+/// branch per value (keeps the MCP tool's output schema small). A test
+/// checks that the values are the serde names.
+macro_rules! string_enum_schema {
+    ($t:ty, $name:literal, $description:literal, [$($value:literal),* $(,)?]) => {
+        impl schemars::JsonSchema for $t {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "enum": [$($value),*],
+                    "description": $description,
+                })
+            }
+        }
+    };
+}
+
 pub mod agreements;
 pub mod facts;
 pub mod rules;
@@ -35,8 +56,9 @@ pub use facts::StateFacts;
 use rules::{Case, Effect, Finding, RuleId};
 pub use steps::Step;
 
-/// What is done with the waste at its destination.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// What is done with the waste at its destination: recovery (Annex IV B,
+/// R1 to R13) or disposal (Annex IV A, D1 to D15).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Operation {
     /// Recovery (Annex IV B, R1 to R13).
@@ -44,6 +66,27 @@ pub enum Operation {
     /// Disposal (Annex IV A, D1 to D15).
     Disposal,
 }
+
+string_enum_schema!(
+    Operation,
+    "Operation",
+    "recovery (R1 to R13) or disposal (D1 to D15)",
+    ["recovery", "disposal"]
+);
+string_enum_schema!(
+    WasteKind,
+    "WasteKind",
+    "hazardous (Annex VIII, or Annex I), other (Annex II) or green (Annex IX)",
+    ["hazardous", "other", "green"]
+);
+string_enum_schema!(Regime, "Regime", "what sets the procedure: the EU Regulation, the OECD Decision, an Article 11 agreement, the Basel procedure, none (green waste), national law", ["domestic", "eu_wsr", "oecd_decision", "article_11_agreement", "basel_pic", "not_controlled", "not_covered"]);
+string_enum_schema!(
+    Role,
+    "Role",
+    "the State's role on the route",
+    ["export", "transit", "import"]
+);
+string_enum_schema!(Consent, "Consent", "how the State consents: written, tacit allowed (no objection within the period), national law (a transit State not a Party), per agreement, not required, not applicable (the State of export)", ["written", "tacit_allowed", "national_law", "per_agreement", "not_required", "not_applicable"]);
 
 impl Operation {
     /// `recovery` or `disposal`.
@@ -80,8 +123,9 @@ impl Operation {
     }
 }
 
-/// The waste as the rules see it.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// The waste as the rules see it: hazardous (Annex VIII, or Annex I with an
+/// Annex III characteristic), other (Annex II), green (Annex IX).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum WasteKind {
     /// Hazardous under Article 1(1)(a): Annex VIII, or Annex I with an
@@ -137,8 +181,10 @@ impl JsonSchema for Prohibited {
     }
 }
 
-/// The regime that sets the procedure.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// The regime that sets the procedure: the EU Regulation, the OECD Decision,
+/// an Article 11 agreement, the Basel procedure, none for green waste,
+/// national law when neither State is a Party or both ends are one State.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Regime {
     /// The same State at both ends: national law.
@@ -158,8 +204,8 @@ pub enum Regime {
     NotCovered,
 }
 
-/// What a State does on the route.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// What a State does on the route: export, transit or import.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The State of export.
@@ -181,8 +227,11 @@ impl Role {
     }
 }
 
-/// Whether and how a State must consent before the movement starts.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// Whether and how a State must consent before the movement starts:
+/// written, tacit allowed (no objection within the period), national law (a
+/// transit State that is not a Party), per agreement, not required, or not
+/// applicable (the State of export notifies).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Consent {
     /// Written consent is required.

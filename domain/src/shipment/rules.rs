@@ -16,8 +16,8 @@ use super::facts::StateFacts;
 use super::{Operation, WasteKind};
 use crate::parties::BanAcceptance;
 
-/// Which rule a finding comes from.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// Which rule a finding comes from (see `RULES` for each one's article).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleId {
     /// The same State at both ends.
@@ -49,8 +49,10 @@ pub enum RuleId {
     NotControlled,
 }
 
-/// What a finding does to the movement.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+/// What a finding does to the movement: prohibits it, may prohibit it (a
+/// fact it depends on is unknown), permits it (naming the instrument), sets
+/// the procedure, or is a note that does not decide.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// It prohibits the movement.
@@ -64,6 +66,28 @@ pub enum Effect {
     /// Context: it does not decide.
     Note,
 }
+
+string_enum_schema!(
+    RuleId,
+    "RuleId",
+    "the rule (docs/shipments.md lists each with its article)",
+    [
+        "domestic",
+        "antarctica",
+        "ban_amendment",
+        "non_party",
+        "not_covered",
+        "eu_export_disposal",
+        "eu_export_recovery",
+        "import_ban",
+        "eu_wsr",
+        "oecd_decision",
+        "agreement",
+        "basel_pic",
+        "not_controlled"
+    ]
+);
+string_enum_schema!(Effect, "Effect", "prohibits; may_prohibit (a fact it depends on is unknown); permits; procedure (sets it); note (does not decide)", ["prohibits", "may_prohibit", "permits", "procedure", "note"]);
 
 /// One rule applied to the route.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, JsonSchema)]

@@ -192,3 +192,70 @@ fn every_party_pair_with_germany_gets_an_answer_with_a_deciding_rule() {
         }
     }
 }
+
+fn schema_values<T: schemars::JsonSchema>() -> Vec<serde_json::Value> {
+    let schema = schemars::schema_for!(T).to_value();
+    schema["enum"].as_array().cloned().unwrap_or_default()
+}
+
+fn names<T: serde::Serialize>(all: &[T]) -> Vec<serde_json::Value> {
+    all.iter()
+        .map(|v| serde_json::to_value(v).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_enum_schemas_list_exactly_the_serialised_names() {
+    use Consent as C;
+    assert_eq!(
+        schema_values::<Operation>(),
+        names(&[Operation::Recovery, Operation::Disposal])
+    );
+    assert_eq!(
+        schema_values::<WasteKind>(),
+        names(&[WasteKind::Hazardous, WasteKind::Other, WasteKind::Green])
+    );
+    assert_eq!(
+        schema_values::<Regime>(),
+        names(&[
+            Regime::Domestic,
+            Regime::EuWsr,
+            Regime::OecdDecision,
+            Regime::Article11Agreement,
+            Regime::BaselPic,
+            Regime::NotControlled,
+            Regime::NotCovered
+        ])
+    );
+    assert_eq!(
+        schema_values::<Role>(),
+        names(&[Role::Export, Role::Transit, Role::Import])
+    );
+    assert_eq!(
+        schema_values::<Consent>(),
+        names(&[
+            C::Written,
+            C::TacitAllowed,
+            C::NationalLaw,
+            C::PerAgreement,
+            C::NotRequired,
+            C::NotApplicable
+        ])
+    );
+    let rules: Vec<RuleId> = rules::RULES.iter().map(|r| r.id).collect();
+    let mut listed = schema_values::<RuleId>();
+    let mut serialised = names(&rules);
+    listed.sort_by_key(|v| v.to_string());
+    serialised.sort_by_key(|v| v.to_string());
+    assert_eq!(listed, serialised, "every rule is in RULES once");
+    assert_eq!(
+        schema_values::<Effect>(),
+        names(&[
+            Effect::Prohibits,
+            Effect::MayProhibit,
+            Effect::Permits,
+            Effect::Procedure,
+            Effect::Note
+        ])
+    );
+}
