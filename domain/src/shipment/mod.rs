@@ -415,9 +415,14 @@ pub fn plan(route: Route<'_>, waste: WasteKind, operation: Option<Operation>) ->
         .unwrap_or(&decisions[decisions.len() - 1]);
     let mut findings: Vec<Finding> = Vec::new();
     for d in &decisions {
+        let in_all = |f: &Finding| decisions.iter().all(|x| x.findings.contains(f));
         for f in &d.findings {
-            if !findings.contains(f) {
-                findings.push(f.clone());
+            let mut f = f.clone();
+            if !in_all(&f) {
+                f.only_for = Some(d.operation);
+            }
+            if !findings.contains(&f) {
+                findings.push(f);
             }
         }
     }

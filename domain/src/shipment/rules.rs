@@ -102,6 +102,9 @@ pub struct Finding {
     pub text: String,
     /// The evidence for a fact it relies on, when there is one to name.
     pub evidence: Option<String>,
+    /// When the operation was not given: the one operation this finding
+    /// holds for (absent when it holds for both, or the operation was given).
+    pub only_for: Option<super::Operation>,
 }
 
 /// The facts a rule decides from.
@@ -333,7 +336,7 @@ fn import_ban(c: &Case<'_>) -> Outcome {
             format!("{} prohibits imports: {}. A Party must not permit exports to a Party that has prohibited their import (Article 4(1)(b)).", c.destination.name, ban.scope),
             Some(ban.source.clone()),
         )),
-        None => say(Effect::Note, format!("No import ban of {} is in this service's data (it holds none: {}).", c.destination.name, agreements::data().national_import_bans_note)),
+        None => say(Effect::Note, format!("No import ban of {} is in this service's data. {}", c.destination.name, agreements::data().national_import_bans_note)),
     }
 }
 
@@ -419,6 +422,7 @@ pub fn evaluate(case: &Case<'_>) -> Vec<Finding> {
                 effect,
                 text,
                 evidence,
+                only_for: None,
             })
         })
         .collect()

@@ -136,6 +136,19 @@ fn disposal_is_outside_the_oecd_decision() {
     assert_eq!(unknown.by_operation.len(), 2);
     assert_eq!(unknown.by_operation[0].prohibited, Prohibited::No);
     assert_eq!(unknown.by_operation[1].prohibited, Prohibited::Yes);
+    let prohibits: Vec<_> = unknown
+        .rules
+        .iter()
+        .filter(|f| f.effect == Effect::Prohibits)
+        .collect();
+    assert!(!prohibits.is_empty());
+    assert!(prohibits
+        .iter()
+        .all(|f| f.only_for == Some(Operation::Disposal)));
+    assert!(unknown
+        .rules
+        .iter()
+        .any(|f| f.rule == RuleId::ImportBan && f.only_for.is_none()));
 }
 
 #[test]
