@@ -117,14 +117,14 @@ async def exercise(session: ClientSession, label: str) -> None:
         [s["country_code"] for s in plan["route"]] == ["DE", "SG", "VN"],
         f"{label}: the route is DE, SG, VN",
     )
-    check(plan["notification"]["through"] == "DE", f"{label}: notified through DE's authority")
+    check(plan["prohibited"] is True, f"{label}: DE to VN is prohibited (Ban Amendment)")
 
     missing = await session.call_tool("get_competent_authority", {"country_code": "Atlantis"})
     check(missing.is_error is True, f"{label}: an unknown country is a tool error")
     check(missing.structured_content is None, f"{label}: a tool error has no structuredContent")
     texts = [c.text for c in missing.content if isinstance(c, types.TextContent)]
     check(
-        len(texts) == 1 and texts[0].startswith("not_found: "),
+        len(texts) == 1 and texts[0].startswith("country_not_found: "),
         f"{label}: a tool error reads `<code>: <message>`",
     )
 
@@ -164,11 +164,11 @@ async def over_discover(base: str, key: str) -> None:
                 ),
                 f"{label}: plan_shipment(A1160, DE to VN through SG)",
             )
-            check(plan["notification"]["consents_from"] == ["SG", "VN"], f"{label}: consents from SG and VN")
+            check([s["role"] for s in plan["route"]] == ["export", "transit", "import"], f"{label}: export, transit, import")
             missing = await client.call_tool("get_competent_authority", {"country_code": "Atlantis"})
             texts = [c.text for c in missing.content if isinstance(c, types.TextContent)]
             check(
-                missing.is_error is True and len(texts) == 1 and texts[0].startswith("not_found: "),
+                missing.is_error is True and len(texts) == 1 and texts[0].startswith("country_not_found: "),
                 f"{label}: a tool error reads `<code>: <message>`",
             )
 

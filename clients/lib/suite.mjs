@@ -47,16 +47,16 @@ const VALID = [
 
 const INVALID = [
   ["get_competent_authority", {}, "invalid_argument"],
-  ["get_competent_authority", { country_code: "Atlantis" }, "not_found"],
+  ["get_competent_authority", { country_code: "Atlantis" }, "country_not_found"],
   ["list_competent_authorities", { page_size: 0 }, "invalid_argument"],
   ["list_competent_authorities", { cursor: "garbage" }, "invalid_cursor"],
   ["list_competent_authorities", { verified: "yes" }, "invalid_argument"],
   ["search_competent_authorities", { query: "" }, "invalid_argument"],
   ["get_authority_history", { country_code: 5 }, "invalid_argument"],
   ["classify_waste", { description: "" }, "invalid_argument"],
-  ["classify_waste", { description: "batteries", origin: "Atlantis" }, "not_found"],
+  ["classify_waste", { description: "batteries", origin: "Atlantis" }, "country_not_found"],
   ["plan_shipment", { code: "A1160", origin: "DE" }, "invalid_argument"],
-  ["plan_shipment", { code: "A1160", origin: "DE", destination: "NG", transit: ["Atlantis"] }, "invalid_argument"],
+  ["plan_shipment", { code: "A1160", origin: "DE", destination: "NG", transit: ["Atlantis"] }, "country_not_found"],
   ["lookup_basel_code", { code: "Z99" }, "not_found"],
   ["lookup_basel_code", { code: "Y31", extra: 1 }, "invalid_argument"],
 ];

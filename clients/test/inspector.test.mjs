@@ -110,7 +110,7 @@ for (const path of ["/mcp", "/sse"]) {
       ]);
       const result = JSON.parse(out.stdout || "{}");
       assert.equal(result.isError, true, `${out.stdout}\n${out.stderr}`);
-      assert.match(result.content[0].text, /^not_found: /);
+      assert.match(result.content[0].text, /^country_not_found: /);
     });
 
     it("lists resources and templates and reads one", async () => {

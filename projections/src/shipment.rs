@@ -1,53 +1,92 @@
 //! `plan_shipment` (MCP) and `POST /api/v1/shipments/plan` (REST): one
-//! engine answering "who do I notify to move this waste from A to B (through
-//! C)?". It classifies the description (or looks the code up), decides the
-//! procedure between origin and destination, plans the route with
-//! `domain::shipment`, and adds the directory record of every State on it,
-//! so both edges give the same answer.
+//! engine answering "may I move this waste from A to B (through C), and if
+//! so, who does what?". It reads the countries (codes or any name the Party
+//! registry knows), classifies the description (or looks the code up),
+//! lets `domain::shipment` decide by its rules, and adds the competent
+//! authorities of every State chosen by area and movement
+//! ([`crate::scope`]), each with its provenance and age. Both edges call
+//! [`plan`] and serialise [`ShipmentPlan`] unchanged, so they give the same
+//! answer.
 
 use chrono::NaiveDate;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use domain::classifier::{
-    Classification, Classifier, CodeInfo, CodeStatus, ListType, Procedure, DISCLAIMER,
+use domain::classifier::{Classifier, CodeStatus, ListType, DISCLAIMER};
+use domain::parties::{fold, registry};
+use domain::shipment::rules::Finding;
+use domain::shipment::{
+    self, Operation, OperationAnswer, Prohibited, Regime, Route, RouteState, StateFacts, Step,
+    WasteKind,
 };
-use domain::shipment::{self, RouteState, Waste};
 use domain::values::CountryCode;
 
+use crate::contacts::{views, ContactView};
 use crate::directory::{AuthorityRow, Reader};
 use crate::search::{self, Resolution};
-use crate::views::Record;
 use crate::{ProjectionError, ReadDb};
 
 /// The most transit States on one route.
 pub const MAX_TRANSIT: usize = 10;
+/// The longest country or area argument, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
 
-/// What is asked: the waste (a description or a code) and the route, each
-/// country as an ISO code or a name.
-#[derive(Debug, Clone, Default)]
+/// Names people use that are in neither the registry nor the directory
+/// (folded, see [`fold`]), with the code they stand for.
+const ALIASES: [(&str, &str); 5] = [
+    ("usa", "US"),
+    ("u s a", "US"),
+    ("u s", "US"),
+    ("united states of america", "US"),
+    ("america", "US"),
+];
+
+/// What is asked: the waste, the route and the operation. The body of
+/// `POST /api/v1/shipments/plan` and the arguments of `plan_shipment`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PlanRequest {
-    /// The waste in plain language (classified as `POST /api/v1/classify` does).
+    /// The waste in plain words (give this or code).
+    #[serde(default)]
     pub description: Option<String>,
-    /// Or a Basel code (A, B or Y).
+    /// A Basel code such as A1160 or B1010 (give this or description).
+    #[serde(default)]
     pub code: Option<String>,
-    /// The State of export.
+    /// The State of export: ISO 3166-1 alpha-2 code or country name.
     pub origin: String,
-    /// The State of import.
+    /// The State of import: code or name.
     pub destination: String,
-    /// States of transit, in order.
-    pub transit: Vec<String>,
+    /// States of transit in order: codes or names (at most 10).
+    #[serde(default)]
+    pub transit: Option<Vec<String>>,
+    /// recovery, disposal, an Annex IV code (R1 to R13, D1 to D15), or unknown (the default: the answer gives both).
+    #[serde(default)]
+    pub operation: Option<String>,
+    /// An area of the State of export (a Land, a province) to pick its competent authority.
+    #[serde(default)]
+    pub origin_area: Option<String>,
+    /// An area of the State of import to pick its competent authority.
+    #[serde(default)]
+    pub destination_area: Option<String>,
 }
 
-/// Why a request cannot be planned: the field and what is wrong with it.
+/// Why a request cannot be planned.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     /// A field the caller can correct.
     #[error("{field}: {message}")]
     Invalid {
-        /// The field (`origin`, `transit[1]`, `code`, …).
+        /// The field (`origin`, `transit`, `code`, …).
         field: String,
         /// What is wrong.
+        message: String,
+    },
+    /// No country has this code or name.
+    #[error("{field}: {message}")]
+    CountryNotFound {
+        /// The field (`origin`, `destination`, `transit`).
+        field: String,
+        /// What was not found.
         message: String,
     },
     /// The directory could not be read.
@@ -60,50 +99,109 @@ pub enum PlanError {
 pub struct WasteAnswer {
     /// The code that decides (the given code, or the classification's best).
     pub code: Option<String>,
-    /// The list that decides.
+    /// That code's title, when known.
+    pub title: Option<String>,
+    /// The list that decides: Amber (Annex VIII), Green (Annex IX), Annex I, Annex II.
     pub list_type: ListType,
-    /// Whether Prior Informed Consent (or OECD Amber control) applies.
-    pub pic_required: bool,
-    /// The classification of the description (when one was given).
-    pub classification: Option<Classification>,
-    /// The entry of the given code (when one was given).
-    pub entry: Option<CodeInfo>,
+    /// How the rules treat it.
+    pub kind: WasteKind,
+    /// The classifier's confidence (0 to 1), when a description was classified.
+    #[schemars(schema_with = "nullable_number")]
+    pub confidence: Option<f64>,
 }
 
-/// One State on the route with its directory record.
+/// A competent authority (or the focal point) as the route needs it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AuthorityAnswer {
+    /// Its contact id in the record (`GET /api/v1/ca/{cc}` has the rest).
+    pub contact_id: String,
+    /// Its name.
+    pub name: Option<String>,
+    /// Why it is the one: its scope.
+    pub reason: String,
+    /// E-mail.
+    pub email: Option<String>,
+    /// Phone.
+    pub phone: Option<String>,
+    /// Website.
+    pub website: Option<String>,
+    /// Postal address.
+    pub address: Option<String>,
+    /// The source its details come from.
+    pub source: Option<String>,
+    /// The kind of that source.
+    pub source_kind: String,
+    /// The day its details are known to hold as of.
+    pub as_of: Option<String>,
+    /// Whole years since then.
+    #[schemars(schema_with = "nullable_integer")]
+    pub age_years: Option<i64>,
+    /// Over five years old: historic, confirm before use.
+    pub historic: bool,
+    /// Whether a steward's check confirmed it.
+    pub verified: bool,
+}
+
+/// One State on the route with the authorities to deal with.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StateOnRoute {
     /// Its role, standing, consent and duty.
     #[serde(flatten)]
     pub state: RouteState,
-    /// Its name as the directory knows it.
-    pub country_name: Option<String>,
-    /// Its competent-authority record, as `GET /api/v1/ca/{cc}` returns it
-    /// (`null` when the directory has none).
-    pub record: Option<Record>,
+    /// Its competent authorities for its role (and the area asked), the most specific first.
+    pub authorities: Vec<AuthorityAnswer>,
+    /// Its focal point, when the record has one.
+    pub focal_point: Option<AuthorityAnswer>,
+    /// What the directory lacks for this State, and whom to ask.
+    pub gap: Option<String>,
 }
 
 /// The answer.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ShipmentPlan {
-    /// The waste: its deciding code, list type and whether PIC applies.
-    pub waste: WasteAnswer,
-    /// The regime between the State of export and the State of import.
-    pub procedure: Procedure,
-    /// Every State on the route, export first, import last.
+    /// Whether the movement is prohibited.
+    pub prohibited: Prohibited,
+    /// The answer in one or two sentences.
+    pub summary: String,
+    /// The operation asked about (absent: unknown).
+    pub operation: Option<Operation>,
+    /// The Annex IV code given, if one was.
+    pub operation_code: Option<String>,
+    /// The regime that sets the procedure.
+    pub regime: Regime,
+    /// Every rule that applies, with its article.
+    pub rules: Vec<Finding>,
+    /// When the operation is unknown: the answer for recovery and for disposal.
+    pub by_operation: Vec<OperationAnswer>,
+    /// When prohibited: what would have to change.
+    pub to_permit: Vec<String>,
+    /// The steps in order (none when prohibited).
+    pub steps: Vec<Step>,
+    /// Every State, export first, import last.
     pub route: Vec<StateOnRoute>,
-    /// Who notifies whom, and whose consent is awaited.
-    pub notification: shipment::Notification,
+    /// The waste.
+    pub waste: WasteAnswer,
     /// What to check before relying on this answer.
     pub warnings: Vec<String>,
     /// Informational only; confirm with the competent authorities.
     pub disclaimer: String,
 }
 
-/// Plans `request`, judging records stale against `today`.
+/// A number or null, without a `format` (JSON Schema has none for numbers).
+fn nullable_number(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["number", "null"]})
+}
+
+/// An integer or null, without a `format`.
+fn nullable_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["integer", "null"]})
+}
+
+/// Plans `request`, judging contacts' age against `today`.
 ///
 /// # Errors
-/// [`PlanError::Invalid`] for a field the caller can correct;
+/// [`PlanError::Invalid`] for a field the caller can correct,
+/// [`PlanError::CountryNotFound`] for a country no code or name matches,
 /// [`PlanError::Read`] when the directory cannot be read.
 pub async fn plan(
     classifier: &Classifier,
@@ -112,53 +210,59 @@ pub async fn plan(
     today: NaiveDate,
     stale_after_days: i64,
 ) -> Result<ShipmentPlan, PlanError> {
+    let (operation, operation_code) = operation(request.operation.as_deref())?;
     let rows = Reader::new(db.clone()).all().await?;
     let origin = country(&rows, &request.origin, "origin")?;
     let destination = country(&rows, &request.destination, "destination")?;
-    if request.transit.len() > MAX_TRANSIT {
+    let transit_input = request.transit.clone().unwrap_or_default();
+    if transit_input.len() > MAX_TRANSIT {
         return Err(invalid("transit", format!("at most {MAX_TRANSIT} States")));
     }
-    let transit = request
-        .transit
+    let transit = transit_input
         .iter()
-        .enumerate()
-        .map(|(i, t)| country(&rows, t, &format!("transit[{i}]")))
+        .map(|t| country(&rows, t, "transit"))
         .collect::<Result<Vec<_>, _>>()?;
-    let waste = waste(classifier, request, &origin, &destination)?;
-    let (procedure, mut warnings) =
-        classifier.procedure(&origin, &destination, waste.list_type, waste.pic_required);
-    let transit_stops: Vec<_> = transit.iter().map(|c| stop(classifier, c)).collect();
+    let (waste, mut warnings) = waste(classifier, request)?;
     let route = shipment::plan(
-        Waste {
-            controlled: waste.pic_required,
+        Route {
+            origin: &origin,
+            transit: &transit,
+            destination: &destination,
         },
-        &procedure,
-        stop(classifier, &origin),
-        &transit_stops,
-        stop(classifier, &destination),
+        waste.kind,
+        operation,
     );
-    warnings.extend(route.warnings);
-    let states: Vec<StateOnRoute> = route
-        .states
-        .into_iter()
-        .map(|state| with_record(&rows, state, today, stale_after_days))
-        .collect();
-    warnings.extend(states.iter().filter_map(record_warning));
-    if let Some(c) = &waste.classification {
-        warnings.extend(c.warnings.iter().cloned());
+    let areas = [
+        request.origin_area.as_deref(),
+        request.destination_area.as_deref(),
+    ];
+    let last = route.states.len() - 1;
+    let mut states = Vec::new();
+    for (i, state) in route.states.into_iter().enumerate() {
+        let (area, field) = match i {
+            0 => (areas[0], "origin_area"),
+            i if i == last => (areas[1], "destination_area"),
+            _ => (None, ""),
+        };
+        let on_route = with_authorities(&rows, state, area, field, today, stale_after_days)?;
+        warnings.extend(age_warnings(&on_route));
+        states.push(on_route);
     }
     Ok(ShipmentPlan {
-        waste,
-        procedure,
+        prohibited: route.prohibited,
+        summary: route.summary,
+        operation: route.operation,
+        operation_code,
+        regime: route.regime,
+        rules: route.rules,
+        by_operation: route.by_operation,
+        to_permit: route.to_permit,
+        steps: route.steps,
         route: states,
-        notification: route.notification,
+        waste,
         warnings,
         disclaimer: DISCLAIMER.to_owned(),
     })
-}
-
-fn stop<'a>(classifier: &Classifier, code: &'a CountryCode) -> shipment::Stop<'a> {
-    (code.as_str(), classifier.standing(code.as_str()))
 }
 
 fn invalid(field: &str, message: impl Into<String>) -> PlanError {
@@ -168,53 +272,86 @@ fn invalid(field: &str, message: impl Into<String>) -> PlanError {
     }
 }
 
-/// A country by code (any two letters the reference data or directory
-/// knows) or by a name the directory knows.
-fn country(rows: &[AuthorityRow], input: &str, field: &str) -> Result<CountryCode, PlanError> {
+fn operation(text: Option<&str>) -> Result<(Option<Operation>, Option<String>), PlanError> {
+    let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+        return Ok((None, None));
+    };
+    let op = Operation::parse(text).map_err(|m| invalid("operation", m))?;
+    let upper = text.to_ascii_uppercase();
+    let code = (upper.starts_with('R') || upper.starts_with('D'))
+        .then_some(upper)
+        .filter(|u| u != "RECOVERY" && u != "DISPOSAL");
+    Ok((op, code))
+}
+
+/// A country by code or by any name the Party registry or the directory
+/// knows, Party or not.
+fn country(rows: &[AuthorityRow], input: &str, field: &str) -> Result<StateFacts, PlanError> {
     let text = input.trim();
-    if text.len() == 2 {
-        if let Ok(code) = CountryCode::parse(text) {
-            return Ok(code);
-        }
+    if text.chars().count() > MAX_NAME_CHARS {
+        return Err(invalid(
+            field,
+            format!("at most {MAX_NAME_CHARS} characters"),
+        ));
     }
-    match search::resolve(rows, text) {
-        Resolution::Found(row) => {
-            CountryCode::parse(&row.country_code).map_err(|e| invalid(field, e.to_string()))
-        }
-        Resolution::Ambiguous(rows) => Err(invalid(
-            field,
-            format!(
-                "'{}' matches several countries: {}; give the ISO code",
-                text.chars().take(100).collect::<String>(),
-                rows.iter()
-                    .map(|r| format!("{} ({})", r.country_name, r.country_code))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )),
-        Resolution::NotFound | Resolution::Empty => Err(invalid(
-            field,
-            "must be an ISO 3166-1 alpha-2 code or the name of a country in the directory",
-        )),
+    let folded = fold(text);
+    let alias = ALIASES
+        .iter()
+        .find(|(name, _)| *name == folded)
+        .and_then(|(_, code)| CountryCode::parse(code).ok());
+    let code = match registry().code_of(text).or(alias) {
+        Some(code) => code,
+        None => match search::resolve(rows, text) {
+            Resolution::Found(row) => {
+                CountryCode::parse(&row.country_code).map_err(|e| invalid(field, e.to_string()))?
+            }
+            Resolution::Ambiguous(rows) => {
+                return Err(invalid(
+                    field,
+                    format!(
+                        "'{text}' matches several countries: {}; give the ISO code",
+                        rows.iter()
+                            .map(|r| format!("{} ({})", r.country_name, r.country_code))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ))
+            }
+            Resolution::NotFound | Resolution::Empty => return Err(not_found(field, text)),
+        },
+    };
+    StateFacts::of(&code).ok_or_else(|| not_found(field, text))
+}
+
+fn not_found(field: &str, text: &str) -> PlanError {
+    PlanError::CountryNotFound {
+        field: field.to_owned(),
+        message: format!("no country has the code or name '{text}': give an ISO 3166-1 alpha-2 code or a country name"),
     }
 }
 
 fn waste(
     classifier: &Classifier,
     request: &PlanRequest,
-    origin: &CountryCode,
-    destination: &CountryCode,
-) -> Result<WasteAnswer, PlanError> {
+) -> Result<(WasteAnswer, Vec<String>), PlanError> {
     match (&request.description, &request.code) {
         (Some(description), None) => {
-            let classification = classifier.classify(description, Some(origin), Some(destination));
-            Ok(WasteAnswer {
-                code: classification.best_code().map(str::to_owned),
-                list_type: classification.list_type,
-                pic_required: classification.pic_required,
-                classification: Some(classification),
-                entry: None,
-            })
+            let c = classifier.classify(description, None, None);
+            let code = c.best_code().map(str::to_owned);
+            let title = code
+                .as_deref()
+                .and_then(|k| classifier.lookup(k))
+                .map(|e| e.name);
+            Ok((
+                WasteAnswer {
+                    code,
+                    title,
+                    list_type: c.list_type,
+                    kind: c.list_type.into(),
+                    confidence: Some(c.overall_confidence),
+                },
+                c.warnings,
+            ))
         }
         (None, Some(code)) => {
             let entry = classifier
@@ -240,13 +377,16 @@ fn waste(
                     "an Annex III (H) code describes a hazard, not a waste: give a Y, A or B code",
                 )),
             };
-            Ok(WasteAnswer {
-                code: Some(entry.code.clone()),
-                list_type,
-                pic_required: list_type != ListType::Green,
-                classification: None,
-                entry: Some(entry),
-            })
+            Ok((
+                WasteAnswer {
+                    code: Some(entry.code.clone()),
+                    title: Some(entry.name),
+                    list_type,
+                    kind: list_type.into(),
+                    confidence: None,
+                },
+                Vec::new(),
+            ))
         }
         _ => Err(invalid(
             "description",
@@ -255,30 +395,107 @@ fn waste(
     }
 }
 
-fn with_record(
+/// `state` with its competent authorities for its role and `area`.
+fn with_authorities(
     rows: &[AuthorityRow],
     state: RouteState,
+    area: Option<&str>,
+    area_field: &str,
     today: NaiveDate,
     stale_after_days: i64,
-) -> StateOnRoute {
-    let row = rows.iter().find(|r| r.country_code == state.country_code);
-    StateOnRoute {
-        country_name: row.map(|r| r.country_name.clone()),
-        record: row.map(|r| Record::new(r.clone(), today, stale_after_days)),
+) -> Result<StateOnRoute, PlanError> {
+    let Some(row) = rows.iter().find(|r| r.country_code == state.country_code) else {
+        let gap = if state.basel_party {
+            format!("The directory holds no record of {}: ask the Secretariat of the Basel Convention for its competent authority.", state.name)
+        } else {
+            format!("{} is not a Party: the directory holds Parties' authorities only; ask its government which authority handles waste movements.", state.name)
+        };
+        return Ok(StateOnRoute {
+            state,
+            authorities: Vec::new(),
+            focal_point: None,
+            gap: Some(gap),
+        });
+    };
+    let competent = crate::scope::competent(&row.state, area, Some(state.role.as_str()))
+        .map_err(|e| invalid(area_field, e.to_string()))?;
+    let contacts = views(&row.state, today, stale_after_days);
+    let authorities: Vec<AuthorityAnswer> = competent
+        .iter()
+        .filter_map(|c| {
+            let view = contacts.iter().find(|v| v.id == c.contact_id)?;
+            Some(answer(view, c.reason.clone()))
+        })
+        .collect();
+    let focal_point = contacts
+        .iter()
+        .find(|v| v.role == "focal_point")
+        .or_else(|| contacts.iter().find(|v| v.also_focal_point))
+        .map(|v| answer(v, "focal point".to_owned()));
+    let gap = authorities.is_empty().then(|| {
+        let fp = focal_point.as_ref().map_or_else(
+            || "no focal point is known either".to_owned(),
+            |f| {
+                format!(
+                    "the focal point is {}{}",
+                    f.name.as_deref().unwrap_or("named in the record"),
+                    f.email
+                        .as_deref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                )
+            },
+        );
+        format!(
+            "No competent authority known for {} ({}{}); {fp}; ask the Secretariat of the Basel Convention.",
+            state.name,
+            state.role.as_str(),
+            area.map(|a| format!(", area {a}")).unwrap_or_default()
+        )
+    });
+    Ok(StateOnRoute {
         state,
+        authorities,
+        focal_point,
+        gap,
+    })
+}
+
+fn answer(view: &ContactView, reason: String) -> AuthorityAnswer {
+    let p = &view.provenance;
+    AuthorityAnswer {
+        contact_id: view.id.clone(),
+        name: view.name.clone(),
+        reason,
+        email: view.email.clone(),
+        phone: view.phone.clone(),
+        website: view.website.clone(),
+        address: view.address.clone(),
+        source: p.source_url.clone().or_else(|| p.source.clone()),
+        source_kind: p.source_kind.clone(),
+        as_of: p.age.as_of.clone(),
+        age_years: p.age.years,
+        historic: p.age.historic,
+        verified: p.verified,
     }
 }
 
-fn record_warning(state: &StateOnRoute) -> Option<String> {
-    let code = &state.state.country_code;
-    match &state.record {
-        None => Some(format!("No competent-authority record for {code} in the directory: find its authority through the Basel Secretariat before notifying.")),
-        Some(r) if r.ca_name.is_none() && r.email.is_none() => Some(format!("The record of {code} has no contact details: find its competent authority through the Basel Secretariat.")),
-        Some(r) if r.stale || !r.verified => Some(format!(
-            "The record of {code} is {} (last checked {}): confirm the contact before relying on it.",
-            if r.verified { "stale" } else { "not verified" },
-            r.last_checked.as_deref().unwrap_or("never")
-        )),
-        Some(_) => None,
-    }
+fn age_warnings(state: &StateOnRoute) -> Vec<String> {
+    state
+        .authorities
+        .iter()
+        .take(1)
+        .filter(|a| a.historic || a.as_of.is_none())
+        .map(|a| {
+            format!(
+                "The details of {} ({}) are {}: confirm them before use.",
+                a.name.as_deref().unwrap_or(&a.contact_id),
+                state.state.name,
+                match (&a.as_of, a.age_years) {
+                    (Some(day), Some(y)) => format!("historic (as of {day}, {y} years old)"),
+                    _ => "of unknown age".to_owned(),
+                }
+            )
+        })
+        .collect()
 }

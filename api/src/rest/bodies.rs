@@ -125,21 +125,10 @@ pub struct CreateBody {
     pub source: Option<String>,
 }
 
-/// `POST /api/v1/shipments/plan`: a waste (a description or a code) and a
-/// route (codes or country names).
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ShipmentBody {
-    /// The waste in plain language (give this or `code`).
-    pub description: Option<String>,
-    /// A Basel code, e.g. `A1160` (give this or `description`).
-    pub code: Option<String>,
-    /// The State of export: an ISO 3166-1 alpha-2 code or a country name.
-    pub origin: String,
-    /// The State of import: a code or a name.
-    pub destination: String,
-    /// States of transit in order (codes or names), at most 10.
-    pub transit: Option<Vec<String>>,
-}
+/// `POST /api/v1/shipments/plan`: the waste (a description or a code), the
+/// route (codes or names), the operation and the areas; the same type is
+/// the MCP tool's arguments.
+pub type ShipmentBody = projections::shipment::PlanRequest;
 
 /// A steward write committed but not yet in the directory (202).
 #[derive(Debug, Serialize, JsonSchema)]

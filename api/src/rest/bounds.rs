@@ -11,6 +11,9 @@ use crate::rest::{ca::list, changes, classify, BODY_LIMIT};
 
 /// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
 const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
+/// A shipment's operation, any case: recovery, disposal, unknown, or an
+/// Annex IV code R1–R13, D1–D15.
+const OPERATION_PATTERN: &str = "^\\s*([Rr](1[0-3]|[1-9])|[Dd](1[0-5]|[1-9])|[Rr][Ee][Cc][Oo][Vv][Ee][Rr][Yy]|[Dd][Ii][Ss][Pp][Oo][Ss][Aa][Ll]|[Uu][Nn][Kk][Nn][Oo][Ww][Nn])\\s*$";
 /// A contact id: 1 to 40 of a-z, 0-9 and `-` (e.g. `c2`).
 const CONTACT_ID_PATTERN: &str = "^[a-z0-9-]{1,40}$";
 
@@ -183,6 +186,18 @@ fn bound_bodies(schemas: &mut Map<String, Value>) {
         "transit",
         json!({"maxItems": 10, "items": {"type": "string", "pattern": COUNTRY_PATTERN}}),
     );
+    set(
+        "ShipmentBody",
+        "operation",
+        json!({"pattern": OPERATION_PATTERN}),
+    );
+    for area in ["origin_area", "destination_area"] {
+        set(
+            "ShipmentBody",
+            area,
+            json!({"maxLength": projections::shipment::MAX_NAME_CHARS}),
+        );
+    }
     set("CreateBody", "country_code", country);
     set("CreateBody", "country_name", text(200, true, false));
     set("VerificationBody", "source", text(1000, true, true));

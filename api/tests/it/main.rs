@@ -39,5 +39,6 @@ mod rest_shipments;
 mod rest_steward;
 mod running;
 mod serve;
+mod shipment_routes;
 mod support;
 mod transfer;

@@ -1,7 +1,8 @@
 //! `POST /api/v1/shipments/plan`: the question an assistant is asked —
-//! "Who do I notify to export used lead-acid batteries from Germany to Viet
-//! Nam, through Singapore?" — answered with the code, the procedure per
-//! State, who notifies whom, and every State's directory record.
+//! "May I export used lead-acid batteries from Germany to Viet Nam, through
+//! Singapore?" — answered with the verdict and its rules, and every State's
+//! competent authorities as the directory picks them. The route table on
+//! both edges is in `shipment_routes`.
 
 use serde_json::{json, Value};
 
@@ -30,7 +31,7 @@ fn roles(plan: &Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
-async fn germany_to_viet_nam_through_singapore_names_every_state_and_who_notifies(mode: Mode) {
+async fn germany_to_viet_nam_through_singapore_is_prohibited_and_names_every_state(mode: Mode) {
     let app = App::seeded(mode).await;
     let key = app.key().await;
     let body = json!({
@@ -38,33 +39,39 @@ async fn germany_to_viet_nam_through_singapore_names_every_state_and_who_notifie
         "origin": "Germany",
         "destination": "viet nam",
         "transit": ["Singapore"],
+        "operation": "recovery",
     });
     let answer = plan(&app, &key, &body).await;
     assert_eq!(answer.status, 200, "{}", answer.text);
     let plan = &answer.body;
     assert_eq!(plan["waste"]["code"], "A1160");
-    assert_eq!(plan["waste"]["pic_required"], true);
-    assert_eq!(plan["procedure"]["regime"], "basel_pic");
+    assert_eq!(plan["waste"]["kind"], "hazardous");
     assert_eq!(
-        plan["procedure"]["prohibited"], true,
-        "Ban Amendment: DE is Annex VII, VN is not"
+        plan["prohibited"], true,
+        "Ban Amendment: DE accepted it, VN is not in Annex VII"
     );
+    assert!(plan["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .any(|r| r["rule"] == "ban_amendment" && r["effect"] == "prohibits"));
     assert_eq!(
-        roles(plan),
+        plan["steps"],
+        json!([]),
+        "no procedure for a prohibited movement"
+    );
+    assert!(!plan["to_permit"].as_array().expect("to_permit").is_empty());
+    assert_eq!(
+        roles(plan)
+            .into_iter()
+            .map(|(c, r, _)| (c, r))
+            .collect::<Vec<_>>(),
         [
-            ("DE".into(), "export".into(), "not_applicable".into()),
-            ("SG".into(), "transit".into(), "written".into()),
-            ("VN".into(), "import".into(), "written".into()),
+            ("DE".into(), "export".into()),
+            ("SG".into(), "transit".into()),
+            ("VN".into(), "import".into()),
         ]
     );
-    let notification = &plan["notification"];
-    assert_eq!(notification["required"], true);
-    assert_eq!(notification["through"], "DE");
-    assert_eq!(notification["to"], json!(["SG", "VN"]));
-    assert_eq!(notification["consents_from"], json!(["SG", "VN"]));
-    assert!(notification["notifier"]
-        .as_str()
-        .is_some_and(|n| n.contains("exporter")));
     for (state, name) in
         plan["route"]
             .as_array()
@@ -72,30 +79,39 @@ async fn germany_to_viet_nam_through_singapore_names_every_state_and_who_notifie
             .iter()
             .zip(["Germany", "Singapore", "Viet Nam"])
     {
-        assert_eq!(state["country_name"], name);
-        assert_eq!(state["record"]["country_code"], state["country_code"]);
+        assert_eq!(state["name"], name);
         let record = app
             .get(
                 &format!(
-                    "/api/v1/ca/{}",
-                    state["country_code"].as_str().expect("code")
+                    "/api/v1/ca/{}?movement={}",
+                    state["country_code"].as_str().expect("code"),
+                    state["role"].as_str().expect("role")
                 ),
                 &key,
             )
             .await;
-        assert_eq!(state["record"], record.body, "the record as GET returns it");
+        let competent: Vec<&Value> = record.body["competent"]
+            .as_array()
+            .map(|c| c.iter().map(|a| &a["contact_id"]).collect())
+            .unwrap_or_default();
+        let listed: Vec<&Value> = state["authorities"]
+            .as_array()
+            .expect("authorities")
+            .iter()
+            .map(|a| &a["contact_id"])
+            .collect();
+        assert_eq!(
+            listed, competent,
+            "the authorities GET /ca/{{cc}}?movement= picks"
+        );
     }
-    assert!(plan["warnings"]
-        .as_array()
-        .expect("warnings")
-        .iter()
-        .any(|w| w.as_str().is_some_and(|w| w.contains("prohibited"))));
     assert!(plan["disclaimer"].as_str().is_some_and(|d| !d.is_empty()));
     let by_code = plan_by_code(&app, &key).await;
     assert_eq!(
-        by_code["procedure"], plan["procedure"],
-        "a code gives the same procedure"
+        by_code["prohibited"], plan["prohibited"],
+        "a code gives the same answer"
     );
+    assert_eq!(by_code["rules"], plan["rules"]);
     assert_eq!(roles(&by_code), roles(plan));
 }
 
@@ -103,15 +119,16 @@ async fn plan_by_code(app: &App, key: &str) -> Value {
     let answer = plan(
         app,
         key,
-        &json!({"code": "a1160", "origin": "DE", "destination": "VN", "transit": ["SG"]}),
+        &json!({"code": "a1160", "origin": "DE", "destination": "VN", "transit": ["SG"], "operation": "R4"}),
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.text);
-    assert_eq!(answer.body["waste"]["entry"]["code"], "A1160");
+    assert_eq!(answer.body["waste"]["code"], "A1160");
+    assert_eq!(answer.body["operation_code"], "R4");
     answer.body
 }
 
-async fn green_waste_inside_the_oecd_needs_no_notification(mode: Mode) {
+async fn green_waste_inside_the_eu_needs_the_annex_vii_document_for_recovery_only(mode: Mode) {
     let app = App::seeded(mode).await;
     let key = app.key().await;
     let answer = plan(
@@ -121,10 +138,42 @@ async fn green_waste_inside_the_oecd_needs_no_notification(mode: Mode) {
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.text);
-    assert_eq!(answer.body["procedure"]["regime"], "oecd_decision");
-    assert_eq!(answer.body["notification"]["required"], false);
-    assert_eq!(answer.body["notification"]["consents_from"], json!([]));
-    assert_eq!(answer.body["route"][1]["consent"], "not_required");
+    let body = &answer.body;
+    assert_eq!(body["prohibited"], false);
+    assert_eq!(body["regime"], "eu_wsr");
+    assert!(body["operation"].is_null());
+    let each: Vec<(Value, Value)> = body["by_operation"]
+        .as_array()
+        .expect("by_operation")
+        .iter()
+        .map(|o| (o["operation"].clone(), o["prohibited"].clone()))
+        .collect();
+    assert_eq!(
+        each,
+        [
+            (json!("recovery"), json!(false)),
+            (json!("disposal"), json!(false))
+        ]
+    );
+    let recovery = plan(
+        &app,
+        &key,
+        &json!({"code": "B3020", "origin": "FR", "destination": "DE", "operation": "recovery"}),
+    )
+    .await
+    .body;
+    assert_eq!(recovery["route"][1]["consent"], "not_required");
+    assert!(recovery["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .any(|s| s["what"]
+            .as_str()
+            .is_some_and(|w| w.contains("Annex VII document"))));
+    assert_eq!(
+        body["route"][1]["consent"], "written",
+        "for disposal (the stricter case) the destination consents"
+    );
 }
 
 async fn bad_plans_are_422_naming_the_field(mode: Mode) {
@@ -132,8 +181,8 @@ async fn bad_plans_are_422_naming_the_field(mode: Mode) {
     let key = app.key().await;
     for (body, field) in [
         (
-            json!({"code": "A1160", "origin": "DE", "destination": "VN", "transit": ["Atlantis"]}),
-            "transit[0]",
+            json!({"code": "A1160", "origin": "DE", "destination": "VN", "operation": "R99"}),
+            "operation",
         ),
         (
             json!({"code": "A1180", "origin": "DE", "destination": "VN"}),
@@ -166,7 +215,7 @@ async fn bad_plans_are_422_naming_the_field(mode: Mode) {
 }
 
 both_modes!(
-    germany_to_viet_nam_through_singapore_names_every_state_and_who_notifies,
-    green_waste_inside_the_oecd_needs_no_notification,
+    germany_to_viet_nam_through_singapore_is_prohibited_and_names_every_state,
+    green_waste_inside_the_eu_needs_the_annex_vii_document_for_recovery_only,
     bad_plans_are_422_naming_the_field,
 );

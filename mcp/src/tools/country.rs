@@ -29,7 +29,7 @@ pub(crate) async fn resolve(
 }
 
 fn missing(input: &str) -> ToolError {
-    ToolError::not_found(format!(
+    ToolError::country_not_found(format!(
         "No competent-authority record for '{input}'. The directory has one record per Party to \
          the Basel Convention; use search_competent_authorities to find a country by part of its \
          name, or an ISO 3166-1 alpha-2 code."

@@ -5,7 +5,7 @@
 //! same JSON as text content. Anything the caller can fix (a bad argument, a
 //! bad cursor, a country or code that does not exist) is a tool error
 //! (`isError: true`) whose only content is one text block
-//! `<stable code>: <message>`, e.g. `not_found: no competent authority for
+//! `<stable code>: <message>`, e.g. `country_not_found: no competent authority for
 //! XX; …`. It carries no `structuredContent`: that would have to match the
 //! tool's output schema, and clients that check it (the TypeScript SDK)
 //! would turn the refusal into a protocol error the model never reads.
@@ -40,7 +40,7 @@ pub(crate) const MAX_DESCRIPTION_CHARS: usize = 5000;
 #[derive(Debug)]
 pub(crate) struct ToolError {
     /// Stable machine code: `invalid_argument`, `invalid_cursor`,
-    /// `not_found`, `ambiguous`.
+    /// `not_found`, `country_not_found`, `not_a_party`, `ambiguous`.
     pub(crate) code: &'static str,
     /// What went wrong and what to do, for the model to read.
     pub(crate) message: String,
@@ -51,6 +51,14 @@ impl ToolError {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         Self {
             code: "invalid_argument",
+            message: message.into(),
+        }
+    }
+
+    /// No country has this code or name (the same code as REST).
+    pub(crate) fn country_not_found(message: impl Into<String>) -> Self {
+        Self {
+            code: "country_not_found",
             message: message.into(),
         }
     }
@@ -182,14 +190,14 @@ pub(crate) fn definitions() -> Vec<Tool> {
         tool(
             "plan_shipment",
             "Plan a shipment",
-            "Answers 'who do I notify to move this waste from A to B (through C)?': the \
-             waste's code and list (from a description or a given code), the procedure for \
-             the route (OECD Decision, Basel PIC, Ban Amendment, Article 11, non-Party), each \
-             State's role and consent requirement (written, tacit, national law, none), who \
-             files the notification through which authority and whose consent to await, the \
-             competent-authority record of every State on the route, and warnings \
-             (prohibited movements, missing or unverified contacts). Countries by code or \
-             name. Informational only.",
+            "Answers 'may I move this waste from A to B (through C), and who does what?': \
+             prohibited (true, false or unknown) first, with every rule that decided it and \
+             its article (Ban Amendment, Article 4(5) and Article 11 agreements, OECD Decision, \
+             EU Waste Shipment Regulation, Article 6); when allowed, the steps in order and \
+             who does each; each State's consent and its competent authorities chosen by \
+             area and movement, with source and age. Give operation (recovery, disposal or \
+             an R/D code): without it the answer gives both. Countries by code or name; an \
+             unknown country is country_not_found. Informational only.",
             schemas::shipment_input(),
             schemas::shipment_plan(),
         ),

@@ -495,7 +495,7 @@ async fn legacy_sse_serves_the_same_tools_over_the_event_stream() {
     assert_eq!(refused["result"]["isError"], true);
     assert!(refused["result"]["content"][0]["text"]
         .as_str()
-        .is_some_and(|t| t.starts_with("not_found: ")));
+        .is_some_and(|t| t.starts_with("country_not_found: ")));
     assert_eq!(refused["result"].get("structuredContent"), None);
     let garbage = send(
         &app,

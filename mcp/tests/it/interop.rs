@@ -92,7 +92,7 @@ async fn a_tool_error_is_readable_text_with_a_code_and_no_structured_content() {
         json!({"country_code": "Atlantis"}),
     )
     .await;
-    assert_eq!(refusal(&result), "not_found");
+    assert_eq!(refusal(&result), "country_not_found");
     let text = &result.content[0].as_text().expect("text").text;
     assert!(text.contains("Atlantis"), "{text}");
     let bad = call(&client, "classify_waste", json!({"description": 5})).await;

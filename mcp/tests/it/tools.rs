@@ -190,7 +190,7 @@ async fn unknown_countries_and_bad_arguments_are_tool_errors() {
     let app = spawn().await;
     let client = client(&app).await;
     for (arguments, expected) in [
-        (json!({"country_code": "Atlantis"}), "not_found"),
+        (json!({"country_code": "Atlantis"}), "country_not_found"),
         (json!({"country_code": "US"}), "not_a_party"),
         (json!({"country_code": "United States"}), "not_a_party"),
         (
@@ -220,7 +220,7 @@ async fn unknown_countries_and_bad_arguments_are_tool_errors() {
         json!({"country_code": "ZZ"}),
     )
     .await;
-    assert_eq!(refusal(&history), "not_found");
+    assert_eq!(refusal(&history), "country_not_found");
 }
 
 #[tokio::test]
@@ -451,7 +451,7 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
         json!({"description": "batteries", "origin": "Atlantis"}),
     )
     .await;
-    assert_eq!(refusal(&unknown), "not_found");
+    assert_eq!(refusal(&unknown), "country_not_found");
     let longest = call(
         &client,
         "classify_waste",
@@ -520,4 +520,65 @@ async fn a_change_is_visible_to_the_next_call_once_projected() {
     .await;
     assert_eq!(after["email"], "new@bmuv.example.de");
     assert!(after["version"].as_i64() > before["version"].as_i64());
+}
+
+/// `plan_shipment`'s answers match its output schema, whatever the verdict
+/// (prohibited, allowed, unknown, a State with no record), and the schema
+/// stays small enough for `tools/list`.
+#[tokio::test]
+async fn plan_shipment_answers_match_the_output_schema() {
+    let app = spawn().await;
+    let client = client(&app).await;
+    for (arguments, prohibited) in [
+        (
+            json!({"code": "B1010", "origin": "DE", "destination": "FR", "operation": "recovery"}),
+            json!(false),
+        ),
+        (
+            json!({"code": "A1160", "origin": "Germany", "destination": "Haiti", "operation": "D1"}),
+            json!(true),
+        ),
+        (
+            json!({"code": "A1160", "origin": "DE", "destination": "USA"}),
+            json!("unknown"),
+        ),
+        (
+            json!({"code": "A1160", "origin": "KR", "destination": "NG", "transit": ["FR"], "operation": "R4"}),
+            json!("unknown"),
+        ),
+    ] {
+        let plan = checked(&client, "plan_shipment", arguments.clone()).await;
+        assert_eq!(plan["prohibited"], prohibited, "{arguments}");
+    }
+    let haiti = checked(
+        &client,
+        "plan_shipment",
+        json!({"code": "A1160", "origin": "DE", "destination": "HT"}),
+    )
+    .await;
+    assert!(haiti["route"][1]["gap"]
+        .as_str()
+        .is_some_and(|g| g.contains("not a Party")));
+    let schema = tool(&client, "plan_shipment")
+        .await
+        .output_schema
+        .expect("schema");
+    let size = serde_json::to_string(schema.as_ref()).expect("JSON").len();
+    assert!(
+        size < 12_000,
+        "plan_shipment's output schema is {size} bytes"
+    );
+    let text = serde_json::to_string(schema.as_ref()).expect("JSON");
+    for rust in ["None", "\"uint", "\"int64", "\"double", "\"float"] {
+        assert!(!text.contains(rust), "{rust} in the schema");
+    }
+    let nowhere = call(
+        &client,
+        "plan_shipment",
+        json!({"code": "A1160", "origin": "DE", "destination": "Atlantis"}),
+    )
+    .await;
+    assert_eq!(nowhere.is_error, Some(true));
+    let text = nowhere.content[0].as_text().expect("text").text.clone();
+    assert!(text.starts_with("country_not_found: "), "{text}");
 }

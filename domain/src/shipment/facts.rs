@@ -1,0 +1,116 @@
+//! What the rules need to know of one State: Party or not, the groups it
+//! belongs to (OECD, EU, Annex VII, EFTA) and its Ban Amendment status with
+//! the evidence. Parties come from the Party registry; the groups of a State
+//! that is not a Party (the United States is an OECD member and so in the
+//! Annex VII group) from `data/annex_vii_oecd.json`, the same file.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use crate::parties::{registry, BanAcceptance, Standing};
+use crate::values::CountryCode;
+
+const GROUPS_JSON: &str = include_str!("../../data/annex_vii_oecd.json");
+
+/// The members of the European Free Trade Association (Iceland,
+/// Liechtenstein, Norway, Switzerland: EFTA Convention, efta.int). Regulation
+/// (EU) 2024/1157, Article 37 allows exports for disposal from the Union to
+/// an EFTA country that is a Party to the Basel Convention.
+const EFTA: [&str; 4] = ["IS", "LI", "NO", "CH"];
+
+/// One State on a route, as the rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateFacts {
+    /// ISO 3166-1 alpha-2.
+    pub code: String,
+    /// Its name (the United Nations form for a Party).
+    pub name: String,
+    /// A Party to the Basel Convention.
+    pub party: bool,
+    /// In Annex VII (members of the OECD and the EU, and Liechtenstein).
+    pub annex_vii: bool,
+    /// An OECD member.
+    pub oecd: bool,
+    /// An EU member State.
+    pub eu: bool,
+    /// Its acceptance of the Ban Amendment (a State that is not a Party
+    /// cannot accept it: not accepted).
+    pub ban_amendment: BanAcceptance,
+    /// Where its Ban Amendment status is known from, when the registry says.
+    pub ban_evidence: Option<String>,
+    /// An EFTA member (Iceland, Liechtenstein, Norway, Switzerland).
+    pub efta: bool,
+}
+
+#[derive(Deserialize)]
+struct GroupsFile {
+    oecd_members: Members,
+    eu_member_states: Members,
+    annex_vii: AnnexVii,
+}
+
+#[derive(Deserialize)]
+struct Members {
+    members: Vec<Code>,
+}
+
+#[derive(Deserialize)]
+struct Code {
+    iso2: String,
+}
+
+#[derive(Deserialize)]
+struct AnnexVii {
+    current_group_iso2: Vec<String>,
+}
+
+struct Groups {
+    oecd: Vec<String>,
+    eu: Vec<String>,
+    annex_vii: Vec<String>,
+}
+
+fn groups() -> &'static Groups {
+    static GROUPS: OnceLock<Groups> = OnceLock::new();
+    GROUPS.get_or_init(|| {
+        let file: GroupsFile =
+            serde_json::from_str(GROUPS_JSON).unwrap_or_else(|e| panic!("bundled data: {e}"));
+        let codes = |m: Members| m.members.into_iter().map(|c| c.iso2).collect();
+        Groups {
+            oecd: codes(file.oecd_members),
+            eu: codes(file.eu_member_states),
+            annex_vii: file.annex_vii.current_group_iso2,
+        }
+    })
+}
+
+impl StateFacts {
+    /// The facts of `code`; `None` when no country has that code.
+    pub fn of(code: &CountryCode) -> Option<Self> {
+        let g = groups();
+        let cc = code.as_str().to_owned();
+        let member = |list: &[String]| list.contains(&cc);
+        let (name, party, ban_amendment, ban_evidence) = match registry().standing(code) {
+            Standing::Party(p) => (
+                p.name.clone(),
+                true,
+                p.ban_amendment.status,
+                p.ban_amendment.evidence.clone(),
+            ),
+            Standing::NotAParty(n) => (n.name.clone(), false, BanAcceptance::NotAccepted, None),
+            Standing::Unknown => return None,
+        };
+        Some(Self {
+            annex_vii: member(&g.annex_vii) || cc == "EU",
+            oecd: member(&g.oecd),
+            eu: member(&g.eu),
+            efta: EFTA.contains(&cc.as_str()),
+            code: cc,
+            name,
+            party,
+            ban_amendment,
+            ban_evidence,
+        })
+    }
+}
