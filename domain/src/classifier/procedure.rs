@@ -53,7 +53,7 @@ pub struct Procedure {
     pub destination: String,
     /// The governing regime.
     pub regime: Regime,
-    /// Whether the movement is prohibited; `None` when it depends on facts not known.
+    /// Whether the movement is prohibited; null when it depends on facts not known.
     pub prohibited: Option<bool>,
     /// Whether prior written notification (and consent) is required.
     pub notification_required: bool,
