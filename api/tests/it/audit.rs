@@ -6,7 +6,9 @@
 //! fails on a flipped byte in any of them; a client's `x-request-id: seed`
 //! is not the change's request id; an edited event, after the projections
 //! are reset, makes `basel audit verify` exit 1 naming its position and the
-//! service not ready. After `basel forget`, every checkpoint still verifies.
+//! service not ready; each way of tampering with a copy of such a store is
+//! named, also after the projections are reset. After `basel forget`,
+//! every checkpoint still verifies and the address stays unreadable.
 
 use std::path::Path;
 use std::process::Command;
@@ -17,7 +19,7 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::process::{update, Basel, Nats, Node};
-use crate::support::{both_modes, eventually_some, Mode};
+use crate::support::{both_modes, eventually, eventually_some, Mode};
 
 async fn deployment(mode: Mode) -> (Basel, Option<Nats>) {
     let basel = |b: Basel| {
@@ -317,15 +319,33 @@ async fn a_real_store_is_proven_and_tampering_is_named(mode: Mode) {
 
 both_modes!(a_real_store_is_proven_and_tampering_is_named);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_forget_every_checkpoint_still_verifies_and_the_address_stays_unreadable() {
+/// The tree size a checkpoint states.
+fn tree_size_of(checkpoint: &str) -> i64 {
+    checkpoint
+        .lines()
+        .nth(1)
+        .and_then(|size| size.parse().ok())
+        .expect("a tree size")
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// Done-when 2: after `basel forget` (the service running, so that in
+/// server mode the erasure is relayed), every checkpoint signed before
+/// still verifies, also against the one an auditor saved, and the address
+/// is in no byte of the data directory (embedded) or in no table row and
+/// no stream message (server mode).
+async fn after_forget_every_checkpoint_still_verifies_and_the_address_stays_unreadable(mode: Mode) {
     const EMAIL: &str = "forget.audit@example.org";
-    let (deployment, _) = deployment(Mode::Embedded).await;
+    let (deployment, nats) = deployment(mode).await;
     deployment.enrol("Forget Audit", EMAIL);
     let node = deployment.serve().await;
     node.register(EMAIL).await;
     let saved = checkpoint_of_all(&node, &deployment).await;
-    node.stop();
     let saved_file = deployment.dir().join("saved.txt");
     std::fs::write(&saved_file, &saved).expect("write");
     let before = scalar(&deployment, "SELECT COUNT(*) FROM audit_checkpoints").await;
@@ -336,23 +356,238 @@ async fn after_forget_every_checkpoint_still_verifies_and_the_address_stays_unre
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // The erasure is appended, notarised (and in server mode relayed).
+    let after = checkpoint_of_all(&node, &deployment).await;
+    assert_ne!(after, saved, "the erasure is a new leaf");
+    if let Some(nats) = &nats {
+        let context = nats.jetstream().await;
+        let relayed = eventually(Duration::from_secs(30), || async {
+            commands::store::testing::stream_payloads(&context, &deployment.stream)
+                .await
+                .iter()
+                .any(|m| String::from_utf8_lossy(m).contains("RegistrantForgotten"))
+        })
+        .await;
+        assert!(relayed.is_some(), "the erasure reached the stream");
+    }
+    node.stop();
+
     let (ok, out) = audit_verify(
         &deployment,
         &["--checkpoint", &saved_file.display().to_string()],
     );
     assert!(ok, "every checkpoint verifies after forget: {out}");
+    let stored = scalar(&deployment, "SELECT COUNT(*) FROM audit_checkpoints").await;
+    assert!(stored > before, "{stored} checkpoints, {before} before");
     assert!(
-        out.contains(&format!("stored checkpoints: {before}")),
+        out.contains(&format!("stored checkpoints: {stored}")),
         "{out}"
     );
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(deployment.store.data_dir()).expect("data dir") {
-        files.extend(std::fs::read(entry.expect("entry").path()).unwrap_or_default());
+    match &nats {
+        None => {
+            let mut files = Vec::new();
+            for entry in std::fs::read_dir(deployment.store.data_dir()).expect("data dir") {
+                files.extend(std::fs::read(entry.expect("entry").path()).unwrap_or_default());
+            }
+            assert!(
+                !holds(&files, EMAIL),
+                "no byte of the data directory holds the address"
+            );
+        }
+        Some(nats) => {
+            let context = nats.jetstream().await;
+            let messages =
+                commands::store::testing::stream_payloads(&context, &deployment.stream).await;
+            assert!(
+                messages.len() as i64 >= tree_size_of(&after),
+                "every event was relayed"
+            );
+            for message in &messages {
+                assert!(!holds(message, EMAIL), "a stream message holds the address");
+            }
+            let db = deployment.db().await;
+            let tables: Vec<String> = sqlx::query_scalar(
+                "SELECT table_name::text FROM information_schema.tables \
+                 WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+            )
+            .fetch_all(&db)
+            .await
+            .expect("tables");
+            assert!(tables.iter().any(|t| t == "audit_leaves"), "{tables:?}");
+            for table in &tables {
+                let rows: Vec<String> =
+                    sqlx::query_scalar(&format!("SELECT CAST(t AS TEXT) FROM \"{table}\" t"))
+                        .fetch_all(&db)
+                        .await
+                        .expect("rows");
+                for row in rows {
+                    assert!(
+                        !holds(row.as_bytes(), EMAIL),
+                        "{table} holds the address: {row}"
+                    );
+                }
+            }
+            db.close().await;
+        }
     }
-    assert!(
-        !files
-            .windows(EMAIL.len())
-            .any(|w| w.eq_ignore_ascii_case(EMAIL.as_bytes())),
-        "no byte of the data directory holds the address"
-    );
 }
+
+both_modes!(after_forget_every_checkpoint_still_verifies_and_the_address_stays_unreadable);
+
+/// The read tables and the bookkeeping of every projection: emptied, as a
+/// rebuild starts.
+const PROJECTIONS: [&str; 6] = [
+    "directory",
+    "authority_history",
+    "api_keys",
+    "stewards",
+    "projection_versions",
+    "projection_checkpoints",
+];
+
+/// One way of tampering with a copy of the store: the SQL (run with the
+/// append-only guards lifted) and what `basel audit verify` must print.
+struct Tampering {
+    what: &'static str,
+    sql: String,
+    names: String,
+}
+
+/// Each tampering of Done-when 1, at positions of `positions` (the store's,
+/// in order); `checkpoint` is a stored checkpoint (size and signed note).
+fn tamperings(mode: Mode, positions: &[i64], checkpoint: (i64, &str)) -> Vec<Tampering> {
+    let middle = positions[positions.len() / 2];
+    let (a, b) = (
+        positions[positions.len() / 3],
+        positions[positions.len() / 3 + 1],
+    );
+    let tail = positions[positions.len() - 3];
+    let edit = match mode {
+        Mode::Embedded => format!(
+            "UPDATE events SET payload = replace(payload, '}}', ',\"x\":1}}') WHERE position = {middle}"
+        ),
+        Mode::Postgres => format!(
+            "UPDATE events SET payload = payload || '{{\"x\":1}}'::jsonb WHERE position = {middle}"
+        ),
+    };
+    let (size, note) = checkpoint;
+    let root: [u8; 32] = STANDARD
+        .decode(note.lines().nth(2).expect("root line"))
+        .expect("base64")
+        .try_into()
+        .expect("32 bytes");
+    // Signed with a key that is not the service's.
+    let forged = commands::audit::Signer::new(
+        note.lines().next().expect("origin"),
+        ed25519_dalek::SigningKey::from_bytes(&[9u8; 32]),
+    )
+    .sign(u64::try_from(size).expect("size"), &root);
+    vec![
+        Tampering {
+            what: "payload edit",
+            sql: edit,
+            names: format!("position {middle}: altered"),
+        },
+        Tampering {
+            what: "middle delete",
+            sql: format!("DELETE FROM events WHERE position = {middle}"),
+            names: format!("position {middle}: missing"),
+        },
+        Tampering {
+            what: "reorder",
+            sql: format!(
+                "UPDATE events SET position = -1 WHERE position = {a}; \
+                 UPDATE events SET position = {a} WHERE position = {b}; \
+                 UPDATE events SET position = {b} WHERE position = -1"
+            ),
+            names: format!("position {a}: reordered"),
+        },
+        Tampering {
+            what: "truncation",
+            sql: format!("DELETE FROM events WHERE position >= {tail}"),
+            names: format!("position {tail}: missing"),
+        },
+        Tampering {
+            what: "replaced checkpoint",
+            sql: format!("UPDATE audit_checkpoints SET note = '{forged}' WHERE tree_size = {size}"),
+            names: format!("bad checkpoint: stored checkpoint of size {size}"),
+        },
+    ]
+}
+
+/// Done-when 1 on copies of a store written through `basel serve`: each
+/// tampering makes `basel audit verify` (given the checkpoint an auditor
+/// saved) exit 1 naming the position, with the projections as they were and
+/// again after they are reset; the unaltered store exits 0.
+async fn each_tampering_of_a_copy_is_named_also_after_a_projection_reset(mode: Mode) {
+    let (deployment, _nats) = deployment(mode).await;
+    let token = deployment.enrol("Copy Steward", "copy.steward@example.org");
+    let node = deployment.serve().await;
+    node.register("copy.auditor@example.org").await;
+    for code in ["FR", "DE", "NG"] {
+        let status = crate::process::verify_record(
+            &node.http,
+            &node.base,
+            &token,
+            code,
+            &update("copy test"),
+        )
+        .await;
+        assert!(matches!(status, Some(200 | 202)), "{code}: {status:?}");
+    }
+    let saved = checkpoint_of_all(&node, &deployment).await;
+    node.stop();
+    let saved_file = deployment.dir().join("saved.txt");
+    std::fs::write(&saved_file, &saved).expect("write");
+    let saved_file = saved_file.display().to_string();
+
+    let db = deployment.db().await;
+    let positions: Vec<i64> = sqlx::query_scalar("SELECT position FROM events ORDER BY position")
+        .fetch_all(&db)
+        .await
+        .expect("positions");
+    let (size, note): (i64, String) =
+        sqlx::query_as("SELECT tree_size, note FROM audit_checkpoints ORDER BY tree_size LIMIT 1")
+            .fetch_one(&db)
+            .await
+            .expect("a stored checkpoint");
+    db.close().await;
+    assert!(positions.len() > 40, "{} events", positions.len());
+
+    let (ok, out) = audit_verify(&deployment, &["--checkpoint", &saved_file]);
+    assert!(ok, "the unaltered store verifies: {out}");
+
+    for tampering in tamperings(mode, &positions, (size, &note)) {
+        let copy = deployment.copy().await;
+        let backend = commands::store::Backend::connect(
+            copy.store.database_url.as_deref(),
+            &copy.store.data_dir(),
+        )
+        .await
+        .expect("the copy opens");
+        commands::store::testing::without_append_guard(&backend, &tampering.sql).await;
+        match &backend {
+            commands::store::Backend::Postgres(pool) => pool.close().await,
+            commands::store::Backend::Sqlite(pool) => pool.close().await,
+        }
+        let what = tampering.what;
+        let (ok, out) = audit_verify(&copy, &["--checkpoint", &saved_file]);
+        assert!(!ok, "{what}: verify exits 1: {out}");
+        assert!(out.contains(&tampering.names), "{what}: {out}");
+
+        let db = copy.db().await;
+        for table in PROJECTIONS {
+            let sql = format!("DELETE FROM {table}");
+            sqlx::query(&sql).execute(&db).await.expect(&sql);
+        }
+        db.close().await;
+        let (ok, out) = audit_verify(&copy, &["--checkpoint", &saved_file]);
+        assert!(!ok, "{what}, projections reset: verify exits 1: {out}");
+        assert!(
+            out.contains(&tampering.names),
+            "{what}, projections reset: {out}"
+        );
+    }
+}
+
+both_modes!(each_tampering_of_a_copy_is_named_also_after_a_projection_reset);

@@ -55,6 +55,17 @@ impl Basel {
         }
     }
 
+    /// A copy of this deployment's store ([`Store::copy`]) with the same
+    /// environment, stream and subject prefix.
+    pub async fn copy(&self) -> Self {
+        Self {
+            store: self.store.copy().await,
+            env: self.env.clone(),
+            stream: self.stream.clone(),
+            prefix: self.prefix.clone(),
+        }
+    }
+
     /// Without `BASEL_SECRET`.
     pub fn without_secret(mut self) -> Self {
         self.env.remove("BASEL_SECRET");

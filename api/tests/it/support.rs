@@ -15,7 +15,7 @@ use std::time::Duration;
 pub use commands::store::testing::{
     both_modes, eventually, eventually_blocking, eventually_some, Mode,
 };
-use commands::store::testing::{fresh_postgres, TestDb};
+use commands::store::testing::{copy_postgres, fresh_postgres, TestDb};
 
 /// Where a test's data lives: a temp dir, plus a fresh PostgreSQL database
 /// (on the server `BASEL_TEST_DATABASE_URL` names) in PostgreSQL mode.
@@ -59,6 +59,38 @@ impl Store {
             dir: tempfile::tempdir().expect("temp dir"),
             database_url: Some(database_url),
             db: None,
+        }
+    }
+
+    /// A copy of this store as it is now (its data directory's files, and
+    /// in PostgreSQL mode a copy of its test database, dropped with the
+    /// copy). No process may have the store open meanwhile.
+    pub async fn copy(&self) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let to = dir.path().join("data");
+        std::fs::create_dir_all(&to).expect("data dir");
+        if let Ok(entries) = std::fs::read_dir(self.data_dir()) {
+            for entry in entries {
+                let entry = entry.expect("entry");
+                if entry.file_type().expect("type").is_file() {
+                    std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+                }
+            }
+        }
+        match &self.db {
+            Some(source) => {
+                let db = copy_postgres(source).await;
+                Self {
+                    dir,
+                    database_url: Some(db.url().to_owned()),
+                    db: Some(db),
+                }
+            }
+            None => Self {
+                dir,
+                database_url: None,
+                db: None,
+            },
         }
     }
 

@@ -189,6 +189,32 @@ pub async fn fresh_postgres() -> (Backend, TestDb) {
     (backend, guard)
 }
 
+/// A copy of the test database `source` (`CREATE DATABASE … TEMPLATE`), and
+/// the guard that drops it. Nothing may be connected to `source` meanwhile.
+///
+/// # Panics
+///
+/// If PostgreSQL cannot be reached or the copy cannot be made.
+pub async fn copy_postgres(source: &TestDb) -> TestDb {
+    let admin = admin_options();
+    let mut conn = admin_connection().await;
+    let name = format!("basel_t_{:016x}", rand::random::<u64>());
+    let sql = format!("CREATE DATABASE \"{name}\" TEMPLATE \"{}\"", source.name());
+    // PostgreSQL refuses while a connection to `source` is still closing
+    // (it waits 5 s itself); a few more tries cover a slow pool shutdown.
+    let mut tries = 0;
+    while let Err(err) = sqlx::query(&sql).execute(&mut conn).await {
+        tries += 1;
+        if tries == 5 {
+            panic!("cannot copy test database {}: {err}", source.name());
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let _ = conn.close().await;
+    let url = with_database(&test_database_url(), &name);
+    TestDb { admin, name, url }
+}
+
 /// A new, migrated SQLite store in a temporary directory that lives as long as
 /// the returned [`tempfile::TempDir`].
 ///
