@@ -123,7 +123,11 @@ async fn tool_schemas_use_json_schema_formats_and_plain_words() {
     let mut found = (Vec::new(), Vec::new());
     descriptions_and_formats(&listed, &mut found);
     let (descriptions, formats) = found;
-    assert!(descriptions.len() > 50, "{} descriptions", descriptions.len());
+    assert!(
+        descriptions.len() > 50,
+        "{} descriptions",
+        descriptions.len()
+    );
     // JSON Schema 2020-12's own format vocabulary (what validators know).
     for format in &formats {
         assert!(
