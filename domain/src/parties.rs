@@ -127,6 +127,33 @@ pub enum Standing<'a> {
 pub struct Registry {
     parties: BTreeMap<String, Party>,
     others: BTreeMap<String, NonParty>,
+    groups: Groups,
+}
+
+/// Membership of the groups the Convention's rules turn on, for any
+/// country, Party or not (`annex_vii_oecd.json`).
+#[derive(Debug, Clone)]
+pub struct Groups {
+    oecd: Vec<String>,
+    eu: Vec<String>,
+    annex_vii: Vec<String>,
+}
+
+impl Groups {
+    /// In Annex VII (the OECD, the EU, Liechtenstein); the EU itself too.
+    pub fn annex_vii(&self, code: &str) -> bool {
+        code == "EU" || self.annex_vii.iter().any(|c| c == code)
+    }
+
+    /// A member of the OECD.
+    pub fn oecd(&self, code: &str) -> bool {
+        self.oecd.iter().any(|c| c == code)
+    }
+
+    /// A member State of the European Union.
+    pub fn eu(&self, code: &str) -> bool {
+        self.eu.iter().any(|c| c == code)
+    }
 }
 
 #[derive(Deserialize)]
@@ -212,9 +239,12 @@ impl Registry {
         let groups: GroupsFile = serde_json::from_str(GROUPS_JSON)?;
         let ban: BanFile = serde_json::from_str(BAN_JSON)?;
         let iso: IsoFile = serde_json::from_str(ISO_JSON)?;
-        let codes = |m: &Members| m.members.iter().map(|c| c.iso2.clone()).collect::<Vec<_>>();
-        let oecd = codes(&groups.oecd_members);
-        let eu = codes(&groups.eu_member_states);
+        let codes = |m: Members| m.members.into_iter().map(|c| c.iso2).collect::<Vec<_>>();
+        let groups = Groups {
+            oecd: codes(groups.oecd_members),
+            eu: codes(groups.eu_member_states),
+            annex_vii: groups.annex_vii.current_group_iso2,
+        };
         let ban: BTreeMap<String, BanRow> = ban
             .parties
             .into_iter()
@@ -222,7 +252,7 @@ impl Registry {
             .collect();
         let mut parties = BTreeMap::new();
         for row in file.parties {
-            let party = party_of(row, &groups.annex_vii, &oecd, &eu, &ban);
+            let party = party_of(row, &groups, &ban);
             parties.insert(party.code.clone(), party);
         }
         let signed: BTreeMap<String, Option<String>> = file
@@ -240,7 +270,16 @@ impl Registry {
                 (non.code.clone(), non)
             })
             .collect();
-        Ok(Self { parties, others })
+        Ok(Self {
+            parties,
+            others,
+            groups,
+        })
+    }
+
+    /// Group memberships (Annex VII, OECD, EU) of any country.
+    pub fn groups(&self) -> &Groups {
+        &self.groups
     }
 
     /// What the registry knows of `code`.
@@ -303,13 +342,7 @@ impl Registry {
     }
 }
 
-fn party_of(
-    row: PartyRow,
-    annex_vii: &AnnexVii,
-    oecd: &[String],
-    eu: &[String],
-    ban: &BTreeMap<String, BanRow>,
-) -> Party {
+fn party_of(row: PartyRow, groups: &Groups, ban: &BTreeMap<String, BanRow>) -> Party {
     let code = row.iso2;
     let renamed = RENAMED.iter().find(|(c, _)| *c == code).map(|(_, n)| *n);
     let name = renamed.map_or_else(|| row.name_untc.clone(), str::to_owned);
@@ -330,9 +363,9 @@ fn party_of(
         });
     let ban = ban.get(&code);
     Party {
-        annex_vii: annex_vii.current_group_iso2.contains(&code) || code == "EU",
-        oecd: oecd.contains(&code),
-        eu: eu.contains(&code) || code == "EU",
+        annex_vii: groups.annex_vii(&code),
+        oecd: groups.oecd(&code),
+        eu: groups.eu(&code) || code == "EU",
         ban_amendment: BanStatus {
             status: match ban.and_then(|b| b.accepted) {
                 Some(true) => BanAcceptance::Accepted,

@@ -1,17 +1,11 @@
 //! What the rules need to know of one State: Party or not, the groups it
 //! belongs to (OECD, EU, Annex VII, EFTA) and its Ban Amendment status with
-//! the evidence. Parties come from the Party registry; the groups of a State
-//! that is not a Party (the United States is an OECD member and so in the
-//! Annex VII group) from `data/annex_vii_oecd.json`, the same file.
-
-use std::sync::OnceLock;
-
-use serde::Deserialize;
+//! the evidence, all from the Party registry (whose groups cover States that
+//! are not Parties too: the United States is an OECD member and so in the
+//! Annex VII group).
 
 use crate::parties::{registry, BanAcceptance, Standing};
 use crate::values::CountryCode;
-
-const GROUPS_JSON: &str = include_str!("../../data/annex_vii_oecd.json");
 
 /// The members of the European Free Trade Association (Iceland,
 /// Liechtenstein, Norway, Switzerland: EFTA Convention, efta.int). Regulation
@@ -43,54 +37,11 @@ pub struct StateFacts {
     pub efta: bool,
 }
 
-#[derive(Deserialize)]
-struct GroupsFile {
-    oecd_members: Members,
-    eu_member_states: Members,
-    annex_vii: AnnexVii,
-}
-
-#[derive(Deserialize)]
-struct Members {
-    members: Vec<Code>,
-}
-
-#[derive(Deserialize)]
-struct Code {
-    iso2: String,
-}
-
-#[derive(Deserialize)]
-struct AnnexVii {
-    current_group_iso2: Vec<String>,
-}
-
-struct Groups {
-    oecd: Vec<String>,
-    eu: Vec<String>,
-    annex_vii: Vec<String>,
-}
-
-fn groups() -> &'static Groups {
-    static GROUPS: OnceLock<Groups> = OnceLock::new();
-    GROUPS.get_or_init(|| {
-        let file: GroupsFile =
-            serde_json::from_str(GROUPS_JSON).unwrap_or_else(|e| panic!("bundled data: {e}"));
-        let codes = |m: Members| m.members.into_iter().map(|c| c.iso2).collect();
-        Groups {
-            oecd: codes(file.oecd_members),
-            eu: codes(file.eu_member_states),
-            annex_vii: file.annex_vii.current_group_iso2,
-        }
-    })
-}
-
 impl StateFacts {
     /// The facts of `code`; `None` when no country has that code.
     pub fn of(code: &CountryCode) -> Option<Self> {
-        let g = groups();
+        let groups = registry().groups();
         let cc = code.as_str().to_owned();
-        let member = |list: &[String]| list.contains(&cc);
         let (name, party, ban_amendment, ban_evidence) = match registry().standing(code) {
             Standing::Party(p) => (
                 p.name.clone(),
@@ -102,9 +53,9 @@ impl StateFacts {
             Standing::Unknown => return None,
         };
         Some(Self {
-            annex_vii: member(&g.annex_vii) || cc == "EU",
-            oecd: member(&g.oecd),
-            eu: member(&g.eu),
+            annex_vii: groups.annex_vii(&cc),
+            oecd: groups.oecd(&cc),
+            eu: groups.eu(&cc),
             efta: EFTA.contains(&cc.as_str()),
             code: cc,
             name,
