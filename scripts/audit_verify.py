@@ -25,6 +25,7 @@ import base64
 import hashlib
 import json
 import sys
+import urllib.error
 import urllib.request
 
 # --- Ed25519 verification (RFC 8032, section 6) ---------------------------
@@ -220,8 +221,19 @@ def fetch(args, path, key=False):
     request = urllib.request.Request(args.url.rstrip("/") + path)
     if key and args.api_key:
         request.add_header("X-API-Key", args.api_key)
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return answer.read().decode()
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.read().decode()
+    except urllib.error.HTTPError as error:
+        # basel's error bodies are JSON with a message; say it, not a traceback.
+        body = error.read().decode(errors="replace")
+        try:
+            said = json.loads(body).get("message", body)
+        except (json.JSONDecodeError, AttributeError):
+            said = body
+        raise ValueError(f"GET {path}: HTTP {error.code}: {said}") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise ValueError(f"GET {args.url.rstrip('/')}{path}: {error}") from None
 
 
 def read(path):
@@ -299,7 +311,7 @@ def main():
     args = parser.parse_args()
     try:
         args.run(args)
-    except (ValueError, KeyError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (ValueError, KeyError, TypeError, IndexError, OSError, UnicodeDecodeError) as error:
         print(f"FAILED: {error}", file=sys.stderr)
         return 1
     return 0

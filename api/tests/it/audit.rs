@@ -591,3 +591,48 @@ async fn each_tampering_of_a_copy_is_named_also_after_a_projection_reset(mode: M
 }
 
 both_modes!(each_tampering_of_a_copy_is_named_also_after_a_projection_reset);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_independent_script_reports_http_and_network_errors_in_one_line() {
+    let basel = crate::process::Basel::embedded();
+    let node = basel.serve().await;
+    let key = node.register("auditor@example.org").await;
+    let mut vkey = None;
+    for _ in 0..100 {
+        let checkpoint = node.get("/api/v1/audit/checkpoint").await.map(|(s, _)| s);
+        if checkpoint == Some(200) {
+            vkey = node
+                .get("/api/v1/audit/key")
+                .await
+                .and_then(|(_, body)| body["vkey"].as_str().map(str::to_owned));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let vkey = vkey.expect("a checkpoint and its key");
+    let base = node.base.clone();
+    let (ok, said) = script(&[
+        "--url",
+        &base,
+        "--api-key",
+        &key,
+        "inclusion",
+        "--vkey",
+        &vkey,
+        "--position",
+        "999999",
+    ]);
+    assert!(!ok, "{said}");
+    assert!(
+        said.starts_with("FAILED: GET /api/v1/audit/entries/999999: HTTP 404"),
+        "{said}"
+    );
+    assert!(!said.contains("Traceback"), "{said}");
+    let (ok, said) = script(&["--url", "http://127.0.0.1:9", "checkpoint", "--vkey", &vkey]);
+    assert!(
+        !ok && said.starts_with("FAILED: GET http://127.0.0.1:9/api/v1/audit/checkpoint"),
+        "{said}"
+    );
+    assert!(!said.contains("Traceback"), "{said}");
+    node.stop();
+}
