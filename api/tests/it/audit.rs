@@ -310,11 +310,12 @@ async fn a_real_store_is_proven_and_tampering_is_named(mode: Mode) {
             .is_some_and(|r| r.contains(&format!("position {target}"))),
         "{body}"
     );
-    assert!(
-        node.log().contains("the audit log does not verify"),
-        "{}",
-        node.log()
-    );
+    // Log lines reach stderr through a background writer: moments later.
+    let logged = eventually(Duration::from_secs(5), || async {
+        node.log().contains("the audit log does not verify")
+    })
+    .await;
+    assert!(logged.is_some(), "{}", node.log());
 }
 
 both_modes!(a_real_store_is_proven_and_tampering_is_named);

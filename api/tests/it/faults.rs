@@ -461,11 +461,17 @@ async fn a_poison_message_halts_its_projection_and_the_others_keep_flowing() {
         "/readyz did not report the halted projection"
     );
     let (_, ready) = node.get("/readyz").await.expect("readyz");
-    let log = node.log();
-    assert!(
+    // Log lines reach stderr through a background writer: moments later.
+    let named = eventually(Duration::from_secs(5), || async {
+        let log = node.log();
         log.contains("projection halted")
             && log.contains(&subject)
-            && log.contains("stream sequence"),
+            && log.contains("stream sequence")
+    })
+    .await;
+    let log = node.log();
+    assert!(
+        named.is_some(),
         "the error log names the subject and stream sequence: {ready}\n{log}"
     );
 
