@@ -402,25 +402,16 @@ async fn server_mode_forget_leaves_the_address_in_no_table_or_stream_message() {
     }
 
     let db = deployment.db().await;
-    let tables: Vec<String> = sqlx::query_scalar(
-        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
-    )
-    .fetch_all(&db)
-    .await
-    .expect("tables");
-    assert!(tables.iter().any(|t| t == "subject_keys"), "{tables:?}");
-    for table in &tables {
-        let rows: Vec<String> =
-            sqlx::query_scalar(&format!("SELECT CAST(t AS TEXT) FROM \"{table}\" t"))
-                .fetch_all(&db)
-                .await
-                .expect("rows");
-        for row in rows {
-            assert!(
-                !contains(row.as_bytes(), FORGOTTEN),
-                "{table} holds the address: {row}"
-            );
-        }
+    let rows = crate::support::every_row(&db).await;
+    assert!(rows.contains_key("subject_keys"), "{:?}", rows.keys());
+    for (table, row) in rows
+        .iter()
+        .flat_map(|(t, rows)| rows.iter().map(move |r| (t, r)))
+    {
+        assert!(
+            !contains(row.as_bytes(), FORGOTTEN),
+            "{table} holds the address: {row}"
+        );
     }
     let name: String = sqlx::query_scalar("SELECT name FROM stewards WHERE id = 'forget-me'")
         .fetch_one(&db)

@@ -187,3 +187,25 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Every table in PostgreSQL's `public` schema with its rows as text: for
+/// checking that a value appears in no row at all.
+pub async fn every_row(db: &sqlx::AnyPool) -> std::collections::BTreeMap<String, Vec<String>> {
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT table_name::text FROM information_schema.tables \
+         WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    )
+    .fetch_all(db)
+    .await
+    .expect("tables");
+    let mut all = std::collections::BTreeMap::new();
+    for table in tables {
+        let rows: Vec<String> =
+            sqlx::query_scalar(&format!("SELECT CAST(t AS TEXT) FROM \"{table}\" t"))
+                .fetch_all(db)
+                .await
+                .expect("rows");
+        all.insert(table, rows);
+    }
+    all
+}
