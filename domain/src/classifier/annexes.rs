@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::fast::StrMap;
+use rustc_hash::FxHashMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -74,10 +74,10 @@ struct RawEntry {
 /// Every official code, keyed by upper-case code.
 #[derive(Debug, Clone)]
 pub struct Annexes {
-    codes: StrMap<CodeInfo>,
-    quotes: StrMap<String>,
+    codes: FxHashMap<String, CodeInfo>,
+    quotes: FxHashMap<String, String>,
     /// Lower-case official text (title and sub-items) per code.
-    texts: StrMap<String>,
+    texts: FxHashMap<String, String>,
 }
 
 /// The embedded annexes, parsed once per process: every classifier reads
@@ -98,8 +98,8 @@ impl Annexes {
     }
 
     fn parse() -> Result<Self, KnowledgeBaseError> {
-        let mut codes: StrMap<CodeInfo> = StrMap::default();
-        let mut texts: StrMap<String> = StrMap::default();
+        let mut codes: FxHashMap<String, CodeInfo> = FxHashMap::default();
+        let mut texts: FxHashMap<String, String> = FxHashMap::default();
         for (file, text, annex) in [
             ("basel_annex_i_ii.json", ANNEX_I_II, None),
             ("basel_annex_iii.json", ANNEX_III, Some("III")),
@@ -123,13 +123,13 @@ impl Annexes {
                 }
                 let info = to_info(raw, annex);
                 let key = info.code.to_ascii_uppercase();
-                texts.insert(&key, text);
-                codes.insert(&key, info);
+                texts.insert(key.clone(), text);
+                codes.insert(key, info);
             }
         }
-        let mut quotes: StrMap<String> = StrMap::default();
+        let mut quotes: FxHashMap<String, String> = FxHashMap::default();
         for c in codes.values().filter(|c| c.status == CodeStatus::InForce) {
-            quotes.insert(&c.code, quote_of(&c.code, &c.name));
+            quotes.insert(c.code.clone(), quote_of(&c.code, &c.name));
         }
         Ok(Self {
             codes,

@@ -18,10 +18,10 @@ use serde::Deserialize;
 
 use super::annexes::Annexes;
 use super::error::KnowledgeBaseError;
-use super::fast::FastMap;
 use super::normalize::{phrase_tokens, Token, NO_BREAK};
 use super::result::{Classification, CodeMatch, ListType, WarningCode};
 use super::vocab::Vocab;
+use rustc_hash::FxHashMap;
 
 const CODES: &str = include_str!("../../data/classifier_codes.json");
 
@@ -93,8 +93,8 @@ pub struct Mention<'k> {
 
 /// The compiled table.
 pub struct Codes {
-    ewc: FastMap<String, CodeEntry>,
-    un: FastMap<String, CodeEntry>,
+    ewc: FxHashMap<String, CodeEntry>,
+    un: FxHashMap<String, CodeEntry>,
     ewc_markers: Vec<String>,
 }
 
@@ -104,7 +104,7 @@ impl Codes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when the file does not have the expected shape.
     pub fn bundled(
-        spellings: &FastMap<String, String>,
+        spellings: &FxHashMap<String, String>,
         vocab: &mut Vocab,
     ) -> Result<Self, KnowledgeBaseError> {
         let file: CodesFile =
@@ -117,7 +117,7 @@ impl Codes {
             let ids = vocab.intern_all(&words);
             (words, ids)
         };
-        let mut ewc = FastMap::default();
+        let mut ewc = FxHashMap::default();
         for (label, e) in &file.ewc {
             let (words, ids) = read(&e.read);
             let entry = CodeEntry {
@@ -133,7 +133,7 @@ impl Codes {
             };
             ewc.insert(digits(label), entry);
         }
-        let mut un = FastMap::default();
+        let mut un = FxHashMap::default();
         for (number, e) in &file.un {
             let (words, ids) = read(&e.read);
             let entry = CodeEntry {

@@ -4,7 +4,7 @@
 //! relations are data, so a reviewer can check them against
 //! `domain/data/CLASSIFIER_SOURCES.md` without reading code.
 
-use super::fast::FastMap;
+use rustc_hash::FxHashMap;
 
 use serde::Deserialize;
 
@@ -16,7 +16,7 @@ const TERMS: &str = include_str!("../../data/classifier_terms.json");
 #[derive(Debug, Clone, Deserialize)]
 pub struct Curated {
     /// Spelling variants folded to one form (e.g. `aluminum` → `aluminium`).
-    pub spellings: FastMap<String, String>,
+    pub spellings: FxHashMap<String, String>,
     /// Words that qualify a description rather than name a waste.
     pub qualifiers: Qualifiers,
     /// Typical Y/H/UN codes of an entry.
@@ -85,7 +85,7 @@ pub struct Qualifiers {
     pub packaging: Vec<String>,
     /// Hazard words that name an Annex III characteristic ("flammable" → H3);
     /// keys are phrases from `hazard`.
-    pub h_words: FastMap<String, String>,
+    pub h_words: FxHashMap<String, String>,
 }
 
 /// An entry's typical companion codes.

@@ -9,10 +9,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::annexes::CodeStatus;
-use super::fast::{FastSet, TokenIndex};
+use rustc_hash::FxHashSet;
+
 use super::kb::KnowledgeBase;
 use super::matcher::{Hit, Kind, Reading};
 use super::normalize::Token;
+use super::token_index::TokenIndex;
 
 /// Weight kept by a term that names a contaminant ("... containing X") or a
 /// source ("... from Y") rather than the waste itself, unless its entry is
@@ -156,7 +158,7 @@ pub fn words_once(words: &[Cow<'_, str>]) -> String {
 /// address), so they are compared by address before their bytes.
 pub struct Once<'w> {
     few: Vec<Word<'w>>,
-    many: Option<FastSet<Word<'w>>>,
+    many: Option<FxHashSet<Word<'w>>>,
 }
 
 /// A word compared by address and length first, then by its bytes.
@@ -187,7 +189,7 @@ impl<'w> Once<'w> {
                 many: None,
             }
         } else {
-            let mut set = FastSet::default();
+            let mut set = FxHashSet::default();
             set.reserve(n);
             Self {
                 few: Vec::new(),

@@ -326,15 +326,15 @@ fn amount(tokens: &[Token], mut j: usize, subject: Subject) -> Option<(Measure, 
 
 #[cfg(test)]
 mod tests {
-    use super::super::fast::FastMap;
     use super::super::normalize::tokenize;
     use super::*;
+    use rustc_hash::FxHashMap;
 
     fn read(s: &str) -> Vec<Measure> {
         let vocab = Vocab::default();
         let roles = Roles::new(&vocab);
         measures(
-            &super::super::normalize::tokenize(s, &FastMap::default(), &vocab),
+            &super::super::normalize::tokenize(s, &FxHashMap::default(), &vocab),
             &roles,
         )
     }

@@ -7,7 +7,7 @@
 //! is corrected, words with digits are not, and a correction must be unique
 //! at its distance (two candidates at the best distance: no correction).
 
-use super::fast::FastMap;
+use rustc_hash::FxHashMap;
 
 /// The deletion index over the vocabulary: hashes of every word and of
 /// each of its one-letter deletions, so that a query allocates nothing.
@@ -18,7 +18,7 @@ pub struct Speller {
     /// The vocabulary word each entry stands for (the singular of a plural
     /// entry), which a correction returns.
     base: Vec<String>,
-    index: FastMap<u64, Vec<u32>>,
+    index: FxHashMap<u64, Vec<u32>>,
     /// One bit per key of `index` (by the key's top bits): a clear bit
     /// means the key is absent, so most look-ups of a query's deletion keys
     /// end after one memory access.
@@ -166,7 +166,7 @@ impl Speller {
             reads.push(r);
             base.push(b);
         }
-        let mut index: FastMap<u64, Vec<u32>> = FastMap::default();
+        let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
         for (i, w) in words.iter().enumerate() {
             let id = u32::try_from(i).unwrap_or(u32::MAX);
             index.entry(hash_without(w, &[])).or_default().push(id);

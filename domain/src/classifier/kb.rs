@@ -8,11 +8,13 @@ use super::annexes::Annexes;
 use super::curated::{Curated, Mirror, Relation};
 use super::error::KnowledgeBaseError;
 use super::facets::Roles;
-use super::fast::{IndexedWords, StrMap};
+use rustc_hash::FxHashMap;
+
 use super::lexicon::Lexicon;
 use super::matcher::Matcher;
 use super::normalize::{phrase_tokens, WordTable};
 use super::scope::Scopes;
+use super::token_index::IndexedWords;
 use super::vocab::Vocab;
 
 /// Everything the classifier reads, built once.
@@ -37,8 +39,8 @@ pub struct KnowledgeBase {
     pub indexed: IndexedWords,
     /// What each word can be in an amount statement.
     pub roles: Roles,
-    relations: StrMap<usize>,
-    mirror_of: StrMap<usize>,
+    relations: FxHashMap<String, usize>,
+    mirror_of: FxHashMap<String, usize>,
 }
 
 impl KnowledgeBase {
@@ -88,14 +90,14 @@ impl KnowledgeBase {
         );
         let words = WordTable::new(&vocab, &curated.spellings);
         let roles = Roles::new(&vocab);
-        let mut relations = StrMap::default();
+        let mut relations = FxHashMap::default();
         for (i, r) in curated.relations.iter().enumerate() {
-            relations.insert(&r.code, i);
+            relations.insert(r.code.clone(), i);
         }
-        let mut mirror_of = StrMap::default();
+        let mut mirror_of = FxHashMap::default();
         for (i, m) in curated.mirrors.iter().enumerate() {
             for code in m.members() {
-                mirror_of.insert(code, i);
+                mirror_of.insert(code.to_owned(), i);
             }
         }
         Ok(Self {

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::fast::{FastMap, FastSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Deserialize;
 
@@ -76,7 +76,7 @@ pub struct Lexicon {
     names: Vec<(String, String)>,
     /// Per language, its marks sorted (empty: no marks needed).
     marks: Vec<Vec<char>>,
-    hs: FastMap<String, Words>,
+    hs: FxHashMap<String, Words>,
     /// The entries, grouped by the id of their first word (longest first
     /// within a group): those of id `i` are `entries[starts[i]..starts[i + 1]]`.
     entries: Vec<Entry>,
@@ -86,13 +86,13 @@ pub struct Lexicon {
     kinds: Vec<u8>,
     /// A filter of the words a compound's part can be ([`part_filter`]).
     parts: Vec<u64>,
-    bigrams: FastSet<(String, String)>,
+    bigrams: FxHashSet<(String, String)>,
     speller: Speller,
     codes: Codes,
     dictionary: Dictionary,
     /// The curated spelling variants (to fold a compound's parts as the
     /// lexicon's keys were folded).
-    spellings: FastMap<String, String>,
+    spellings: FxHashMap<String, String>,
 }
 
 /// A description read into English tokens, with the languages seen.
@@ -118,9 +118,9 @@ impl Lexicon {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when the file does not have the expected shape.
     pub fn bundled(
-        english_terms: FastSet<String>,
-        bigrams: FastSet<(String, String)>,
-        spellings: &FastMap<String, String>,
+        english_terms: FxHashSet<String>,
+        bigrams: FxHashSet<(String, String)>,
+        spellings: &FxHashMap<String, String>,
         vocab: &mut Vocab,
     ) -> Result<Self, KnowledgeBaseError> {
         let file: LexiconFile =
@@ -810,7 +810,7 @@ fn part_filter(kinds: &[Kind], entries: &[Entry], vocab: &Vocab) -> Vec<u64> {
 const MEMO_FROM: usize = 64;
 
 /// Lexicon entries grouped by the vocabulary id of their first word.
-type ByFirst = FastMap<u32, Vec<Entry>>;
+type ByFirst = FxHashMap<u32, Vec<Entry>>;
 
 /// The languages of the lexicon file, compiled.
 struct Languages {
@@ -825,7 +825,7 @@ struct Languages {
 /// their first word, longest first, then by reading); interns the words.
 fn compile_languages(
     languages: &[LanguageFile],
-    spellings: &FastMap<String, String>,
+    spellings: &FxHashMap<String, String>,
     vocab: &mut Vocab,
 ) -> Languages {
     let mut by_first = ByFirst::default();
@@ -883,7 +883,7 @@ fn flatten_entries(mut by_first: ByFirst, ids: usize) -> (Vec<Entry>, Vec<u32>) 
 /// The speller over the English words and the single-word entries, each
 /// word with what it reads as, so that two spellings of one concept
 /// ("batterie", "batterij") are not a tie.
-fn speller_for(english: &FastSet<String>, entries: &[Entry]) -> Speller {
+fn speller_for(english: &FxHashSet<String>, entries: &[Entry]) -> Speller {
     let mut vocabulary: Vec<(&str, &str)> =
         english.iter().map(|w| (w.as_str(), w.as_str())).collect();
     for e in entries {
@@ -895,7 +895,7 @@ fn speller_for(english: &FastSet<String>, entries: &[Entry]) -> Speller {
 }
 
 /// Interns the `english` words.
-fn mark_english(english: &FastSet<String>, vocab: &mut Vocab) {
+fn mark_english(english: &FxHashSet<String>, vocab: &mut Vocab) {
     for w in english {
         vocab.intern(w);
     }
@@ -954,7 +954,7 @@ fn kind_of_text(word: &str) -> Kind {
 
 /// Per vocabulary id (every word of `vocab`): its [`Kind`] bits; `starts`
 /// as in [`Lexicon`], `english` interned.
-fn kinds(english: &FastSet<String>, starts: &[u32], vocab: &Vocab) -> Vec<Kind> {
+fn kinds(english: &FxHashSet<String>, starts: &[u32], vocab: &Vocab) -> Vec<Kind> {
     let mut kinds: Vec<Kind> = vocab.words().map(|(_, w)| kind_of_text(w)).collect();
     for w in english {
         if let Some(k) = kinds.get_mut(vocab.id(w) as usize) {
@@ -1011,8 +1011,8 @@ fn push_parts<'k>(out: &mut Vec<Token<'k>>, parts: Vec<Words>, tok: &Token<'k>) 
 #[derive(Default)]
 struct Memo {
     enabled: bool,
-    corrections: FastMap<String, Option<String>>,
-    splits: FastMap<String, Option<Vec<Words>>>,
+    corrections: FxHashMap<String, Option<String>>,
+    splits: FxHashMap<String, Option<Vec<Words>>>,
 }
 
 /// Whether the words with ids `src` start at token `i` (no break inside).

@@ -11,7 +11,7 @@
 //! `negation_stops` word ("with", "containing") or six tokens; a
 //! `negate_after` phrase ("free", "removed") negates the hit right before it.
 
-use super::fast::{FastMap, FastSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::curated::Curated;
 use super::normalize::{phrase_tokens, Token, CLAUSE, NO_BREAK};
@@ -164,7 +164,7 @@ const NO_NODE: u32 = u32::MAX;
 #[derive(Default)]
 struct Trie {
     /// (node, word id) → child node.
-    edges: FastMap<(u32, u32), u32>,
+    edges: FxHashMap<(u32, u32), u32>,
     /// Per node: the phrase that ends there ([`NO_NODE`]: none). Of phrases
     /// with the same words, the first in curated order.
     ends: Vec<u32>,
@@ -178,7 +178,7 @@ struct Trie {
 
 impl Trie {
     fn new(phrases: &[Phrase]) -> Self {
-        let mut edges: FastMap<(u32, u32), u32> = FastMap::default();
+        let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         let mut ends = vec![NO_NODE];
         for (i, p) in phrases.iter().enumerate() {
             let mut node = 0;
@@ -371,7 +371,7 @@ fn raw_phrases(curated: &Curated) -> Vec<(&str, Kind)> {
 fn compile_phrase(
     text: &str,
     kind: Kind,
-    sp: &FastMap<String, String>,
+    sp: &FxHashMap<String, String>,
     vocab: &mut Vocab,
 ) -> Phrase {
     let tokens = phrase_tokens(text, sp);
@@ -397,7 +397,7 @@ fn compile_phrase(
 /// rarest word of (ranges into the returned [`Rare`] list) and whether it
 /// is a barrier. Interns the rare and barrier words first (in this order).
 fn heads_and_rare(phrases: &[Phrase], trie: &Trie, vocab: &mut Vocab) -> (Vec<Heads>, Vec<Rare>) {
-    let mut by_word: FastMap<u32, Vec<usize>> = FastMap::default();
+    let mut by_word: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for (word, ids) in rare_index(phrases) {
         by_word.insert(vocab.intern(&word), ids);
     }
@@ -481,7 +481,7 @@ impl Matcher {
     }
 
     /// Every token of every curated phrase (the English vocabulary).
-    pub fn vocabulary(&self) -> FastSet<String> {
+    pub fn vocabulary(&self) -> FxHashSet<String> {
         self.phrases
             .iter()
             .flat_map(|p| p.tokens.iter().cloned())
@@ -489,7 +489,7 @@ impl Matcher {
     }
 
     /// Every pair of neighbouring words in a curated term ("lead acid").
-    pub fn bigrams(&self) -> FastSet<(String, String)> {
+    pub fn bigrams(&self) -> FxHashSet<(String, String)> {
         self.phrases
             .iter()
             .flat_map(|p| p.tokens.windows(2).map(|w| (w[0].clone(), w[1].clone())))
@@ -666,7 +666,7 @@ impl Matcher {
         // most one per position: its phrase by position) and the
         // out-of-order ones pushed here; both built on the first match.
         let mut in_order: Option<Vec<u32>> = None;
-        let mut seen: FastSet<(usize, usize)> = FastSet::default();
+        let mut seen: FxHashSet<(usize, usize)> = FxHashSet::default();
         let mut stretch = Stretch::default();
         for &(pos, (from, to)) in rare_at {
             let Some(ids) = self.rare.get(from as usize..to as usize) else {
@@ -1027,14 +1027,14 @@ fn by_start(mut hits: Vec<Hit>, tokens: usize) -> Vec<Hit> {
 
 /// Multi-word term phrases keyed by their content word that is rarest
 /// among all phrases.
-fn rare_index(phrases: &[Phrase]) -> FastMap<String, Vec<usize>> {
-    let mut freq: FastMap<&str, usize> = FastMap::default();
+fn rare_index(phrases: &[Phrase]) -> FxHashMap<String, Vec<usize>> {
+    let mut freq: FxHashMap<&str, usize> = FxHashMap::default();
     for p in phrases {
         for w in &p.tokens {
             *freq.entry(w.as_str()).or_default() += 1;
         }
     }
-    let mut by_rare: FastMap<String, Vec<usize>> = FastMap::default();
+    let mut by_rare: FxHashMap<String, Vec<usize>> = FxHashMap::default();
     for (i, p) in phrases.iter().enumerate() {
         let content: Vec<&String> = p.tokens.iter().filter(|w| !is_glue(w)).collect();
         let syntax = p.tokens.iter().any(|w| SYNTAX.contains(&w.as_str()));

@@ -54,8 +54,6 @@ mod edits;
 mod error;
 mod evidence;
 mod facets;
-mod fast;
-mod fold_table;
 mod fuzzy;
 mod kb;
 mod lexicon;
@@ -67,6 +65,7 @@ mod rules;
 mod scope;
 mod signals;
 mod thresholds;
+mod token_index;
 mod vocab;
 
 pub use annexes::{CodeInfo, CodeStatus};
@@ -119,7 +118,7 @@ impl Classifier {
         let tokens = normalize::tokenize_known(description, &self.kb.words, vocab);
         let reading = self.kb.lexicon.read(tokens, description, vocab);
         let tokens = reading.tokens;
-        let index = fast::TokenIndex::new(&tokens, &self.kb.indexed);
+        let index = token_index::TokenIndex::new(&tokens, &self.kb.indexed);
         let hits = self.kb.matcher.find(&tokens);
         let mut ev = evidence::gather(&self.kb, &tokens, &index, &hits);
         thresholds::apply(&mut ev, &facets::measures(&tokens, &self.kb.roles));

@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use super::error::KnowledgeBaseError;
 use super::evidence::Evidence;
-use super::fast::TokenIndex;
 use super::normalize::phrase_tokens;
+use super::token_index::TokenIndex;
 use super::vocab::Vocab;
 
 const SCOPE: &str = include_str!("../../data/classifier_scope.json");
@@ -83,7 +83,7 @@ impl Scopes {
     /// # Errors
     /// [`KnowledgeBaseError::Parse`] when it does not have the expected shape.
     pub fn bundled(
-        spellings: &super::fast::FastMap<String, String>,
+        spellings: &rustc_hash::FxHashMap<String, String>,
         vocab: &mut Vocab,
     ) -> Result<Self, KnowledgeBaseError> {
         let mut file: ScopeFile =

@@ -3,9 +3,9 @@
 //! waste, claims only a lab can settle, ships, whole objects, and text in
 //! a language the lexicon does not cover.
 
-use super::fast::TokenIndex;
 use super::normalize::is_ideograph;
 use super::result::WarningCode;
+use super::token_index::TokenIndex;
 use super::vocab::Vocab;
 
 /// The situations found, each with the words that show it.

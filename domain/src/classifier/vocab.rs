@@ -9,7 +9,7 @@
 //! which equals no curated word's id (so comparing a token's id with a
 //! curated word's id gives the same answer as comparing the strings).
 
-use super::fast::StrMap;
+use rustc_hash::FxHashMap;
 
 /// The id of a word the curated data never uses.
 pub const UNKNOWN: u32 = u32::MAX;
@@ -17,7 +17,7 @@ pub const UNKNOWN: u32 = u32::MAX;
 /// The interned vocabulary.
 #[derive(Default)]
 pub struct Vocab {
-    ids: StrMap<u32>,
+    ids: FxHashMap<String, u32>,
     /// The words, by id.
     words: Vec<Box<str>>,
 }
@@ -30,7 +30,7 @@ impl Vocab {
         }
         let id = u32::try_from(self.words.len()).unwrap_or(UNKNOWN);
         self.words.push(word.into());
-        self.ids.insert(word, id);
+        self.ids.insert(word.to_owned(), id);
         id
     }
 
