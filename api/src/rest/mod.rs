@@ -1,5 +1,6 @@
-//! The REST edge: the route table, the router built from it, and the `run`
-//! entry point that tests and `node` share.
+//! The REST edge: the routes (each registered once, with its OpenAPI
+//! operation, by [`api`]), the router built from them, and the `run` entry
+//! point that tests and `node` share.
 //!
 //! Layout (one file per concern, one per use case under `ca/`):
 //! - [`state`]: [`AppState`], everything a handler can reach;
@@ -53,13 +54,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{MatchedPath, State};
-use axum::handler::Handler;
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodFilter, MethodRouter};
 use axum::Router;
 use tokio::net::TcpListener;
-use tower::Layer;
+use utoipa::openapi::path::{Operation, PathItem, Paths};
+use utoipa::OpenApi;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::routes;
 
 use error::ApiError;
 
@@ -70,216 +72,100 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// stopped answering must not hang clients; pools give up after 5 s).
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(4);
 
-/// How a route authenticates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Auth {
-    /// Open (health, readiness, metrics, registration, the OpenAPI document).
-    None,
-    /// `X-API-Key` (reads and the classifier).
-    ApiKey,
-    /// A steward's `Authorization: Bearer` token (directory writes).
-    Steward,
+/// Every route with its OpenAPI operation, each registered once from its
+/// handler's `#[utoipa::path]` annotation (method, path, parameters,
+/// answers and security). A route whose operation names the `api_key`
+/// scheme gets the API-key check in its route layer ([`observe`]); steward
+/// routes read their token in the handler. `state` is `None` when only the
+/// document is wanted ([`openapi::document`]).
+pub fn api(state: Option<&Shared>) -> OpenApiRouter<Shared> {
+    let layered = |route: UtoipaMethodRouter<Shared>| observed(state, route);
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(layered(routes!(home::home)))
+        .routes(layered(routes!(docs::docs)))
+        .routes(layered(routes!(ops::healthz)))
+        .routes(layered(routes!(ops::readyz)))
+        .routes(layered(routes!(metrics::metrics)))
+        .routes(layered(routes!(register::form)))
+        .routes(layered(routes!(register::register)))
+        .routes(layered(routes!(unsubscribe::confirm)))
+        .routes(layered(routes!(unsubscribe::one_click)))
+        .routes(layered(routes!(ops::health)))
+        .routes(layered(routes!(openapi::openapi_json)))
+        .routes(layered(routes!(classify::classify)))
+        .routes(layered(routes!(ca::list::list)))
+        .routes(layered(routes!(ca::create::create)))
+        .routes(layered(routes!(ca::get::get)))
+        .routes(layered(routes!(ca::retire::retire)))
+        .routes(layered(routes!(ca::history::history)))
+        .routes(layered(routes!(ca::verify::submit)))
+        .routes(layered(routes!(ca::contacts::add)))
+        .routes(layered(routes!(ca::contacts::get)))
+        .routes(layered(routes!(ca::contacts::remove)))
+        .routes(layered(routes!(ca::contacts::verify)))
+        .routes(layered(routes!(ca::contacts::make_primary)))
+        .routes(layered(routes!(shipments::plan)))
+        .routes(layered(routes!(worklist::worklist)))
+        .routes(layered(routes!(coverage::coverage)))
+        .routes(layered(routes!(changes::changes)))
+        .routes(layered(routes!(audit::checkpoint::key)))
+        .routes(layered(routes!(audit::checkpoint::latest)))
+        .routes(layered(routes!(audit::checkpoint::by_size)))
+        .routes(layered(routes!(audit::proof::inclusion)))
+        .routes(layered(routes!(audit::proof::consistency)))
+        .routes(layered(routes!(audit::entry::entry)))
 }
 
-/// One route: method, path template, how it authenticates, its handler.
-pub struct RouteSpec {
-    /// The HTTP method.
-    pub method: Method,
-    /// The path template (`{country_code}` style).
-    pub path: &'static str,
-    /// How it authenticates.
-    pub auth: Auth,
-    endpoint: Endpoint,
+/// `route` behind its route layer: timer, deadline, metrics and, when its
+/// operation names the `api_key` scheme, the API-key check.
+fn observed(
+    state: Option<&Shared>,
+    (schemas, paths, router): UtoipaMethodRouter<Shared>,
+) -> UtoipaMethodRouter<Shared> {
+    let Some(state) = state else {
+        return (schemas, paths, router);
+    };
+    let layer = if needs_api_key(&paths) {
+        observe::Observe::with_api_key(state.clone())
+    } else {
+        observe::Observe::open(state.clone())
+    };
+    (schemas, paths, router.layer(layer))
 }
 
-/// Builds a route's endpoint from the state and its route layer.
-type Endpoint = Box<dyn FnOnce(&Shared, observe::Observe) -> MethodRouter<Shared>>;
-
-fn spec<H, T>(method: Method, path: &'static str, auth: Auth, handler: H) -> RouteSpec
-where
-    H: Handler<T, Shared>,
-    T: 'static,
-{
-    let filter = MethodFilter::try_from(method.clone())
-        .expect("route table: every method is one a route can be registered for");
-    RouteSpec {
-        method,
-        path,
-        auth,
-        // The handler with its state is the service the route layer wraps,
-        // and the router boxes the pair once. (`MethodRouter::route_layer`
-        // boxed the handler, then the layer around it: two boxed services
-        // to clone and two boxed futures per request.)
-        endpoint: Box::new(move |state, observe| {
-            MethodRouter::new().on_service(filter, observe.layer(handler.with_state(state.clone())))
-        }),
-    }
+/// Whether an operation of `paths` requires the `api_key` scheme.
+fn needs_api_key(paths: &Paths) -> bool {
+    paths.paths.values().any(|item| {
+        operations(item).any(|operation| {
+            operation.security.iter().flatten().any(|requirement| {
+                serde_json::to_value(requirement)
+                    .ok()
+                    .and_then(|v| v.as_object().map(|o| o.contains_key("api_key")))
+                    .unwrap_or(false)
+            })
+        })
+    })
 }
 
-/// Every route the server answers. [`router`] is built from this table
-/// alone, and a test checks each entry against the OpenAPI document.
-pub fn route_table() -> Vec<RouteSpec> {
-    use Auth::{ApiKey, Steward};
-    vec![
-        spec(Method::GET, "/", Auth::None, home::home),
-        spec(Method::GET, "/docs", Auth::None, docs::docs),
-        spec(Method::GET, "/healthz", Auth::None, ops::healthz),
-        spec(Method::GET, "/readyz", Auth::None, ops::readyz),
-        spec(Method::GET, "/metrics", Auth::None, metrics::metrics),
-        spec(Method::GET, "/register", Auth::None, register::form),
-        spec(Method::POST, "/register", Auth::None, register::register),
-        spec(
-            Method::GET,
-            "/unsubscribe",
-            Auth::None,
-            unsubscribe::confirm,
-        ),
-        spec(
-            Method::POST,
-            "/unsubscribe",
-            Auth::None,
-            unsubscribe::one_click,
-        ),
-        spec(Method::GET, "/api/v1/health", Auth::None, ops::health),
-        spec(
-            Method::GET,
-            "/api/v1/openapi.json",
-            Auth::None,
-            openapi::openapi_json,
-        ),
-        spec(Method::POST, "/api/v1/classify", ApiKey, classify::classify),
-        spec(Method::GET, "/api/v1/ca", ApiKey, ca::list::list),
-        spec(Method::POST, "/api/v1/ca", Steward, ca::create::create),
-        spec(
-            Method::GET,
-            "/api/v1/ca/{country_code}",
-            ApiKey,
-            ca::get::get,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/ca/{country_code}/history",
-            ApiKey,
-            ca::history::history,
-        ),
-        spec(
-            Method::POST,
-            "/api/v1/ca/{country_code}/verifications",
-            Steward,
-            ca::verify::submit,
-        ),
-        spec(
-            Method::POST,
-            "/api/v1/ca/{country_code}/contacts",
-            Steward,
-            ca::contacts::add,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/ca/{country_code}/contacts/{contact_id}",
-            ApiKey,
-            ca::contacts::get,
-        ),
-        spec(
-            Method::DELETE,
-            "/api/v1/ca/{country_code}/contacts/{contact_id}",
-            Steward,
-            ca::contacts::remove,
-        ),
-        spec(
-            Method::POST,
-            "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications",
-            Steward,
-            ca::contacts::verify,
-        ),
-        spec(
-            Method::POST,
-            "/api/v1/ca/{country_code}/contacts/{contact_id}/primary",
-            Steward,
-            ca::contacts::make_primary,
-        ),
-        spec(
-            Method::POST,
-            "/api/v1/shipments/plan",
-            ApiKey,
-            shipments::plan,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/stewardship/worklist",
-            Steward,
-            worklist::worklist,
-        ),
-        spec(
-            Method::DELETE,
-            "/api/v1/ca/{country_code}",
-            Steward,
-            ca::retire::retire,
-        ),
-        spec(Method::GET, "/api/v1/coverage", ApiKey, coverage::coverage),
-        spec(Method::GET, "/api/v1/changes", ApiKey, changes::changes),
-        spec(
-            Method::GET,
-            "/api/v1/audit/key",
-            Auth::None,
-            audit::checkpoint::key,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/audit/checkpoint",
-            Auth::None,
-            audit::checkpoint::latest,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/audit/checkpoint/{tree_size}",
-            Auth::None,
-            audit::checkpoint::by_size,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/audit/proof/inclusion",
-            Auth::None,
-            audit::proof::inclusion,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/audit/proof/consistency",
-            Auth::None,
-            audit::proof::consistency,
-        ),
-        spec(
-            Method::GET,
-            "/api/v1/audit/entries/{position}",
-            ApiKey,
-            audit::entry::entry,
-        ),
+fn operations(item: &PathItem) -> impl Iterator<Item = &Operation> {
+    [
+        &item.get,
+        &item.put,
+        &item.post,
+        &item.delete,
+        &item.options,
+        &item.head,
+        &item.patch,
+        &item.trace,
     ]
+    .into_iter()
+    .flatten()
 }
 
 /// The REST router.
 pub fn router(state: AppState) -> Router {
     let state: Shared = Arc::new(state);
-    let mut paths: Vec<(&'static str, MethodRouter<Shared>)> = Vec::new();
-    for route in route_table() {
-        // One route layer per request: timer, deadline, metrics and, where
-        // the route needs one, the API-key check.
-        let observe = match route.auth {
-            Auth::ApiKey => observe::Observe::with_api_key(state.clone()),
-            Auth::None | Auth::Steward => observe::Observe::open(state.clone()),
-        };
-        let endpoint = (route.endpoint)(&state, observe);
-        match paths.iter_mut().find(|(path, _)| *path == route.path) {
-            Some((_, existing)) => {
-                *existing = std::mem::replace(existing, MethodRouter::new()).merge(endpoint);
-            }
-            None => paths.push((route.path, endpoint)),
-        }
-    }
-    let mut router = Router::new();
-    for (path, endpoint) in paths {
-        router = router.route(path, endpoint);
-    }
+    let (router, _) = api(Some(&state)).split_for_parts();
     // No router-wide layers: the edge's front service runs the access line
     // and the guard (which also bounds bodies at `BODY_LIMIT`) around the
     // whole router (`crate::edge::front`).
