@@ -31,7 +31,7 @@ use projections::registry::Projection;
 use projections::stewards;
 
 use crate::rest::error::ApiError;
-use crate::rest::{AppState, Shared};
+use crate::rest::state::{AppState, Shared};
 
 /// The header carrying the API key.
 pub const API_KEY_HEADER: &str = "x-api-key";

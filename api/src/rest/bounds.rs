@@ -7,7 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::rest::{ca::list, changes, classify, BODY_LIMIT};
+use crate::rest::extract::BODY_LIMIT;
+use crate::rest::{ca::list, changes, classify};
 
 /// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
 const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";

@@ -11,7 +11,7 @@ use projections::views::HistoryItem;
 
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// Entries per answer unless `limit` says otherwise.
 pub const DEFAULT_LIMIT: i64 = 100;

@@ -12,7 +12,7 @@ use domain::values::CountryCode;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// The longest description accepted, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 5000;

@@ -12,7 +12,7 @@ use chrono::Utc;
 use projections::coverage::Coverage;
 
 use crate::rest::error::ApiError;
-use crate::rest::{AppState, Shared};
+use crate::rest::state::{AppState, Shared};
 
 /// The coverage of the directory today.
 ///

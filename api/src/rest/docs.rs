@@ -14,7 +14,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use crate::rest::page::{document, escape, respond};
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// Extra style for tables and method badges (inline, as the page CSP allows).
 const STYLE: &str = "<style>main{max-width:60rem}table{border-collapse:collapse;width:100%;margin:.5rem 0}\

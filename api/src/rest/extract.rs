@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::rest::error::ApiError;
 
+/// The largest request body accepted.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
 /// A request body parsed as JSON (any value; handlers check the shape so they
 /// can name the field).
 pub struct JsonBody(pub Value);

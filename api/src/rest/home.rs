@@ -12,7 +12,7 @@ use projections::coverage::Coverage;
 
 use crate::rest::error::ApiError;
 use crate::rest::page::{document, escape, respond};
-use crate::rest::{AppState, Shared};
+use crate::rest::state::{AppState, Shared};
 
 /// The coverage figures of the directory the read cache holds (the same
 /// counts as `GET /api/v1/coverage`).

@@ -22,7 +22,7 @@ use domain::values::Email;
 use crate::rest::error::ApiError;
 use crate::rest::page::{self, escape};
 use crate::rest::register::{issue, Caller};
-use crate::rest::AppState;
+use crate::rest::state::AppState;
 
 /// How a registration hands out the key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

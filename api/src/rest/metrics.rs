@@ -19,7 +19,7 @@ use axum::extract::{MatchedPath, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use crate::rest::{AppState, Shared};
+use crate::rest::state::{AppState, Shared};
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [

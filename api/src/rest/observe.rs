@@ -16,7 +16,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
@@ -24,8 +24,13 @@ use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
+use crate::rest::auth;
 use crate::rest::error::ApiError;
-use crate::rest::{auth, Shared, REQUEST_DEADLINE};
+use crate::rest::state::Shared;
+
+/// No request takes longer: past it the answer is a 503 JSON (a store that
+/// stopped answering must not hang clients; pools give up after 5 s).
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(4);
 
 /// The layer: [`Observe::open`] for routes without a key, [`Observe::with_api_key`]
 /// for `X-API-Key` routes.

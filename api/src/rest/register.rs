@@ -42,7 +42,7 @@ use crate::rest::fields::Fields;
 use crate::rest::mail_delivery::{self, KeyDelivery};
 use crate::rest::page;
 use crate::rest::params::Params;
-use crate::rest::{AppState, Shared};
+use crate::rest::state::{AppState, Shared};
 
 /// How long a registration waits for the key table to catch up.
 const READ_YOUR_WRITES: Duration = Duration::from_secs(2);

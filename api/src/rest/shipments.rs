@@ -17,7 +17,7 @@ use crate::rest::classify::MAX_DESCRIPTION_CHARS;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// Plans a shipment.
 ///

@@ -20,7 +20,7 @@ use domain::metadata::{Actor, Metadata};
 use crate::rest::error::ApiError;
 use crate::rest::page::{self, escape};
 use crate::rest::params::Params;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), ApiError> {
     let token = params.take("token")?;

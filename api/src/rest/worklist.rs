@@ -14,7 +14,7 @@ use projections::worklist::WorkItem;
 use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// One page of the worklist.
 #[derive(Debug, Serialize, JsonSchema)]

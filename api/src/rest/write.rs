@@ -21,7 +21,7 @@ use projections::registry::Projection;
 use crate::rest::auth::Steward;
 use crate::rest::bodies::Accepted;
 use crate::rest::error::ApiError;
-use crate::rest::AppState;
+use crate::rest::state::AppState;
 
 /// How long a write waits for the directory projection to apply it.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::{b64, of, unavailable};
 use crate::rest::error::ApiError;
 use crate::rest::params::bad;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// The service's checkpoint key.
 #[derive(Debug, Serialize)]

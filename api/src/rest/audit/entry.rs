@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{b64, of, unavailable};
 use crate::rest::error::ApiError;
 use crate::rest::params::bad;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// One leaf of the log.
 #[derive(Debug, Serialize)]

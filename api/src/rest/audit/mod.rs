@@ -20,7 +20,7 @@ use commands::audit::NoteVerifier;
 use commands::store::StoreError;
 
 use crate::rest::error::ApiError;
-use crate::rest::AppState;
+use crate::rest::state::AppState;
 
 /// What the audit routes and `/readyz` need: the public key, and what the
 /// check of the log's tail at start found wrong, if anything.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{b64, of, unavailable};
 use crate::rest::error::ApiError;
 use crate::rest::params::{bad, Params};
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// An inclusion proof.
 #[derive(Debug, Serialize)]

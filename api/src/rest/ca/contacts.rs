@@ -29,8 +29,8 @@ use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
+use crate::rest::state::Shared;
 use crate::rest::write;
-use crate::rest::Shared;
 
 /// `{country_code}` and `{contact_id}` of the path.
 #[derive(Debug, Clone)]

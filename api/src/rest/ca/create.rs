@@ -18,8 +18,8 @@ use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
+use crate::rest::state::Shared;
 use crate::rest::write;
-use crate::rest::Shared;
 
 /// Registers a country's authority, attributed to the steward.
 ///

@@ -16,8 +16,8 @@ use projections::views::Record;
 use super::CountryPath;
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
+use crate::rest::state::{AppState, Shared};
 use crate::rest::write::missing;
-use crate::rest::{AppState, Shared};
 
 /// The record of `country_code` (case-insensitive).
 ///

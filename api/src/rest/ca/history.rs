@@ -9,8 +9,8 @@ use projections::views::History;
 use super::CountryPath;
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
+use crate::rest::state::Shared;
 use crate::rest::write::missing;
-use crate::rest::Shared;
 
 /// `{country_code, items}` for a registered country.
 ///

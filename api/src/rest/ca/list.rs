@@ -11,7 +11,7 @@ use projections::views::ListItem;
 
 use crate::rest::error::ApiError;
 use crate::rest::params::Params;
-use crate::rest::Shared;
+use crate::rest::state::Shared;
 
 /// Items per page unless `perPage` says otherwise.
 pub const DEFAULT_PER_PAGE: i64 = 200;

@@ -28,7 +28,7 @@ use projections::directory::Reader;
 use projections::views::Record;
 
 use crate::rest::error::ApiError;
-use crate::rest::AppState;
+use crate::rest::state::AppState;
 
 /// The `{country_code}` of the path: two ASCII letters in any case, else 400.
 #[derive(Debug, Clone)]

@@ -17,8 +17,8 @@ use super::CountryPath;
 use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
+use crate::rest::state::Shared;
 use crate::rest::write;
-use crate::rest::Shared;
 
 /// Retires a record with a reason, attributed to the steward.
 ///

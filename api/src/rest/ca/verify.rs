@@ -28,8 +28,8 @@ use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
 use crate::rest::fields::Fields;
+use crate::rest::state::Shared;
 use crate::rest::write;
-use crate::rest::Shared;
 
 /// A verification update as the body carries it, checked for shape.
 #[derive(Debug)]
