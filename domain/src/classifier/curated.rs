@@ -25,15 +25,6 @@ pub struct Curated {
     pub mirrors: Vec<Mirror>,
     /// Phrases that point at a code.
     pub terms: Vec<TermEntry>,
-    /// Parties known to have accepted the Ban Amendment (ISO alpha-2, `EU`).
-    pub ban_accepted: BanAccepted,
-}
-
-/// Parties known to have accepted the Ban Amendment, with the source.
-#[derive(Debug, Clone, Deserialize)]
-pub struct BanAccepted {
-    /// ISO alpha-2 codes (and `EU`); the source is in the file.
-    pub parties: Vec<String>,
 }
 
 /// Qualifier phrases, by effect.

@@ -47,7 +47,6 @@ mod advice;
 mod annexes;
 mod assemble;
 mod codes;
-mod countries;
 mod curated;
 mod dictionary;
 mod edits;
@@ -69,13 +68,11 @@ mod token_index;
 mod vocab;
 
 pub use annexes::{CodeInfo, CodeStatus};
-pub use countries::Standing;
 pub use error::KnowledgeBaseError;
 pub use procedure::{Procedure, Regime};
 pub use result::{Classification, CodeMatch, Explanation, ListType, WarningCode, DISCLAIMER};
 
 use crate::values::CountryCode;
-use countries::Countries;
 use kb::KnowledgeBase;
 
 /// The classifier and knowledge-base version reported with every result.
@@ -89,7 +86,6 @@ pub const VERSION: &str = concat!(
 /// (`Send + Sync`, read-only).
 pub struct Classifier {
     kb: KnowledgeBase,
-    countries: Countries,
 }
 
 impl Classifier {
@@ -101,8 +97,7 @@ impl Classifier {
     /// data names a code that is not in force (a build defect).
     pub fn bundled() -> Result<Classifier, KnowledgeBaseError> {
         let kb = KnowledgeBase::bundled()?;
-        let countries = Countries::bundled(&kb.curated.ban_accepted.parties)?;
-        Ok(Classifier { kb, countries })
+        Ok(Classifier { kb })
     }
 
     /// Classifies a waste description; with both `origin` and `destination`
@@ -149,23 +144,11 @@ impl Classifier {
             ));
         }
         if let (Some(o), Some(d)) = (origin, destination) {
-            let (p, warnings) = procedure::decide(
-                &self.countries,
-                o.as_str(),
-                d.as_str(),
-                out.list_type,
-                out.pic_required,
-            );
+            let (p, warnings) = procedure::decide(o, d, out.list_type);
             out.procedure = Some(p);
             out.warnings.extend(warnings);
         }
         out
-    }
-
-    /// What the reference data says of a country code (upper case): Party,
-    /// OECD member, Annex VII, Ban Amendment.
-    pub fn standing(&self, iso2: &str) -> Standing {
-        self.countries.standing(iso2)
     }
 
     /// The control procedure between two countries for a waste of
@@ -175,15 +158,8 @@ impl Classifier {
         origin: &CountryCode,
         destination: &CountryCode,
         list_type: ListType,
-        pic_required: bool,
     ) -> (Procedure, Vec<String>) {
-        procedure::decide(
-            &self.countries,
-            origin.as_str(),
-            destination.as_str(),
-            list_type,
-            pic_required,
-        )
+        procedure::decide(origin, destination, list_type)
     }
 
     /// Any Y, A, B or H code (case-insensitive), in force or deleted.
