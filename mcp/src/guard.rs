@@ -26,7 +26,7 @@ use rmcp::ErrorData;
 use serde_json::{json, Value};
 
 use crate::handler::Basel;
-use crate::sessions::{Closer, Registry};
+use crate::sessions::{self, Closer, Holder, Registry};
 use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
 
 /// The header carrying the key, as on the REST API.
@@ -283,6 +283,7 @@ pub(crate) async fn streamable(
         .get::<Caller>()
         .cloned()
         .unwrap_or_default();
+    let address = peer(&request);
     let session = request
         .headers()
         .get(SESSION_HEADER)
@@ -323,8 +324,12 @@ pub(crate) async fn streamable(
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let holder = Holder {
+                owner: caller.id(),
+                address,
+            };
             match opened {
-                Some(id) => match registry.insert(&id, caller.id(), Closer::Streamable) {
+                Some(id) => match registry.insert(&id, &holder, Closer::Streamable) {
                     Ok(()) => response,
                     Err(refused) => refused.response(),
                 },
@@ -342,21 +347,38 @@ pub(crate) async fn streamable(
                     None => return stream_conflict(),
                 }
             };
+            let Some(ended) = registry.ended(&id) else {
+                return unknown_session();
+            };
             let response = service.handle(request).await.map(axum::body::Body::new);
             if !response.status().is_success() {
                 return response;
             }
+            // Ends when the session is closed (evicted, expired, its key
+            // revoked), whatever rmcp does with the stream.
             response.map(|body| {
-                let stream = body.into_data_stream().map(move |chunk| {
-                    let _busy = &busy;
-                    chunk
-                });
+                let stream = body
+                    .into_data_stream()
+                    .take_until(ended.cancelled_owned())
+                    .map(move |chunk| {
+                        let _busy = &busy;
+                        chunk
+                    });
                 axum::body::Body::from_stream(stream)
             })
         }
         (Method::GET, None) => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
+}
+
+/// The client address of a request (see [`sessions::client_address`]):
+/// its connection's peer, when the server recorded it (`ConnectInfo`).
+pub(crate) fn peer(request: &Request) -> Option<std::net::IpAddr> {
+    request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| sessions::client_address(info.0.ip()))
 }
 
 /// 409 for a second standalone stream of one session.

@@ -30,7 +30,9 @@
 //! - `live`: `resources/subscribe` and `notifications/resources/updated`
 //!   from a channel of changed country codes;
 //! - `sessions`: the open sessions of both transports, bound to the key that
-//!   opened them, capped per key and in all, expired when idle.
+//!   opened them, capped per key, per client address and in all, expired
+//!   when idle;
+//! - `revoked`: closes the sessions (and streams) of keys no longer active.
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
@@ -42,6 +44,7 @@ mod jsonrpc;
 mod live;
 mod rate;
 mod resources;
+mod revoked;
 mod schemas;
 mod sessions;
 mod sse;
@@ -156,6 +159,7 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
     let manager = Arc::new(session_manager(config.sessions));
     let registry = sessions::Registry::new(config.sessions, manager.clone());
     registry.sweep_until(shutdown.clone());
+    revoked::watch(&registry, state.clone(), shutdown.clone());
     let streamable = streamable_service(&state, handler.clone(), manager, shutdown.clone());
     let sessions = sse::Sessions::new(handler, registry.clone(), shutdown);
     let legacy = Router::new()

@@ -132,7 +132,12 @@ pub struct McpSessionSettings {
     /// least recently used session.
     #[arg(long, env = "BASEL_MCP_MAX_SESSIONS_PER_KEY", default_value_t = mcp::SessionLimits::default().per_key)]
     pub mcp_max_sessions_per_key: usize,
-    /// Open MCP sessions in all; a new one past it is refused (503).
+    /// Open MCP sessions per client address (IPv4 address, IPv6 /64); a new
+    /// one past it closes the address's least recently used idle session.
+    #[arg(long, env = "BASEL_MCP_MAX_SESSIONS_PER_ADDRESS", default_value_t = mcp::SessionLimits::default().per_address)]
+    pub mcp_max_sessions_per_address: usize,
+    /// Open MCP sessions in all; a new one past it closes the least recently
+    /// used idle session (503 when none is idle).
     #[arg(long, env = "BASEL_MCP_MAX_SESSIONS", default_value_t = mcp::SessionLimits::default().total)]
     pub mcp_max_sessions: usize,
     /// An MCP session unused for this long is closed.
@@ -145,6 +150,7 @@ impl Default for McpSessionSettings {
         let limits = mcp::SessionLimits::default();
         Self {
             mcp_max_sessions_per_key: limits.per_key,
+            mcp_max_sessions_per_address: limits.per_address,
             mcp_max_sessions: limits.total,
             mcp_session_idle: limits.idle,
         }
@@ -156,6 +162,7 @@ impl McpSessionSettings {
     pub fn limits(&self) -> mcp::SessionLimits {
         mcp::SessionLimits {
             per_key: self.mcp_max_sessions_per_key.max(1),
+            per_address: self.mcp_max_sessions_per_address.max(1),
             total: self.mcp_max_sessions.max(1),
             idle: self.mcp_session_idle,
         }

@@ -1,0 +1,174 @@
+//! Issue #31 against the real binary: a store is bound to its secret, and a
+//! revoked key's open MCP streams end, in both storage modes.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::json;
+
+use crate::process::{Basel, Node};
+use crate::support::stderr;
+
+/// The shared NATS server of the test machine.
+const NATS: &str = "nats://127.0.0.1:4222";
+
+/// `basel serve` with `BASEL_SECRET` = `secret`: its exit status and
+/// stderr, or a failure when it is still running after 60 s.
+fn serve_until_exit(deployment: &Basel, secret: &str) -> (bool, String) {
+    let mut command = deployment.basel(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--mcp-listen",
+        "127.0.0.1:0",
+    ]);
+    let mut child = command
+        .env("BASEL_SECRET", secret)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("basel starts");
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let output = child.wait_with_output().expect("output");
+            return (status.success(), stderr(&output));
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("basel serve kept running under another BASEL_SECRET");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+async fn another_secret_is_refused(deployment: Basel) {
+    let node = deployment.serve().await;
+    let key = node.register("kept@example.org").await;
+    node.stop();
+    let (ok, said) = serve_until_exit(&deployment, "another-secret-0123456789abcdefghijklmnop");
+    assert!(!ok, "started under another secret");
+    assert!(said.contains("BASEL_SECRET"), "{said}");
+    let node = deployment.serve().await;
+    assert_eq!(
+        node.get_with_key("/api/v1/ca/DE", &key)
+            .await
+            .map(|(s, _)| s),
+        Some(200),
+        "the original secret still opens it"
+    );
+    node.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_a_store_refuses_another_secret_naming_basel_secret() {
+    another_secret_is_refused(Basel::embedded().with_secret()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_mode_a_store_refuses_another_secret_naming_basel_secret() {
+    another_secret_is_refused(Basel::postgres().await.with_secret()).await;
+}
+
+#[tokio::test]
+async fn a_blank_secret_is_refused() {
+    let deployment = Basel::embedded();
+    let (ok, said) = serve_until_exit(&deployment, &" ".repeat(40));
+    assert!(!ok);
+    assert!(said.contains("BASEL_SECRET"), "{said}");
+}
+
+/// Opens a streamable HTTP session with `key` and its standalone stream
+/// (`GET /mcp`), and a legacy `/sse` stream: both bodies.
+async fn open_streams(node: &Node, key: &str) -> (reqwest::Response, reqwest::Response) {
+    let http = reqwest::Client::new();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "lockout-test", "version": "1"}}
+    });
+    let opened = http
+        .post(format!("{}/mcp", node.mcp))
+        .header("accept", "application/json, text/event-stream")
+        .header("x-api-key", key)
+        .json(&initialize)
+        .send()
+        .await
+        .expect("initialize");
+    assert_eq!(opened.status(), 200);
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("session id")
+        .to_owned();
+    drop(opened.bytes().await);
+    let initialized = http
+        .post(format!("{}/mcp", node.mcp))
+        .header("accept", "application/json, text/event-stream")
+        .header("x-api-key", key)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .send()
+        .await
+        .expect("initialized");
+    assert_eq!(initialized.status(), 202);
+    let standalone = http
+        .get(format!("{}/mcp", node.mcp))
+        .header("accept", "text/event-stream")
+        .header("x-api-key", key)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .expect("GET /mcp");
+    assert_eq!(standalone.status(), 200);
+    let mut legacy = http
+        .get(format!("{}/sse", node.mcp))
+        .header("accept", "text/event-stream")
+        .header("x-api-key", key)
+        .send()
+        .await
+        .expect("GET /sse");
+    assert_eq!(legacy.status(), 200);
+    let first = legacy
+        .chunk()
+        .await
+        .expect("chunk")
+        .expect("endpoint event");
+    assert!(String::from_utf8_lossy(&first).contains("endpoint"));
+    (standalone, legacy)
+}
+
+async fn revoking_ends_open_streams(deployment: Basel) {
+    let node = deployment.serve().await;
+    let key = node.register("streaming@example.org").await;
+    let (standalone, mut legacy) = open_streams(&node, &key).await;
+    let output = deployment.run(&["key", "revoke", "streaming@example.org"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let revoked = Instant::now();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut standalone = standalone.bytes_stream();
+        while let Some(Ok(_)) = standalone.next().await {}
+        while let Ok(Some(_)) = legacy.chunk().await {}
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "the revoked key's GET /mcp and /sse streams were still open 5 s after the revocation"
+    );
+    assert!(revoked.elapsed() < Duration::from_secs(5));
+    node.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_revoking_a_key_ends_its_open_mcp_streams_within_5_s() {
+    revoking_ends_open_streams(Basel::embedded().with_secret()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_mode_revoking_a_key_ends_its_open_mcp_streams_within_5_s() {
+    revoking_ends_open_streams(Basel::postgres().await.with_secret().with_nats(NATS)).await;
+}
