@@ -40,6 +40,7 @@ fn a_formula_and_a_phone_survive_a_csv_round_trip_escaped_in_the_file() {
         "country_code": "AF",
         "country_name": "Afghanistan",
         "contacts": [{
+            "contact_id": "c1",
             "role": "competent_authority",
             "primary": true,
             "ca_name": FORMULA,
