@@ -29,6 +29,8 @@
 //! - `rate`: the per-key token bucket on tool calls and resource reads;
 //! - `live`: `resources/subscribe` and `notifications/resources/updated`
 //!   from a channel of changed country codes;
+//! - `throttle`: the token buckets (on `governor`) of the call limit and of
+//!   failed authentication per client address, also used by the REST edge;
 //! - `sessions`: the open sessions of both transports, bound to the key that
 //!   opened them, capped per key, per client address and in all, expired
 //!   when idle;
@@ -48,10 +50,12 @@ mod revoked;
 mod schemas;
 mod sessions;
 mod sse;
+pub mod throttle;
 mod tools;
 
 pub use rate::{RateLimit, RATE_LIMITED};
 pub use sessions::SessionLimits;
+pub use throttle::FailedAuth;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -119,6 +123,9 @@ pub struct McpConfig {
     pub added: Option<tokio::sync::broadcast::Sender<String>>,
     /// Caps per key and in all on open sessions, and their idle expiry.
     pub sessions: SessionLimits,
+    /// Failed authentications per client address (shared with the REST
+    /// edge of the same process; default 10/s, bursts of 100).
+    pub failed_auth: Arc<FailedAuth>,
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
@@ -183,7 +190,11 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         .merge(legacy)
         .fallback(guard::not_found)
         .layer(axum::middleware::from_fn_with_state(
-            (state, Arc::new(guard::Refusals::default())),
+            (
+                state,
+                Arc::new(guard::Refusals::default()),
+                config.failed_auth,
+            ),
             guard::check,
         ))
 }

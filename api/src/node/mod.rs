@@ -56,6 +56,9 @@ struct Readers {
     cache: Arc<ReadCache>,
     /// The verifiable log's key and start-up check.
     audit: rest::audit::AuditState,
+    /// Failed authentications per client address, one budget for both
+    /// listeners (`BASEL_AUTH_FAILURE_RATE`).
+    failed_auth: Arc<mcp::FailedAuth>,
 }
 
 /// Runs the service until a shutdown signal.
@@ -93,6 +96,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         // One cache (and one watcher) for both listeners of this process.
         cache: ReadCache::watching(&runtime.projector),
         audit,
+        failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
@@ -246,6 +250,7 @@ async fn start_rest(
     )
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
+    state.failed_auth = readers.failed_auth.clone();
     state.mcp_url = mcp_url;
     state.public_url = Some(
         settings
@@ -331,6 +336,7 @@ async fn start_mcp(
         sessions: settings.mcp_sessions.limits(),
         changes: Some(changes),
         added: Some(added),
+        failed_auth: readers.failed_auth.clone(),
     };
     let router = mcp::router_with(state, config, wait(stopped.clone()));
     let body = crate::edge::BodyLimit {

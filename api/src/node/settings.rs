@@ -114,6 +114,11 @@ pub struct ServeSettings {
     /// address that holds a key are not counted.
     #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
     pub register_rate: crate::rest::register_limit::RegisterRate,
+    /// Failed authentications (401) per client address, over REST and MCP
+    /// together: `RATE[/BURST]` per second; past the burst, requests from
+    /// the address that present a key or token get 429 until it refills.
+    #[arg(long, env = "BASEL_AUTH_FAILURE_RATE", default_value = "10/100", value_parser = mcp::RateLimit::parse)]
+    pub auth_failure_rate: mcp::RateLimit,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
@@ -197,6 +202,7 @@ impl Default for ServeSettings {
             public_url: None,
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
+            auth_failure_rate: mcp::FailedAuth::default_rate(),
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),

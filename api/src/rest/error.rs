@@ -80,6 +80,12 @@ pub enum ApiError {
         /// Whole seconds until the next registration from this client.
         retry_after_secs: u64,
     },
+    /// 429 `too_many_failed_attempts`: too many requests from this client
+    /// address failed authentication (`Retry-After`).
+    TooManyFailedAttempts {
+        /// Whole seconds until the address may try again.
+        retry_after_secs: u64,
+    },
     /// 503: the store is unreachable; the cause is logged.
     Unavailable(String),
     /// 500: a defect; the cause is logged.
@@ -114,7 +120,8 @@ impl IntoResponse for ApiError {
                 );
                 response
             }
-            Self::TooManyRegistrations { retry_after_secs } => {
+            Self::TooManyRegistrations { retry_after_secs }
+            | Self::TooManyFailedAttempts { retry_after_secs } => {
                 let (status, body) = self.parts();
                 let mut response = (status, Json(body)).into_response();
                 response
@@ -230,6 +237,14 @@ impl ApiError {
                     "too many registrations",
                     "rate_limited",
                     &format!("this client registered too many new addresses; retry in {retry_after_secs} s"),
+                ),
+            ),
+            Self::TooManyFailedAttempts { retry_after_secs } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                body(
+                    "too many failed attempts",
+                    "too_many_failed_attempts",
+                    &format!("too many requests from this address failed authentication; retry in {retry_after_secs} s"),
                 ),
             ),
             Self::Unavailable(cause) => {

@@ -59,6 +59,9 @@ pub struct AppState {
     pub mcp_url: Option<String>,
     /// New registrations per client (`BASEL_REGISTER_RATE`).
     pub registrations: RegistrationLimit,
+    /// Failed authentications per client address (`BASEL_AUTH_FAILURE_RATE`;
+    /// the same buckets as the MCP listener's in a process serving both).
+    pub failed_auth: Arc<mcp::FailedAuth>,
     /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
     pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
     /// Whether projections that are behind are moving (`/readyz`).
@@ -87,6 +90,7 @@ impl AppState {
             public_url: None,
             mcp_url: None,
             registrations: RegistrationLimit::new(RegisterRate::default()),
+            failed_auth: Arc::default(),
             key_delivery: Default::default(),
             readiness: crate::rest::readiness::Progress::default(),
             audit: None,

@@ -172,3 +172,105 @@ async fn embedded_revoking_a_key_ends_its_open_mcp_streams_within_5_s() {
 async fn server_mode_revoking_a_key_ends_its_open_mcp_streams_within_5_s() {
     revoking_ends_open_streams(Basel::postgres().await.with_secret().with_nats(NATS)).await;
 }
+
+/// A client whose connections come from `127.0.0.<host>`.
+fn client_from(host: u8) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, host]))
+        .build()
+        .expect("client")
+}
+
+/// Sends `request` (built by `make`) until an answer is not `first`:
+/// how many were `first`, and the answer that was not.
+async fn until_not(
+    first: u16,
+    mut make: impl FnMut() -> reqwest::RequestBuilder,
+) -> (usize, reqwest::Response) {
+    for sent in 0..1_000 {
+        let response = make().send().await.expect("answer");
+        if response.status().as_u16() != first {
+            return (sent, response);
+        }
+    }
+    panic!("1,000 answers were all {first}");
+}
+
+async fn json_code(response: reqwest::Response) -> String {
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    body["code"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn repeated_wrong_api_keys_from_one_address_are_refused_with_429() {
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let key = app.key().await;
+    let url = app.url("/api/v1/ca/DE");
+    let attacker = client_from(9);
+    let (failed, refused) =
+        until_not(401, || attacker.get(&url).header("x-api-key", "bsl_wrong")).await;
+    assert!(failed >= 50, "the first failures are plain 401s ({failed})");
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(json_code(refused).await, "too_many_failed_attempts");
+    let held = attacker
+        .get(&url)
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(
+        held.status(),
+        429,
+        "held back before any lookup, whatever the key"
+    );
+    let neighbour = client_from(10);
+    let served = neighbour
+        .get(&url)
+        .header("x-api-key", &key)
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(served.status(), 200, "another address is not held back");
+}
+
+#[tokio::test]
+async fn repeated_wrong_steward_tokens_from_one_address_are_refused_with_429() {
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let url = app.url("/api/v1/ca/DE/verifications");
+    let attacker = client_from(11);
+    let (failed, refused) = until_not(401, || {
+        attacker
+            .post(&url)
+            .bearer_auth("bst_wrong")
+            .json(&json!({"verified": false}))
+    })
+    .await;
+    assert!(failed >= 50, "the first failures are plain 401s ({failed})");
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(json_code(refused).await, "too_many_failed_attempts");
+}
+
+#[tokio::test]
+async fn past_the_registration_limit_a_registered_address_is_refused_like_a_new_one() {
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let url = app.url("/register");
+    let client = client_from(12);
+    let register = |email: &str| client.post(&url).json(&json!({ "email": email }));
+    let known = register("known@example.org").send().await.expect("answer");
+    assert_eq!(known.status(), 200);
+    let mut n = 0;
+    let (_, refused) = until_not(200, || {
+        n += 1;
+        register(&format!("new{n}@example.org"))
+    })
+    .await;
+    assert_eq!(refused.status(), 429);
+    let again = register("known@example.org").send().await.expect("answer");
+    assert_eq!(
+        again.status(),
+        429,
+        "a registered address gets the same answer as an unknown one"
+    );
+}

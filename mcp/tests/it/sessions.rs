@@ -394,3 +394,37 @@ async fn a_legacy_sse_session_is_refused_to_another_key() {
     assert_eq!(send(other).await, 404);
     assert_eq!(send(app.key.clone()).await, 202);
 }
+
+#[tokio::test]
+async fn repeated_wrong_keys_from_one_address_are_refused_with_429() {
+    let app = spawn_configured(&[], None, McpConfig::default()).await;
+    let attacker = client_from(21);
+    let mut failed = 0;
+    let refused = loop {
+        let response = attacker
+            .post(format!("{}/mcp", app.base))
+            .header("accept", ACCEPT)
+            .header("content-type", "application/json")
+            .header("x-api-key", "bsl_wrong")
+            .body(initialize().to_string())
+            .send()
+            .await
+            .expect("response");
+        if response.status() != 401 {
+            break response;
+        }
+        failed += 1;
+        assert!(failed < 1_000, "never throttled");
+    };
+    assert!(failed >= 50, "the first failures are plain 401s ({failed})");
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(
+        code(&refused.text().await.expect("body")),
+        "too_many_failed_attempts"
+    );
+    let (status, _) = initialize_from(&app, &attacker, &app.key).await;
+    assert_eq!(status, 429, "held back whatever the key");
+    let (status, _) = initialize_from(&app, &client_from(22), &app.key).await;
+    assert_eq!(status, 200, "another address is not");
+}
