@@ -205,7 +205,7 @@ async fn json_code(response: reqwest::Response) -> String {
 async fn repeated_wrong_api_keys_from_one_address_are_refused_with_429() {
     let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
     let key = app.key().await;
-    let url = app.url("/api/v1/ca/DE");
+    let url = app.url("/api/v1/ca");
     let attacker = client_from(9);
     let (failed, refused) =
         until_not(401, || attacker.get(&url).header("x-api-key", "bsl_wrong")).await;
