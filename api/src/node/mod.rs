@@ -68,7 +68,8 @@ struct Readers {
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
     let mail = settings.mail.check()?;
-    crate::edge::raise_open_file_limit();
+    let (soft, _) = crate::edge::raise_open_file_limit();
+    let settings = &fit_to_open_files(settings, soft)?;
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -128,6 +129,20 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         joined.context("a server task panicked")??;
     }
     Ok(())
+}
+
+/// `settings` with a connection cap per listener that keeps every listener
+/// of this process (REST or ops, MCP) under the open-file limit `soft`.
+///
+/// # Errors
+/// When too few connections would fit (see [`crate::edge::fit_connection_cap`]).
+fn fit_to_open_files(settings: &ServeSettings, soft: Option<u64>) -> anyhow::Result<ServeSettings> {
+    let listeners = 1 + usize::from(settings.runs(Role::Mcp));
+    let mut fitted = settings.clone();
+    fitted.conn.max_connections =
+        crate::edge::fit_connection_cap(settings.conn.max_connections, listeners, soft)
+            .map_err(anyhow::Error::msg)?;
+    Ok(fitted)
 }
 
 /// The MCP listener, bound before the REST one so the start page can name
