@@ -24,6 +24,8 @@ use crate::node::settings::StoreSettings;
 pub struct Runtime {
     /// The event store.
     pub backend: Backend,
+    /// The most contacts a Party may hold (`BASEL_MAX_CONTACTS_PER_PARTY`).
+    pub max_contacts: usize,
     /// The read tables.
     pub read_db: ReadDb,
     /// The projections over them.
@@ -110,6 +112,7 @@ impl Runtime {
             None => None,
         };
         Ok(Self {
+            max_contacts: settings.max_contacts_per_party.max(1),
             backend,
             read_db,
             projector,
@@ -151,6 +154,7 @@ impl Runtime {
             projector: self.projector.clone(),
             wake: self.wake.clone(),
             secret: self.secret.clone(),
+            max_contacts: self.max_contacts,
             relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
         }
     }

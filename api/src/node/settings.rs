@@ -29,6 +29,15 @@ pub struct StoreSettings {
     /// `BASEL_DATABASE_URL` (server mode).
     #[arg(long, env = "BASEL_NATS_URL", global = true)]
     pub nats_url: Option<String>,
+    /// The most contacts a Party's record may hold; one more is refused
+    /// (422), by steward writes and imports alike.
+    #[arg(
+        long,
+        env = "BASEL_MAX_CONTACTS_PER_PARTY",
+        default_value_t = domain::authority::DEFAULT_MAX_CONTACTS,
+        global = true
+    )]
+    pub max_contacts_per_party: usize,
     /// The JetStream stream holding the log (server mode).
     #[arg(
         long,

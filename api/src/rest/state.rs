@@ -34,6 +34,8 @@ pub struct Wiring {
     pub wake: Arc<Notify>,
     /// The secret API keys are derived under.
     pub secret: ServerSecret,
+    /// The most contacts a Party may hold (`BASEL_MAX_CONTACTS_PER_PARTY`).
+    pub max_contacts: usize,
     /// Whether a relay publishes the log to JetStream (server mode): then
     /// `/metrics` reports the relay backlog.
     pub relayed: bool,

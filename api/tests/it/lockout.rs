@@ -274,3 +274,33 @@ async fn past_the_registration_limit_a_registered_address_is_refused_like_a_new_
         "a registered address gets the same answer as an unknown one"
     );
 }
+
+#[tokio::test]
+async fn a_party_holds_at_most_100_contacts() {
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let token = app.enrol("ana").await;
+    app.add_country(&token, "AF", "Afghanistan").await;
+    for n in 0..100 {
+        let added = app
+            .post_as(
+                "/api/v1/ca/AF/contacts",
+                &token,
+                &json!({ "name": format!("Office {n}") }),
+            )
+            .await;
+        assert_eq!(added.status, 201, "contact {n}: {}", added.text);
+    }
+    let refused = app
+        .post_as(
+            "/api/v1/ca/AF/contacts",
+            &token,
+            &json!({ "name": "Office 101" }),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(
+        refused.text.contains("at most 100 contacts"),
+        "{}",
+        refused.text
+    );
+}
