@@ -217,8 +217,17 @@ impl ApiError {
                     "send the body as JSON with Content-Type: application/json",
                 ),
             ),
-            Self::Invalid(problems) => {
-                let mut value = body("invalid fields", "validation_failed", &summary(&problems));
+            Self::Invalid(mut problems) => {
+                let found = problems.len();
+                problems.truncate(MAX_LISTED_PROBLEMS);
+                let mut message = summary(&problems);
+                if found > MAX_LISTED_PROBLEMS {
+                    message.push_str(&format!(
+                        " (and {} more: {found} problems in all, the first {MAX_LISTED_PROBLEMS} listed)",
+                        found - MAX_LISTED_PROBLEMS
+                    ));
+                }
+                let mut value = body("invalid fields", "validation_failed", &message);
                 value.errors = Some(problems);
                 (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
@@ -319,6 +328,10 @@ impl ApiKeyErrorBody {
         }
     }
 }
+
+/// The most problems a 422 lists (its message counts the rest), so a body
+/// of a thousand unknown fields is not answered with a thousand entries.
+pub const MAX_LISTED_PROBLEMS: usize = 20;
 
 fn summary(problems: &[FieldProblem]) -> String {
     problems

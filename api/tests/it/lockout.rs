@@ -304,3 +304,43 @@ async fn a_party_holds_at_most_100_contacts() {
         refused.text
     );
 }
+
+#[tokio::test]
+async fn two_host_headers_are_a_400() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let addr = app.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("answered")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("duplicate_host"), "{answer}");
+    let single = reqwest::get(app.url("/healthz")).await.expect("answer");
+    assert_eq!(single.status(), 200);
+}
+
+#[tokio::test]
+async fn a_422_lists_the_first_20_problems_and_counts_the_rest() {
+    let app = crate::inproc::App::start(crate::support::Mode::Embedded).await;
+    let mut body = serde_json::Map::new();
+    body.insert("email".into(), json!("someone@example.org"));
+    for n in 0..500 {
+        body.insert(format!("unknown_{n}"), json!(n));
+    }
+    let answer = app
+        .send(app.client().post(app.url("/register")).json(&body))
+        .await;
+    assert_eq!(answer.status, 422, "{}", answer.text);
+    assert_eq!(answer.body["errors"].as_array().map(Vec::len), Some(20));
+    let message = answer.body["message"].as_str().unwrap_or_default();
+    assert!(message.contains("480 more"), "{message}");
+    assert!(answer.text.len() < 8_000, "{} bytes", answer.text.len());
+}
