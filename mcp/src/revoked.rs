@@ -5,8 +5,10 @@
 //! Each serving process watches its own read tables: the `api_keys`
 //! projection follows the log in both storage modes, so a revocation made
 //! anywhere (another process, the CLI) reaches every replica through it.
-//! Every [`RECHECK`] the keys holding sessions are looked up in `api_keys`
-//! (one indexed read each); a key not found active has its sessions closed.
+//! Every [`RECHECK`] the keys holding sessions are looked up through the
+//! read cache (which forgets its active keys whenever the `api_keys`
+//! checkpoint moves, so a key is read from the table once per change, not
+//! once a second); a key not found active has its sessions closed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,7 +45,13 @@ pub(crate) fn watch(registry: &Arc<Registry>, state: Arc<McpState>, shutdown: Ca
 /// round tries again).
 async fn close_inactive(registry: &Registry, state: &McpState) {
     for owner in registry.owners() {
-        match projections::api_keys::is_active(&state.read_db, &owner).await {
+        let Some(digest) = hex::decode(&owner)
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+        else {
+            continue;
+        };
+        match state.cache.is_active_key(&state.read_db, digest).await {
             Ok(true) => {}
             Ok(false) => {
                 let closed = registry.close_owner(&owner);
