@@ -41,6 +41,12 @@ impl ServerSecret {
         self.mac_bytes("basel derived key v1", purpose)
     }
 
+    /// The verifier a store records of its secret (`store::SecretCheck`):
+    /// an HMAC of a constant, from which the secret cannot be recovered.
+    pub fn verifier(&self) -> String {
+        self.mac("basel secret verifier v1", "")
+    }
+
     /// The subject id of a normalised address: the keyed digest that finds
     /// a person's keys in `subject_keys` without revealing the address.
     pub fn subject_id(&self, normalized_email: &str) -> String {

@@ -153,6 +153,7 @@ pub async fn apply_release(
             // The store's primary (perhaps a steward's verified choice) stays.
             contact.primary &= state.primary.is_none();
             let add = AddContact {
+                max_contacts: domain::authority::DEFAULT_MAX_CONTACTS,
                 contact,
                 steward: None,
                 today,

@@ -26,7 +26,8 @@ use rmcp::ErrorData;
 use serde_json::{json, Value};
 
 use crate::handler::Basel;
-use crate::sessions::{Closer, Registry};
+use crate::sessions::{self, Closer, Holder, Registry};
+use crate::throttle::FailedAuth;
 use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
 
 /// The header carrying the key, as on the REST API.
@@ -51,11 +52,20 @@ impl Caller {
 
 /// Middleware: lets a request through only when every check passes.
 pub(crate) async fn check(
-    State((state, refusals)): State<(Arc<McpState>, Arc<Refusals>)>,
+    State((state, refusals, failures)): State<(Arc<McpState>, Arc<Refusals>, Arc<FailedAuth>)>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    match refuse(&state, &refusals, request.headers(), request.uri()).await {
+    let door = Door {
+        state: &state,
+        refusals: &refusals,
+        failures: &failures,
+        peer: request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip()),
+    };
+    match refuse(&door, request.headers(), request.uri()).await {
         Ok(caller) => {
             request.extensions_mut().insert(caller);
             next.run(request).await
@@ -64,12 +74,21 @@ pub(crate) async fn check(
     }
 }
 
+/// What the checks need: the state, the refusal log, the failed-auth
+/// buckets and the client's address.
+struct Door<'a> {
+    state: &'a McpState,
+    refusals: &'a Refusals,
+    failures: &'a FailedAuth,
+    peer: Option<std::net::IpAddr>,
+}
+
 async fn refuse(
-    state: &McpState,
-    refusals: &Refusals,
+    door: &Door<'_>,
     headers: &HeaderMap,
     uri: &axum::http::Uri,
 ) -> Result<Caller, Refusal> {
+    let (state, refusals) = (door.state, door.refusals);
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         let host = presented_host(headers, uri);
         let host = bounded(&host);
@@ -92,7 +111,7 @@ async fn refuse(
             )));
         }
     }
-    let caller = authenticate(state, headers).await?;
+    let caller = authenticate_throttled(door, headers).await?;
     protocol_version(headers)?;
     let length = headers
         .get(CONTENT_LENGTH)
@@ -116,6 +135,41 @@ fn presented_key(headers: &HeaderMap) -> Option<&str> {
         text(API_KEY_HEADER),
         text(axum::http::header::AUTHORIZATION.as_str()),
     )
+}
+
+/// [`authenticate`], throttled per client address: past its budget of
+/// failures an address that presents a key is answered 429 before any
+/// lookup, and the failure that empties the budget is a 429 too.
+async fn authenticate_throttled(door: &Door<'_>, headers: &HeaderMap) -> Result<Caller, Refusal> {
+    let Some(peer) = door.peer else {
+        return authenticate(door.state, headers).await;
+    };
+    if let Some(wait) = door.failures.held_back(peer) {
+        return Err(Box::new(too_many_failures(wait)));
+    }
+    let answer = authenticate(door.state, headers).await;
+    if let Err(refusal) = &answer {
+        if refusal.status() == StatusCode::UNAUTHORIZED {
+            if let Err(wait) = door.failures.failed(peer) {
+                return Err(Box::new(too_many_failures(wait)));
+            }
+        }
+    }
+    answer
+}
+
+/// 429 `too_many_failed_attempts` with `Retry-After`.
+fn too_many_failures(wait: std::time::Duration) -> Response {
+    let mut response = error(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_failed_attempts",
+        "Too many requests from your address failed authentication; wait before trying again.",
+    );
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        HeaderValue::from(crate::throttle::retry_after_secs(wait)),
+    );
+    response
 }
 
 async fn authenticate(state: &McpState, headers: &HeaderMap) -> Result<Caller, Refusal> {
@@ -283,6 +337,7 @@ pub(crate) async fn streamable(
         .get::<Caller>()
         .cloned()
         .unwrap_or_default();
+    let address = peer(&request);
     let session = request
         .headers()
         .get(SESSION_HEADER)
@@ -323,8 +378,12 @@ pub(crate) async fn streamable(
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let holder = Holder {
+                owner: caller.id(),
+                address,
+            };
             match opened {
-                Some(id) => match registry.insert(&id, caller.id(), Closer::Streamable) {
+                Some(id) => match registry.insert(&id, &holder, Closer::Streamable) {
                     Ok(()) => response,
                     Err(refused) => refused.response(),
                 },
@@ -342,21 +401,38 @@ pub(crate) async fn streamable(
                     None => return stream_conflict(),
                 }
             };
+            let Some(ended) = registry.ended(&id) else {
+                return unknown_session();
+            };
             let response = service.handle(request).await.map(axum::body::Body::new);
             if !response.status().is_success() {
                 return response;
             }
+            // Ends when the session is closed (evicted, expired, its key
+            // revoked), whatever rmcp does with the stream.
             response.map(|body| {
-                let stream = body.into_data_stream().map(move |chunk| {
-                    let _busy = &busy;
-                    chunk
-                });
+                let stream = body
+                    .into_data_stream()
+                    .take_until(ended.cancelled_owned())
+                    .map(move |chunk| {
+                        let _busy = &busy;
+                        chunk
+                    });
                 axum::body::Body::from_stream(stream)
             })
         }
         (Method::GET, None) => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
+}
+
+/// The client address of a request (see [`sessions::client_address`]):
+/// its connection's peer, when the server recorded it (`ConnectInfo`).
+pub(crate) fn peer(request: &Request) -> Option<std::net::IpAddr> {
+    request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| sessions::client_address(info.0.ip()))
 }
 
 /// 409 for a second standalone stream of one session.

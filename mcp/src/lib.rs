@@ -29,8 +29,12 @@
 //! - `rate`: the per-key token bucket on tool calls and resource reads;
 //! - `live`: `resources/subscribe` and `notifications/resources/updated`
 //!   from a channel of changed country codes;
+//! - `throttle`: the token buckets (on `governor`) of the call limit and of
+//!   failed authentication per client address, also used by the REST edge;
 //! - `sessions`: the open sessions of both transports, bound to the key that
-//!   opened them, capped per key and in all, expired when idle.
+//!   opened them, capped per key, per client address and in all, expired
+//!   when idle;
+//! - `revoked`: closes the sessions (and streams) of keys no longer active.
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
@@ -42,13 +46,16 @@ mod jsonrpc;
 mod live;
 mod rate;
 mod resources;
+mod revoked;
 mod schemas;
 mod sessions;
 mod sse;
+pub mod throttle;
 mod tools;
 
 pub use rate::{RateLimit, RATE_LIMITED};
 pub use sessions::SessionLimits;
+pub use throttle::FailedAuth;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -116,6 +123,9 @@ pub struct McpConfig {
     pub added: Option<tokio::sync::broadcast::Sender<String>>,
     /// Caps per key and in all on open sessions, and their idle expiry.
     pub sessions: SessionLimits,
+    /// Failed authentications per client address (shared with the REST
+    /// edge of the same process; default 10/s, bursts of 100).
+    pub failed_auth: Arc<FailedAuth>,
 }
 
 /// The MCP router: `POST /mcp` (streamable HTTP), `GET /sse` + `POST /message` (legacy SSE).
@@ -156,6 +166,7 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
     let manager = Arc::new(session_manager(config.sessions));
     let registry = sessions::Registry::new(config.sessions, manager.clone());
     registry.sweep_until(shutdown.clone());
+    revoked::watch(&registry, state.clone(), shutdown.clone());
     let streamable = streamable_service(&state, handler.clone(), manager, shutdown.clone());
     let sessions = sse::Sessions::new(handler, registry.clone(), shutdown);
     let legacy = Router::new()
@@ -179,7 +190,11 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         .merge(legacy)
         .fallback(guard::not_found)
         .layer(axum::middleware::from_fn_with_state(
-            (state, Arc::new(guard::Refusals::default())),
+            (
+                state,
+                Arc::new(guard::Refusals::default()),
+                config.failed_auth,
+            ),
             guard::check,
         ))
 }

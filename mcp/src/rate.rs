@@ -9,13 +9,11 @@
 //! Only authenticated keys get a bucket, so the map is bounded by the key
 //! table; full buckets are dropped now and then to keep it small.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
-
 use rmcp::model::ErrorCode;
 use rmcp::ErrorData;
 use serde_json::json;
+
+use crate::throttle::Throttle;
 
 /// The JSON-RPC error code of a refused call (in the implementation-defined
 /// server-error range; "429" in the last digits for people reading logs).
@@ -68,19 +66,10 @@ impl RateLimit {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-/// Buckets above this many trigger a sweep of the full ones.
-const SWEEP_ABOVE: usize = 10_000;
-
-/// The buckets of every key, under one limit.
+/// The buckets of every key, under one limit (a [`Throttle`]).
 pub(crate) struct Limiter {
     limit: RateLimit,
-    buckets: Mutex<HashMap<String, Bucket>>,
+    buckets: Throttle<String>,
 }
 
 impl Limiter {
@@ -88,33 +77,7 @@ impl Limiter {
     pub(crate) fn new(limit: RateLimit) -> Self {
         Self {
             limit,
-            buckets: Mutex::default(),
-        }
-    }
-
-    /// Takes one token from `key`'s bucket at `now`, or says how long until
-    /// one is back.
-    fn take_at(&self, key: &str, now: Instant) -> Result<(), Duration> {
-        let RateLimit { per_second, burst } = self.limit;
-        let burst = f64::from(burst);
-        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if buckets.len() > SWEEP_ABOVE {
-            buckets.retain(|_, b| {
-                b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * per_second < burst
-            });
-        }
-        let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
-            tokens: burst,
-            at: now,
-        });
-        let refilled = now.saturating_duration_since(bucket.at).as_secs_f64() * per_second;
-        bucket.tokens = (bucket.tokens + refilled).min(burst);
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            Ok(())
-        } else {
-            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / per_second))
+            buckets: Throttle::new(limit),
         }
     }
 
@@ -124,7 +87,7 @@ impl Limiter {
     /// The rate-limit error (-32029) with `data.retry_after_ms` when the
     /// bucket is empty.
     pub(crate) fn take(&self, key: &str) -> Result<(), ErrorData> {
-        self.take_at(key, Instant::now()).map_err(|wait| {
+        self.buckets.spend(&key.to_owned()).map_err(|wait| {
             let retry_after_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
             ErrorData::new(
                 RATE_LIMITED,
@@ -147,27 +110,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_bucket_allows_its_burst_then_refills_at_the_rate() {
+    fn a_bucket_allows_its_burst_then_answers_the_rate_limit_error() {
         let limiter = Limiter::new(RateLimit {
             per_second: 10.0,
             burst: 3,
         });
-        let start = Instant::now();
         for _ in 0..3 {
-            assert!(limiter.take_at("k", start).is_ok());
+            assert!(limiter.take("k").is_ok());
         }
-        let wait = limiter.take_at("k", start).unwrap_err();
-        assert_eq!(wait, Duration::from_millis(100));
-        assert!(
-            limiter.take_at("other", start).is_ok(),
-            "buckets are per key"
-        );
-        assert!(limiter
-            .take_at("k", start + Duration::from_millis(100))
-            .is_ok());
-        assert!(limiter
-            .take_at("k", start + Duration::from_millis(110))
-            .is_err());
+        let refused = limiter.take("k").expect_err("past the burst");
+        assert_eq!(refused.code, RATE_LIMITED);
+        let wait = refused.data.expect("data")["retry_after_ms"]
+            .as_u64()
+            .expect("retry_after_ms");
+        assert!((1..=100).contains(&wait), "{wait}");
+        assert!(limiter.take("other").is_ok(), "buckets are per key");
     }
 
     #[test]

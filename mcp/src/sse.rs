@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::guard::{self, Caller};
 use crate::handler::Basel;
-use crate::sessions::{Closer, Registry};
+use crate::sessions::{Closer, Holder, Registry};
 use crate::{jsonrpc, MAX_BODY_BYTES};
 
 /// Client messages a session buffers before `POST /message` waits.
@@ -102,16 +102,22 @@ impl Drop for Closing {
 pub(crate) async fn open(
     State(sessions): State<Sessions>,
     caller: Option<Extension<Caller>>,
+    request: Request,
 ) -> Response {
+    let address = guard::peer(&request);
     if let Err(refused) = sessions.registry.admit() {
         return refused.response();
     }
     let caller = caller.map(|Extension(c)| c).unwrap_or_default();
     let id = uuid::Uuid::new_v4().simple().to_string();
     let stop = sessions.shutdown.child_token();
+    let holder = Holder {
+        owner: caller.id(),
+        address,
+    };
     if let Err(refused) = sessions
         .registry
-        .insert(&id, caller.id(), Closer::Sse(stop.clone()))
+        .insert(&id, &holder, Closer::Sse(stop.clone()))
     {
         return refused.response();
     }

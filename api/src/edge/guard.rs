@@ -5,7 +5,8 @@
 //! more than [`MAX_HEADERS`] headers or over [`MAX_HEADER_BYTES`] a 431, a
 //! `Content-Length` over the listener's body limit a 413 (before a byte of
 //! the body is read), and a body that does not arrive whole within the body
-//! deadline a 408 (`Connection: close`). The body is read here, so the
+//! deadline a 408 (`Connection: close`); a request with two `Host` headers
+//! is a 400 `duplicate_host` (RFC 9112). The body is read here, so the
 //! route gets it in memory and no route waits on a slow client.
 //!
 //! After: every answer carries `X-Content-Type-Options: nosniff`; answers
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{
-    CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING,
+    CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, TRANSFER_ENCODING,
     X_CONTENT_TYPE_OPTIONS,
 };
 use axum::http::{HeaderValue, StatusCode};
@@ -111,6 +112,14 @@ fn admit(limit: BodyLimit, request: Request) -> Admitted {
             &format!(
                 "Requests are limited to {MAX_HEADERS} headers and {MAX_HEADER_BYTES} bytes of headers."
             ),
+        ));
+    }
+    if headers.get_all(HOST).iter().nth(1).is_some() {
+        // RFC 9112, section 3.2: a request with more than one Host is a 400.
+        return Admitted::Refused(error(
+            StatusCode::BAD_REQUEST,
+            "duplicate_host",
+            "A request names its Host once.",
         ));
     }
     let declared = headers

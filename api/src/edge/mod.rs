@@ -26,7 +26,7 @@ pub mod settings;
 pub mod wire;
 
 pub use accept::serve;
-pub use fdlimit::raise_open_file_limit;
+pub use fdlimit::{fit_connection_cap, raise_open_file_limit};
 pub use front::Front;
 pub use guard::BodyLimit;
 pub use settings::ConnSettings;

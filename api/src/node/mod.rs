@@ -56,6 +56,9 @@ struct Readers {
     cache: Arc<ReadCache>,
     /// The verifiable log's key and start-up check.
     audit: rest::audit::AuditState,
+    /// Failed authentications per client address, one budget for both
+    /// listeners (`BASEL_AUTH_FAILURE_RATE`).
+    failed_auth: Arc<mcp::FailedAuth>,
 }
 
 /// Runs the service until a shutdown signal.
@@ -65,7 +68,8 @@ struct Readers {
 pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::Result<()> {
     let signalled = shutdown_signal()?;
     let mail = settings.mail.check()?;
-    crate::edge::raise_open_file_limit();
+    let (soft, _) = crate::edge::raise_open_file_limit();
+    let settings = &fit_to_open_files(settings, soft)?;
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -93,6 +97,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         // One cache (and one watcher) for both listeners of this process.
         cache: ReadCache::watching(&runtime.projector),
         audit,
+        failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
@@ -124,6 +129,20 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         joined.context("a server task panicked")??;
     }
     Ok(())
+}
+
+/// `settings` with a connection cap per listener that keeps every listener
+/// of this process (REST or ops, MCP) under the open-file limit `soft`.
+///
+/// # Errors
+/// When too few connections would fit (see [`crate::edge::fit_connection_cap`]).
+fn fit_to_open_files(settings: &ServeSettings, soft: Option<u64>) -> anyhow::Result<ServeSettings> {
+    let listeners = 1 + usize::from(settings.runs(Role::Mcp));
+    let mut fitted = settings.clone();
+    fitted.conn.max_connections =
+        crate::edge::fit_connection_cap(settings.conn.max_connections, listeners, soft)
+            .map_err(anyhow::Error::msg)?;
+    Ok(fitted)
 }
 
 /// The MCP listener, bound before the REST one so the start page can name
@@ -246,6 +265,7 @@ async fn start_rest(
     )
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
+    state.failed_auth = readers.failed_auth.clone();
     state.mcp_url = mcp_url;
     state.public_url = Some(
         settings
@@ -331,6 +351,7 @@ async fn start_mcp(
         sessions: settings.mcp_sessions.limits(),
         changes: Some(changes),
         added: Some(added),
+        failed_auth: readers.failed_auth.clone(),
     };
     let router = mcp::router_with(state, config, wait(stopped.clone()));
     let body = crate::edge::BodyLimit {

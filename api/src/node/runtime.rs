@@ -24,6 +24,8 @@ use crate::node::settings::StoreSettings;
 pub struct Runtime {
     /// The event store.
     pub backend: Backend,
+    /// The most contacts a Party may hold (`BASEL_MAX_CONTACTS_PER_PARTY`).
+    pub max_contacts: usize,
     /// The read tables.
     pub read_db: ReadDb,
     /// The projections over them.
@@ -92,6 +94,7 @@ impl Runtime {
             .await
             .context("cannot prepare the projections")?;
         let secret = ServerSecret::new(load_secret(settings)?);
+        check_secret(&backend, &secret).await?;
         seal_legacy_addresses(&backend, &secret, settings.nats_url.is_some()).await?;
         let log = match &settings.nats_url {
             Some(url) => {
@@ -109,6 +112,7 @@ impl Runtime {
             None => None,
         };
         Ok(Self {
+            max_contacts: settings.max_contacts_per_party.max(1),
             backend,
             read_db,
             projector,
@@ -150,6 +154,7 @@ impl Runtime {
             projector: self.projector.clone(),
             wake: self.wake.clone(),
             secret: self.secret.clone(),
+            max_contacts: self.max_contacts,
             relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
         }
     }
@@ -208,9 +213,7 @@ fn absolute(path: &Path) -> anyhow::Result<std::path::PathBuf> {
 /// generated (owner-only permissions) on first use.
 fn load_secret(settings: &StoreSettings) -> anyhow::Result<SecretString> {
     if let Some(secret) = &settings.secret {
-        if secret.len() < 32 {
-            bail!("BASEL_SECRET must be at least 32 characters");
-        }
+        strong_enough(secret)?;
         return Ok(SecretString::from(secret.clone()));
     }
     let path = absolute(&settings.data_dir)?.join("server.secret");
@@ -220,6 +223,52 @@ fn load_secret(settings: &StoreSettings) -> anyhow::Result<SecretString> {
     let secret = ServerSecret::generate();
     write_private(&path, secrecy::ExposeSecret::expose_secret(&secret))?;
     Ok(secret)
+}
+
+/// The fewest distinct characters a `BASEL_SECRET` may have.
+const MIN_DISTINCT_CHARACTERS: usize = 8;
+
+/// Refuses a secret that is short, blank or padded, or made of a few
+/// characters repeated (40 spaces, `abababab…`).
+fn strong_enough(secret: &str) -> anyhow::Result<()> {
+    if secret.trim().is_empty() {
+        bail!("BASEL_SECRET is blank: use at least 32 random characters (e.g. `openssl rand -hex 32`)");
+    }
+    if secret.trim() != secret {
+        bail!("BASEL_SECRET starts or ends with whitespace: remove it");
+    }
+    if secret.chars().count() < 32 {
+        bail!("BASEL_SECRET must be at least 32 characters");
+    }
+    let mut distinct: Vec<char> = secret.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < MIN_DISTINCT_CHARACTERS {
+        bail!(
+            "BASEL_SECRET is too easy to guess ({} distinct characters, at least {MIN_DISTINCT_CHARACTERS} needed): use random characters (e.g. `openssl rand -hex 32`)",
+            distinct.len()
+        );
+    }
+    Ok(())
+}
+
+/// Refuses to open a store with another secret than the one it was created
+/// with (the first start records a verifier of it).
+async fn check_secret(backend: &Backend, secret: &ServerSecret) -> anyhow::Result<()> {
+    let check = backend
+        .check_secret(secret)
+        .await
+        .context("cannot read the store's secret verifier")?;
+    match check {
+        commands::store::SecretCheck::Recorded => {
+            tracing::info!("the store now records a verifier of its server secret");
+            Ok(())
+        }
+        commands::store::SecretCheck::Matches => Ok(()),
+        commands::store::SecretCheck::Differs => bail!(
+            "BASEL_SECRET is not the secret this store was created with (embedded mode without BASEL_SECRET: <data-dir>/server.secret): API keys, key ids and sealed addresses depend on it, so the store cannot be opened with another; start with the original secret (see docs/limits.md, \"The server secret\")"
+        ),
+    }
 }
 
 pub(crate) fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
@@ -233,4 +282,27 @@ pub(crate) fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot create {}", path.display()))?;
     file.write_all(text.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strong_enough;
+
+    #[test]
+    fn blank_padded_short_and_repetitive_secrets_are_refused() {
+        for weak in [
+            " ".repeat(40),
+            "\t".repeat(40),
+            "a".repeat(40),
+            "ab".repeat(20),
+            "abcdefg".repeat(6),
+            format!(" {}", "0123456789abcdef".repeat(2)),
+            "0123456789abcdef".to_owned(),
+        ] {
+            let refused = strong_enough(&weak).expect_err(&weak);
+            assert!(refused.to_string().contains("BASEL_SECRET"), "{refused}");
+        }
+        assert!(strong_enough("test-secret-test-secret-test-secret-0123").is_ok());
+        assert!(strong_enough(&"0123456789abcdef".repeat(4)).is_ok());
+    }
 }

@@ -29,6 +29,15 @@ pub struct StoreSettings {
     /// `BASEL_DATABASE_URL` (server mode).
     #[arg(long, env = "BASEL_NATS_URL", global = true)]
     pub nats_url: Option<String>,
+    /// The most contacts a Party's record may hold; one more is refused
+    /// (422), by steward writes and imports alike.
+    #[arg(
+        long,
+        env = "BASEL_MAX_CONTACTS_PER_PARTY",
+        default_value_t = domain::authority::DEFAULT_MAX_CONTACTS,
+        global = true
+    )]
+    pub max_contacts_per_party: usize,
     /// The JetStream stream holding the log (server mode).
     #[arg(
         long,
@@ -114,6 +123,11 @@ pub struct ServeSettings {
     /// address that holds a key are not counted.
     #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
     pub register_rate: crate::rest::register_limit::RegisterRate,
+    /// Failed authentications (401) per client address, over REST and MCP
+    /// together: `RATE[/BURST]` per second; past the burst, requests from
+    /// the address that present a key or token get 429 until it refills.
+    #[arg(long, env = "BASEL_AUTH_FAILURE_RATE", default_value = "10/100", value_parser = mcp::RateLimit::parse)]
+    pub auth_failure_rate: mcp::RateLimit,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
@@ -132,7 +146,12 @@ pub struct McpSessionSettings {
     /// least recently used session.
     #[arg(long, env = "BASEL_MCP_MAX_SESSIONS_PER_KEY", default_value_t = mcp::SessionLimits::default().per_key)]
     pub mcp_max_sessions_per_key: usize,
-    /// Open MCP sessions in all; a new one past it is refused (503).
+    /// Open MCP sessions per client address (IPv4 address, IPv6 /64); a new
+    /// one past it closes the address's least recently used idle session.
+    #[arg(long, env = "BASEL_MCP_MAX_SESSIONS_PER_ADDRESS", default_value_t = mcp::SessionLimits::default().per_address)]
+    pub mcp_max_sessions_per_address: usize,
+    /// Open MCP sessions in all; a new one past it closes the least recently
+    /// used idle session (503 when none is idle).
     #[arg(long, env = "BASEL_MCP_MAX_SESSIONS", default_value_t = mcp::SessionLimits::default().total)]
     pub mcp_max_sessions: usize,
     /// An MCP session unused for this long is closed.
@@ -145,6 +164,7 @@ impl Default for McpSessionSettings {
         let limits = mcp::SessionLimits::default();
         Self {
             mcp_max_sessions_per_key: limits.per_key,
+            mcp_max_sessions_per_address: limits.per_address,
             mcp_max_sessions: limits.total,
             mcp_session_idle: limits.idle,
         }
@@ -156,6 +176,7 @@ impl McpSessionSettings {
     pub fn limits(&self) -> mcp::SessionLimits {
         mcp::SessionLimits {
             per_key: self.mcp_max_sessions_per_key.max(1),
+            per_address: self.mcp_max_sessions_per_address.max(1),
             total: self.mcp_max_sessions.max(1),
             idle: self.mcp_session_idle,
         }
@@ -190,6 +211,7 @@ impl Default for ServeSettings {
             public_url: None,
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
+            auth_failure_rate: mcp::FailedAuth::default_rate(),
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),

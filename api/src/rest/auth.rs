@@ -90,6 +90,17 @@ impl FromRequestParts<Shared> for Steward {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
+        let peer = crate::rest::auth_throttle::peer(&parts.extensions);
+        crate::rest::auth_throttle::not_held_back(state, peer)?;
+        Self::of_token(parts, state)
+            .await
+            .map_err(|refusal| crate::rest::auth_throttle::failed(state, peer, refusal))
+    }
+}
+
+impl Steward {
+    /// The steward whose bearer token `parts` carries.
+    async fn of_token(parts: &Parts, state: &Shared) -> Result<Self, ApiError> {
         let token = parts
             .headers
             .get(AUTHORIZATION)

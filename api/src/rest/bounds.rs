@@ -117,7 +117,7 @@ fn add_edge_answers(operation: &mut Map<String, Value>) {
         "431",
         "Over 100 headers or 32 KiB of headers (`headers_too_large`)",
     );
-    add("429", "Too many requests or open connections from this address (`too_many_connections_from_peer`; `Retry-After`)");
+    add("429", "Too many requests or open connections from this address (`too_many_connections_from_peer`), or too many of its requests failed authentication (`too_many_failed_attempts`); `Retry-After`");
     add("503", "The service is unavailable: the store did not answer within 4 s, or the server holds its maximum of connections (`Retry-After`)");
     if has_body {
         add(

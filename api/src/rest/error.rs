@@ -80,6 +80,12 @@ pub enum ApiError {
         /// Whole seconds until the next registration from this client.
         retry_after_secs: u64,
     },
+    /// 429 `too_many_failed_attempts`: too many requests from this client
+    /// address failed authentication (`Retry-After`).
+    TooManyFailedAttempts {
+        /// Whole seconds until the address may try again.
+        retry_after_secs: u64,
+    },
     /// 503: the store is unreachable; the cause is logged.
     Unavailable(String),
     /// 500: a defect; the cause is logged.
@@ -114,7 +120,8 @@ impl IntoResponse for ApiError {
                 );
                 response
             }
-            Self::TooManyRegistrations { retry_after_secs } => {
+            Self::TooManyRegistrations { retry_after_secs }
+            | Self::TooManyFailedAttempts { retry_after_secs } => {
                 let (status, body) = self.parts();
                 let mut response = (status, Json(body)).into_response();
                 response
@@ -210,8 +217,17 @@ impl ApiError {
                     "send the body as JSON with Content-Type: application/json",
                 ),
             ),
-            Self::Invalid(problems) => {
-                let mut value = body("invalid fields", "validation_failed", &summary(&problems));
+            Self::Invalid(mut problems) => {
+                let found = problems.len();
+                problems.truncate(MAX_LISTED_PROBLEMS);
+                let mut message = summary(&problems);
+                if found > MAX_LISTED_PROBLEMS {
+                    message.push_str(&format!(
+                        " (and {} more: {found} problems in all, the first {MAX_LISTED_PROBLEMS} listed)",
+                        found - MAX_LISTED_PROBLEMS
+                    ));
+                }
+                let mut value = body("invalid fields", "validation_failed", &message);
                 value.errors = Some(problems);
                 (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
@@ -230,6 +246,14 @@ impl ApiError {
                     "too many registrations",
                     "rate_limited",
                     &format!("this client registered too many new addresses; retry in {retry_after_secs} s"),
+                ),
+            ),
+            Self::TooManyFailedAttempts { retry_after_secs } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                body(
+                    "too many failed attempts",
+                    "too_many_failed_attempts",
+                    &format!("too many requests from this address failed authentication; retry in {retry_after_secs} s"),
                 ),
             ),
             Self::Unavailable(cause) => {
@@ -304,6 +328,10 @@ impl ApiKeyErrorBody {
         }
     }
 }
+
+/// The most problems a 422 lists (its message counts the rest), so a body
+/// of a thousand unknown fields is not answered with a thousand entries.
+pub const MAX_LISTED_PROBLEMS: usize = 20;
 
 fn summary(problems: &[FieldProblem]) -> String {
     problems

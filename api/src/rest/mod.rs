@@ -20,6 +20,7 @@
 
 pub mod audit;
 pub mod auth;
+pub mod auth_throttle;
 pub mod bodies;
 pub mod bounds;
 pub mod ca;

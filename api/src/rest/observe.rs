@@ -122,8 +122,12 @@ async fn checked<S>(state: Shared, mut inner: S, request: Request) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    let peer = crate::rest::auth_throttle::peer(request.extensions());
+    if let Err(held) = crate::rest::auth_throttle::not_held_back(&state, peer) {
+        return held.into_response();
+    }
     if let Err(refusal) = auth::check_api_key(&state, request.headers()).await {
-        return refusal.into_response();
+        return crate::rest::auth_throttle::failed(&state, peer, refusal).into_response();
     }
     match inner.call(request).await {
         Ok(response) => response,

@@ -239,6 +239,13 @@ async fn active_key(state: &AppState, email: &Email) -> Result<Option<SecretStri
 /// 429 past the client's limit of new registrations; 409 when
 /// registrations kept racing; 503 when the store fails.
 pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Issued, ApiError> {
+    let client = caller.peer.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+    // Past the limit every address is refused alike, registered or not.
+    if let Some(wait) = state.registrations.held_back(client) {
+        return Err(ApiError::TooManyRegistrations {
+            retry_after_secs: crate::rest::register_limit::retry_after_secs(wait),
+        });
+    }
     if let Some(api_key) = active_key(state, &email).await? {
         return Ok(Issued {
             api_key,
@@ -246,10 +253,9 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
             created: false,
         });
     }
-    let client = caller.peer.unwrap_or(IpAddr::from([0, 0, 0, 0]));
     if let Err(wait) = state.registrations.try_register(client) {
         return Err(ApiError::TooManyRegistrations {
-            retry_after_secs: wait.as_secs() + 1,
+            retry_after_secs: crate::rest::register_limit::retry_after_secs(wait),
         });
     }
     let wiring = &state.wiring;

@@ -5,19 +5,18 @@
 //!
 //! The client address is the TCP peer. Behind a reverse proxy every client
 //! shares the proxy's address: give the proxy its own limit, or raise this
-//! one. Buckets live in the server's state (never process-wide); at most
-//! [`MAX_CLIENTS`] are kept, and when that many are tracked the ones that
-//! have refilled are dropped first (then, under a flood from more addresses
-//! than that, all of them: memory stays bounded, the flood is still slowed
-//! per address).
+//! one. Buckets live in the server's state (never process-wide), in a
+//! `governor` limiter that drops full buckets when it tracks many.
+//!
+//! Once an address's bucket is found empty, every registration from it is
+//! refused until it refills, a repeat of a registered address included: the
+//! answer past the limit does not tell which addresses are registered.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Clients tracked at most.
-const MAX_CLIENTS: usize = 100_000;
+use mcp::throttle::Throttle;
+use mcp::RateLimit;
 
 /// New registrations per client: `per_hour` tokens a hour, up to `burst`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,18 +69,22 @@ impl RegisterRate {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: f64,
-    at: Instant,
+/// The buckets of one server (a [`Throttle`] on `governor`).
+pub struct RegistrationLimit(Throttle<IpAddr>);
+
+impl std::fmt::Debug for RegistrationLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistrationLimit").finish_non_exhaustive()
+    }
 }
 
-/// The buckets of one server.
-#[derive(Debug, Default)]
-pub struct RegistrationLimit {
-    rate: RegisterRate,
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+impl Default for RegistrationLimit {
+    fn default() -> Self {
+        Self::new(RegisterRate::default())
+    }
 }
+
+pub use mcp::throttle::retry_after_secs;
 
 /// Which bucket a peer address fills: the address for IPv4, its /64 for IPv6.
 fn client_key(peer: IpAddr) -> IpAddr {
@@ -101,10 +104,10 @@ fn client_key(peer: IpAddr) -> IpAddr {
 impl RegistrationLimit {
     /// Buckets filling at `rate`.
     pub fn new(rate: RegisterRate) -> Self {
-        Self {
-            rate,
-            buckets: Mutex::default(),
-        }
+        Self(Throttle::new(RateLimit {
+            per_second: rate.per_second(),
+            burst: rate.burst.round().clamp(1.0, f64::from(u32::MAX)) as u32,
+        }))
     }
 
     /// Spends a token of `peer`'s bucket: `Ok` when there was one, else how
@@ -113,40 +116,15 @@ impl RegistrationLimit {
     /// # Errors
     /// The wait before the next registration from this client can succeed.
     pub fn try_register(&self, peer: IpAddr) -> Result<(), Duration> {
-        self.try_register_at(peer, Instant::now())
+        self.0.spend(&client_key(peer))
     }
 
-    fn try_register_at(&self, peer: IpAddr, now: Instant) -> Result<(), Duration> {
-        let rate = self.rate;
-        let Ok(mut buckets) = self.buckets.lock() else {
-            return Ok(());
-        };
-        if buckets.len() >= MAX_CLIENTS {
-            buckets.retain(|_, b| refill(rate, *b, now) < rate.burst);
-            if buckets.len() >= MAX_CLIENTS {
-                buckets.clear();
-            }
-        }
-        let bucket = buckets.entry(client_key(peer)).or_insert(Bucket {
-            tokens: rate.burst,
-            at: now,
-        });
-        let tokens = refill(rate, *bucket, now);
-        if tokens >= 1.0 {
-            *bucket = Bucket {
-                tokens: tokens - 1.0,
-                at: now,
-            };
-            return Ok(());
-        }
-        *bucket = Bucket { tokens, at: now };
-        Err(Duration::from_secs_f64((1.0 - tokens) / rate.per_second()))
+    /// How long `peer` stays refused after its bucket was found empty: every
+    /// registration from it, of a new address or a registered one, is then
+    /// 429, so the answer does not tell which addresses are registered.
+    pub fn held_back(&self, peer: IpAddr) -> Option<Duration> {
+        self.0.held_back(&client_key(peer))
     }
-}
-
-fn refill(rate: RegisterRate, bucket: Bucket, now: Instant) -> f64 {
-    let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
-    (bucket.tokens + elapsed * rate.per_second()).min(rate.burst)
 }
 
 #[cfg(test)]
@@ -156,28 +134,27 @@ mod tests {
     #[test]
     fn a_client_gets_its_burst_then_waits_for_the_rate() {
         let limit = RegistrationLimit::new(RegisterRate::parse("60/3").expect("rate"));
-        let (peer, t0) = (IpAddr::from([192, 0, 2, 1]), Instant::now());
+        let peer = IpAddr::from([192, 0, 2, 1]);
         for _ in 0..3 {
-            assert!(limit.try_register_at(peer, t0).is_ok());
+            assert!(limit.try_register(peer).is_ok());
         }
-        let wait = limit.try_register_at(peer, t0).expect_err("past the burst");
-        assert_eq!(wait.as_secs(), 60);
-        assert!(limit
-            .try_register_at(IpAddr::from([192, 0, 2, 2]), t0)
-            .is_ok());
-        assert!(limit
-            .try_register_at(peer, t0 + Duration::from_secs(61))
-            .is_ok());
+        assert!(limit.held_back(peer).is_none());
+        let wait = limit.try_register(peer).expect_err("past the burst");
+        assert!((59..=60).contains(&wait.as_secs()), "{wait:?}");
+        assert!(
+            limit.held_back(peer).is_some(),
+            "held back until it refills"
+        );
+        assert!(limit.try_register(IpAddr::from([192, 0, 2, 2])).is_ok());
     }
 
     #[test]
     fn one_ipv6_network_shares_a_bucket() {
         let limit = RegistrationLimit::new(RegisterRate::parse("1/1").expect("rate"));
-        let t0 = Instant::now();
         let a: IpAddr = "2001:db8::1".parse().expect("ip");
         let b: IpAddr = "2001:db8::ffff:2".parse().expect("ip");
-        assert!(limit.try_register_at(a, t0).is_ok());
-        assert!(limit.try_register_at(b, t0).is_err());
+        assert!(limit.try_register(a).is_ok());
+        assert!(limit.try_register(b).is_err());
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct Wiring {
     pub wake: Arc<Notify>,
     /// The secret API keys are derived under.
     pub secret: ServerSecret,
+    /// The most contacts a Party may hold (`BASEL_MAX_CONTACTS_PER_PARTY`).
+    pub max_contacts: usize,
     /// Whether a relay publishes the log to JetStream (server mode): then
     /// `/metrics` reports the relay backlog.
     pub relayed: bool,
@@ -59,6 +61,9 @@ pub struct AppState {
     pub mcp_url: Option<String>,
     /// New registrations per client (`BASEL_REGISTER_RATE`).
     pub registrations: RegistrationLimit,
+    /// Failed authentications per client address (`BASEL_AUTH_FAILURE_RATE`;
+    /// the same buckets as the MCP listener's in a process serving both).
+    pub failed_auth: Arc<mcp::FailedAuth>,
     /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
     pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
     /// Whether projections that are behind are moving (`/readyz`).
@@ -87,6 +92,7 @@ impl AppState {
             public_url: None,
             mcp_url: None,
             registrations: RegistrationLimit::new(RegisterRate::default()),
+            failed_auth: Arc::default(),
             key_delivery: Default::default(),
             readiness: crate::rest::readiness::Progress::default(),
             audit: None,

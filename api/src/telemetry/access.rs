@@ -175,6 +175,20 @@ impl Drop for Pending {
     }
 }
 
+/// The most characters of a request method an access line keeps.
+const MAX_METHOD_CHARS: usize = 16;
+
+/// A method as logged: cut to [`MAX_METHOD_CHARS`] characters (with `…`),
+/// so a client cannot write kilobytes into the log through it (a method is
+/// a token: no spaces or control characters reach here).
+fn method_label(method: &Method) -> std::borrow::Cow<'_, str> {
+    let text = method.as_str();
+    match text.char_indices().nth(MAX_METHOD_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..end])),
+    }
+}
+
 /// One access line's values.
 struct Line {
     listener: &'static str,
@@ -191,21 +205,34 @@ impl Line {
     fn write(self) {
         let latency_ms = self.started.elapsed().as_secs_f64() * 1000.0;
         let latency_ms = (latency_ms * 1000.0).round() / 1000.0;
+        let method = method_label(&self.method);
         self.span.in_scope(|| {
             tracing::info!(
                 target: TARGET,
                 listener = %self.listener,
-                method = %self.method,
+                method = %method,
                 route = %self.route,
                 status = self.status.as_u16(),
                 latency_ms,
                 bytes = self.bytes,
                 request_id = %self.request_id,
                 "{} {} {}",
-                self.method,
+                method,
                 self.route,
                 self.status.as_u16(),
             );
         });
+    }
+}
+
+#[cfg(test)]
+mod method_tests {
+    use super::*;
+
+    #[test]
+    fn a_long_method_is_cut_in_the_access_line() {
+        let long = Method::from_bytes("X".repeat(5_000).as_bytes()).expect("a token");
+        assert_eq!(method_label(&long).chars().count(), MAX_METHOD_CHARS + 1);
+        assert_eq!(method_label(&Method::GET), "GET");
     }
 }

@@ -51,6 +51,7 @@ pub mod postgres;
 pub mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod verifier;
 
 use std::path::Path;
 
@@ -63,6 +64,7 @@ pub use any::AnyEventRepository;
 pub use error::StoreError;
 pub use postgres::PgEventRepository;
 pub use sqlite::SqliteEventRepository;
+pub use verifier::SecretCheck;
 
 /// The advisory-lock key the PostgreSQL position trigger takes for the rest of
 /// the inserting transaction (the bytes `"basel\0po"`). No other lock in basel

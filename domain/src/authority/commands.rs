@@ -66,11 +66,18 @@ pub struct NewContact {
     pub role_basis: Option<RoleBasis>,
 }
 
+/// The default of [`AddContact::max_contacts`].
+pub const DEFAULT_MAX_CONTACTS: usize = 100;
+
 /// Adds a contact to a registered Party.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddContact {
     /// The contact.
     pub contact: NewContact,
+    /// The most contacts a Party may hold (a deployment's setting,
+    /// `BASEL_MAX_CONTACTS_PER_PARTY`, default [`DEFAULT_MAX_CONTACTS`]):
+    /// one more is refused, so no record grows without bound.
+    pub max_contacts: usize,
     /// The steward adding it.
     pub steward: Option<Slug>,
     /// Today's date by the caller's clock.

@@ -28,6 +28,15 @@ pub(super) fn add(
     if state.country.is_none() {
         return Err(AuthorityError::NotRegistered);
     }
+    if state.contacts.len() >= command.max_contacts {
+        return Err(AuthorityError::Invalid(vec![FieldProblem {
+            field: "contacts".into(),
+            message: format!(
+                "a Party holds at most {} contacts: withdraw one first",
+                command.max_contacts
+            ),
+        }]));
+    }
     let named = command
         .contact
         .details

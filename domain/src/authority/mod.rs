@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 pub use commands::{
     AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, NewContact, RegisterAuthority,
     RemoveContact, RetireAuthority, SubmitVerificationUpdate, VerificationMethod,
+    DEFAULT_MAX_CONTACTS,
 };
 pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
 pub use events::{

@@ -57,6 +57,7 @@ fn state_after(events: Vec<AuthorityEvent>) -> Authority {
 
 fn saxony() -> AddContact {
     AddContact {
+        max_contacts: DEFAULT_MAX_CONTACTS,
         contact: NewContact {
             details: ContactInput {
                 ca_name: Some("Landesdirektion Sachsen".into()),
@@ -430,4 +431,23 @@ fn a_contact_added_with_its_history_keeps_its_last_outcome_and_attempt() {
         matches!(&refused, Err(AuthorityError::Invalid(p)) if p[0].field == "last_attempt"),
         "{refused:?}"
     );
+}
+
+#[test]
+fn a_party_at_its_contact_cap_refuses_one_more() {
+    let state = state_after(with_saxony());
+    assert_eq!(state.contacts.len(), 2);
+    let mut third = saxony();
+    third.contact.id = None;
+    third.contact.details.ca_name = Some("Bezirksregierung Arnsberg".into());
+    third.max_contacts = 2;
+    let refused = state
+        .decide(&AuthorityCommand::AddContact(third.clone()))
+        .expect_err("at the cap");
+    let AuthorityError::Invalid(problems) = refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(problems[0].field, "contacts");
+    third.max_contacts = 3;
+    assert!(state.decide(&AuthorityCommand::AddContact(third)).is_ok());
 }

@@ -64,6 +64,7 @@ async fn a_focal_point_is_a_contact_and_an_added_authority_becomes_ca_name() {
 
     let ana = Slug::parse("ana").expect("slug");
     let add = AddContact {
+        max_contacts: domain::authority::DEFAULT_MAX_CONTACTS,
         contact: NewContact {
             details: ContactInput {
                 ca_name: Some("Environment Agency".into()),

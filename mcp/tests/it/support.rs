@@ -193,6 +193,7 @@ pub async fn spawn_configured(origins: &[&str], hosts: Option<&[&str]>, config: 
     let base = format!("http://{}", listener.local_addr().expect("addr"));
     let shutdown = stop.clone();
     let served = tokio::spawn(async move {
+        let router = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let _ = axum::serve(listener, router)
             .with_graceful_shutdown(shutdown.cancelled_owned())
             .await;
@@ -222,6 +223,24 @@ pub async fn another_key(app: &App, email: &str) -> String {
         .expect("api key");
     app.projector.catch_up().await.expect("catch up");
     registration.api_key.expose_secret().to_owned()
+}
+
+/// Registers `count` addresses (`{prefix}{n}@example.org`) at once and
+/// returns their active API keys.
+pub async fn many_keys(app: &App, prefix: &str, count: usize) -> Vec<String> {
+    let secret = ServerSecret::new(SecretString::from("t".repeat(40)));
+    let commands = ApiKeyCommands::new(&app.backend, secret);
+    let mut keys = Vec::with_capacity(count);
+    for n in 0..count {
+        let email = Email::parse(&format!("{prefix}{n}@example.org")).expect("email");
+        let registration = commands
+            .register(&email, &metadata(Actor::Registrant))
+            .await
+            .expect("api key");
+        keys.push(registration.api_key.expose_secret().to_owned());
+    }
+    app.projector.catch_up().await.expect("catch up");
+    keys
 }
 
 /// The router with default settings.

@@ -8,6 +8,9 @@
 //! the event log, and issues only the commands a row needs ([`plan`]): a
 //! row equal to the store appends nothing.
 //!
+//! CSV cells that a spreadsheet would run as a formula are escaped on
+//! export and unescaped on import ([`formula`]).
+//!
 //! Layout: [`read`] (file → cells), [`check`] (cells → what the file
 //! states, every problem listed), [`plan`] and `update` (what each Party
 //! needs, decided against a copy of its state), [`run`] (report, write).
@@ -15,6 +18,7 @@
 //! anything is written: one problem and nothing is imported.
 
 pub mod check;
+pub mod formula;
 pub mod plan;
 pub mod read;
 pub mod record;
@@ -59,14 +63,16 @@ pub fn write(parties: &[PartyRecord], format: Format, out: &mut impl Write) -> a
         Format::Csv => {
             let mut writer = csv::Writer::from_writer(out);
             writer.write_record(PARTY_COLUMNS.iter().chain(CONTACT_COLUMNS.iter()))?;
+            let safe = |cell: &String| formula::escape(cell).into_owned();
             for party in parties {
-                let cells = party.cells();
+                let cells: Vec<String> = party.cells().iter().map(safe).collect();
                 if party.contacts.is_empty() {
                     let empty = CONTACT_COLUMNS.map(|_| String::new());
                     writer.write_record(cells.iter().chain(empty.iter()))?;
                 }
                 for contact in &party.contacts {
-                    writer.write_record(cells.iter().chain(contact.cells().iter()))?;
+                    let contact: Vec<String> = contact.cells().iter().map(safe).collect();
+                    writer.write_record(cells.iter().chain(contact.iter()))?;
                 }
             }
             writer.flush()?;

@@ -36,6 +36,8 @@ pub struct Context<'a> {
     pub steward: Slug,
     /// Today, by the clock of the machine importing.
     pub today: NaiveDate,
+    /// The most contacts a Party may hold (`BASEL_MAX_CONTACTS_PER_PARTY`).
+    pub max_contacts: usize,
 }
 
 /// What happens to one row (a contact, or a Party without contacts).
@@ -263,6 +265,7 @@ fn register(
             break;
         }
         let add = AddContact {
+            max_contacts: ctx.max_contacts,
             contact: new_contact(want),
             steward: Some(ctx.steward.clone()),
             today: ctx.today,

@@ -111,7 +111,9 @@ fn csv_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Resu
                 cells: header
                     .iter()
                     .zip(record.iter())
-                    .map(|(column, cell)| (*column, Some(cell.to_owned())))
+                    .map(|(column, cell)| {
+                        (*column, Some(super::formula::unescape(cell).to_owned()))
+                    })
                     .collect(),
             }),
             Err(e) => problems.push(format!("{name}: row {row}: {e}")),

@@ -77,6 +77,7 @@ pub async fn import(
         file: name,
         steward,
         today: Utc::now().date_naive(),
+        max_contacts: runtime.max_contacts,
     };
     let mut blame = Blame { name, problems };
     let mut plans = Vec::new();

@@ -77,6 +77,7 @@ pub(super) fn contact(
     let id = want.id.clone().or_else(|| sim.primary.clone());
     let Some(current) = id.as_deref().and_then(|id| sim.contact(id)).cloned() else {
         let add = AddContact {
+            max_contacts: ctx.max_contacts,
             contact: new_contact(want),
             steward: Some(ctx.steward.clone()),
             today: ctx.today,

@@ -101,6 +101,7 @@ pub async fn add(
     let contact = parse_add(&body)?;
     let command = AddContact {
         contact,
+        max_contacts: state.wiring.max_contacts,
         steward: Some(steward.id.clone()),
         today: Utc::now().date_naive(),
     };
