@@ -39,6 +39,7 @@ pub mod cache;
 pub mod changes;
 pub mod contacts;
 pub mod coverage;
+mod fill;
 pub mod directory;
 pub mod history;
 pub mod log;

@@ -231,6 +231,7 @@ async fn render_log(state: &AppState, out: &mut String) {
                     u8::from(l.halted.is_some())
                 );
             }
+            render_gaps_filled(state, out);
             true
         }
         Err(error) => {
@@ -246,6 +247,16 @@ async fn render_log(state: &AppState, out: &mut String) {
     }
     crate::rest::mail_delivery::render_metrics(state.read_db(), out).await;
     let _ = writeln!(out, "# HELP basel_read_store_up 1 when the read store answered this scrape.\n# TYPE basel_read_store_up gauge\nbasel_read_store_up {}", u8::from(up));
+}
+
+fn render_gaps_filled(state: &AppState, out: &mut String) {
+    out.push_str("# HELP basel_projection_gaps_filled_total Events a projection applied from the event store because the stream had not delivered them.\n# TYPE basel_projection_gaps_filled_total counter\n");
+    for (name, filled) in state.wiring.projector.gaps_filled() {
+        let _ = writeln!(
+            out,
+            "basel_projection_gaps_filled_total{{projection=\"{name}\"}} {filled}"
+        );
+    }
 }
 
 /// Events with `published_at IS NULL`, where a relay publishes the log
