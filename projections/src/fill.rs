@@ -47,7 +47,10 @@ pub(crate) async fn complete(
     .await?;
     let mut added = 0;
     for position in stored {
-        if events.binary_search_by_key(&position, |e| e.position).is_ok() {
+        if events
+            .binary_search_by_key(&position, |e| e.position)
+            .is_ok()
+        {
             continue;
         }
         let row = sqlx::query(&format!("{COLUMNS} WHERE position = $1"))

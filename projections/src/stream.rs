@@ -311,9 +311,13 @@ impl Projector {
         events.retain(|e| e.position > position);
         events.sort_by_key(|e| e.position);
         events.dedup_by_key(|e| e.position);
-        outcome.filled =
-            crate::fill::complete(&mut tx, projection.reads().type_name(), position, &mut events)
-                .await?;
+        outcome.filled = crate::fill::complete(
+            &mut tx,
+            projection.reads().type_name(),
+            position,
+            &mut events,
+        )
+        .await?;
         for event in &events {
             match self.apply_filling(&mut tx, projection, event).await {
                 Ok(filled) => {

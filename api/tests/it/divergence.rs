@@ -3,13 +3,14 @@
 //! afterwards (`basel replay --verify`) and every acknowledged write in the
 //! store, on the stream, in the history exactly once and in the directory.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::faults::{assert_nothing_lost, countries};
+use crate::faults::{assert_nothing_lost, committed, countries};
 use crate::process::{update, verify_record, Basel, Nats, Node, PrivatePostgres};
 use crate::support::{eventually, Store};
 
@@ -21,6 +22,7 @@ const CLIENTS: usize = 4;
 struct Load {
     stop: Arc<AtomicBool>,
     acked: Arc<Mutex<Vec<(String, String)>>>,
+    refused: Arc<Mutex<Vec<(String, String)>>>,
     answered: Arc<AtomicUsize>,
     clients: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -29,12 +31,18 @@ impl Load {
     fn start(node: &Node, token: &str, codes: Vec<String>, tag: &'static str) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let acked = Arc::new(Mutex::new(Vec::new()));
+        let refused = Arc::new(Mutex::new(Vec::new()));
         let answered = Arc::new(AtomicUsize::new(0));
         let codes = Arc::new(codes);
         let clients = (0..CLIENTS)
             .map(|client| {
-                let (stop, acked, answered, codes) =
-                    (stop.clone(), acked.clone(), answered.clone(), codes.clone());
+                let (stop, acked, refused, answered, codes) = (
+                    stop.clone(),
+                    acked.clone(),
+                    refused.clone(),
+                    answered.clone(),
+                    codes.clone(),
+                );
                 let (http, base, token) = (node.http.clone(), node.base.clone(), token.to_owned());
                 tokio::spawn(async move {
                     let mut n = client;
@@ -46,7 +54,14 @@ impl Load {
                                 acked.lock().expect("acked").push((code.clone(), source));
                                 answered.fetch_add(1, Ordering::SeqCst);
                             }
-                            Some(409 | 503) | None => {
+                            Some(503) => {
+                                refused
+                                    .lock()
+                                    .expect("refused")
+                                    .push((code.clone(), source));
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                            }
+                            Some(409) | None => {
                                 tokio::time::sleep(Duration::from_millis(50)).await;
                             }
                             Some(status) => panic!("update {source} got {status}"),
@@ -59,6 +74,7 @@ impl Load {
         Self {
             stop,
             acked,
+            refused,
             answered,
             clients,
         }
@@ -71,17 +87,22 @@ impl Load {
             self.answered.load(Ordering::SeqCst) >= target
         })
         .await;
-        assert!(reached.is_some(), "{more} more updates were not acknowledged in 60 s");
+        assert!(
+            reached.is_some(),
+            "{more} more updates were not acknowledged in 60 s"
+        );
     }
 
-    /// Stops the clients; every acknowledged update.
-    async fn finish(self) -> Vec<(String, String)> {
+    /// Stops the clients; every acknowledged update, and every update
+    /// answered 503.
+    async fn finish(self) -> (Vec<(String, String)>, Vec<(String, String)>) {
         self.stop.store(true, Ordering::SeqCst);
         for client in self.clients {
             client.await.expect("a client failed");
         }
         let acked = self.acked.lock().expect("acked").clone();
-        acked
+        let refused = self.refused.lock().expect("refused").clone();
+        (acked, refused)
     }
 }
 
@@ -112,22 +133,33 @@ async fn every_projection_equals_a_rebuild_after_a_31_second_nats_outage_under_w
     // Every projection gets writes while the log is down: keys, a steward.
     for n in 0..3 {
         let status = register(&node, &format!("outage{n}@example.org")).await;
-        assert!(matches!(status, 200 | 202), "registration during the outage: {status}");
+        assert!(
+            matches!(status, 200 | 202),
+            "registration during the outage: {status}"
+        );
     }
     let late = deployment.enrol("Late Steward", "late@example.org");
     let left = Duration::from_secs(31).saturating_sub(outage.elapsed());
     tokio::time::sleep(left).await;
     nats.resume();
+    let took = catch_up_time(&deployment).await;
+    eprintln!("catch-up after a 31 s NATS outage under writes: {took:?}");
 
     load.advance(30).await;
-    let acked = load.finish().await;
+    let (acked, _) = load.finish().await;
     assert_nothing_lost(&deployment, &acked, Some(&nats)).await;
     // The steward enrolled during the outage reached the stewards projection.
     let status = verify_record(&node.http, &node.base, &late, "DE", &update("late")).await;
-    assert_eq!(status, Some(200), "the steward enrolled during the outage can write");
+    assert_eq!(
+        status,
+        Some(200),
+        "the steward enrolled during the outage can write"
+    );
     let (_, metrics) = metrics(&node).await;
     assert!(
-        !metrics.lines().any(|l| l.starts_with("basel_projection_halted{") && l.ends_with(" 1")),
+        !metrics
+            .lines()
+            .any(|l| l.starts_with("basel_projection_halted{") && l.ends_with(" 1")),
         "no projection halted:\n{metrics}"
     );
     drop(node);
@@ -148,11 +180,56 @@ async fn every_projection_equals_a_rebuild_after_postgres_restarts_under_writes(
     postgres.stop();
     tokio::time::sleep(Duration::from_secs(3)).await;
     postgres.resume();
+    let took = catch_up_time(&deployment).await;
+    eprintln!("catch-up after a 3 s PostgreSQL restart under writes: {took:?}");
 
     load.advance(30).await;
-    let acked = load.finish().await;
+    let (acked, refused) = load.finish().await;
+    assert!(
+        !refused.is_empty(),
+        "some writes were refused while PostgreSQL was down"
+    );
     assert_nothing_lost(&deployment, &acked, Some(&nats)).await;
+    // A 503 means nothing was committed: the client's retry (under a new
+    // source here) is not a second copy of a change already made.
+    let committed: BTreeSet<(String, String)> = committed(&deployment).await.into_iter().collect();
+    let both: Vec<_> = refused.iter().filter(|r| committed.contains(*r)).collect();
+    assert!(both.is_empty(), "answered 503 but committed: {both:?}");
     drop(node);
+}
+
+/// How long every projection takes to apply the events committed up to now
+/// (asserted within 10 s).
+async fn catch_up_time(deployment: &Basel) -> Duration {
+    let db = deployment.db().await;
+    let heads: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT aggregate_type, CAST(MAX(position) AS BIGINT) FROM events GROUP BY aggregate_type",
+    )
+    .fetch_all(&db)
+    .await
+    .expect("heads");
+    let reads = |name: &str| match name {
+        "directory" | "history" => "authority",
+        "api_keys" => "api_key",
+        "stewards" => "steward",
+        other => panic!("unknown projection {other}"),
+    };
+    let took = eventually(Duration::from_secs(10), || async {
+        let checkpoints: Vec<(String, i64)> =
+            sqlx::query_as("SELECT name, position FROM projection_checkpoints")
+                .fetch_all(&db)
+                .await
+                .unwrap_or_default();
+        !checkpoints.is_empty()
+            && checkpoints.iter().all(|(name, position)| {
+                heads
+                    .iter()
+                    .filter(|(kind, _)| kind == reads(name))
+                    .all(|(_, head)| position >= head)
+            })
+    })
+    .await;
+    took.expect("every projection applied what was committed within 10 s")
 }
 
 /// `GET /metrics`: status and text.

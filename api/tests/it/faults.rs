@@ -27,7 +27,7 @@ pub(crate) async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
 }
 
 /// (country, source) of every verification in the events table.
-async fn committed(deployment: &Basel) -> Vec<(String, String)> {
+pub(crate) async fn committed(deployment: &Basel) -> Vec<(String, String)> {
     let db = deployment.db().await;
     let rows = sqlx::query(
         "SELECT aggregate_id, CAST(payload AS TEXT) AS payload FROM events \
@@ -81,7 +81,11 @@ pub(crate) async fn settled(deployment: &Basel) -> bool {
 
 /// Every acknowledged update is in the events table, the history and the
 /// directory (and on the stream, in server mode), exactly once.
-pub(crate) async fn assert_nothing_lost(deployment: &Basel, acked: &[(String, String)], nats: Option<&Nats>) {
+pub(crate) async fn assert_nothing_lost(
+    deployment: &Basel,
+    acked: &[(String, String)],
+    nats: Option<&Nats>,
+) {
     let took = eventually(Duration::from_secs(30), || settled(deployment)).await;
     assert!(
         took.is_some(),

@@ -65,7 +65,11 @@ async fn five_events_on_the_stream() -> (TestStore, jetstream::Context, LogSetti
         today,
     };
     let committed = AuthorityCommands::new(&store.backend)
-        .submit_verification(&CountryCode::parse("DE").expect("code"), update, &metadata())
+        .submit_verification(
+            &CountryCode::parse("DE").expect("code"),
+            update,
+            &metadata(),
+        )
         .await
         .expect("update");
     register(&store.backend, "NL").await;
