@@ -47,6 +47,8 @@ pub struct ServerLog {
     pub context: async_nats::jetstream::Context,
     /// Stream, subjects, replicas.
     pub settings: LogSettings,
+    /// Whether this process's relay is the active one (`/metrics`).
+    pub relay: commands::relay::RelayStatus,
 }
 
 impl ServerLog {
@@ -104,7 +106,11 @@ impl Runtime {
                 let context = commands::relay::connect(&settings)
                     .await
                     .context("cannot use BASEL_NATS_URL")?;
-                Some(ServerLog { context, settings })
+                Some(ServerLog {
+                    context,
+                    settings,
+                    relay: commands::relay::RelayStatus::default(),
+                })
             }
             None => None,
         };
@@ -151,6 +157,10 @@ impl Runtime {
             wake: self.wake.clone(),
             secret: self.secret.clone(),
             relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
+            log: self.log.as_ref().map(|log| crate::rest::state::LogState {
+                relay: log.relay.clone(),
+                nats: log.context.client(),
+            }),
         }
     }
 

@@ -127,8 +127,14 @@ async fn every_projection_equals_a_rebuild_after_a_31_second_nats_outage_under_w
     let load = Load::start(&node, &token, countries(&deployment, 20).await, "nats");
     load.advance(30).await;
 
+    assert_eq!(gauge(&node, "basel_nats_connected").await, Some(1));
     nats.kill();
     let outage = Instant::now();
+    let seen = eventually(Duration::from_secs(10), || async {
+        gauge(&node, "basel_nats_connected").await == Some(0)
+    })
+    .await;
+    assert!(seen.is_some(), "/metrics shows the NATS connection down");
     load.advance(20).await;
     // Every projection gets writes while the log is down: keys, a steward.
     for n in 0..3 {
@@ -144,6 +150,8 @@ async fn every_projection_equals_a_rebuild_after_a_31_second_nats_outage_under_w
     nats.resume();
     let took = catch_up_time(&deployment).await;
     eprintln!("catch-up after a 31 s NATS outage under writes: {took:?}");
+    assert_eq!(gauge(&node, "basel_nats_connected").await, Some(1));
+    assert_eq!(gauge(&node, "basel_relay_active").await, Some(1));
 
     load.advance(30).await;
     let (acked, _) = load.finish().await;
@@ -244,4 +252,50 @@ async fn metrics(node: &Node) -> (u16, String) {
         response.status().as_u16(),
         response.text().await.unwrap_or_default(),
     )
+}
+
+/// The value of an unlabelled gauge on `/metrics`.
+async fn gauge(node: &Node, name: &str) -> Option<i64> {
+    let (status, text) = metrics(node).await;
+    assert_eq!(status, 200);
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_relay_is_active_and_a_standby_takes_over_when_it_dies() {
+    let nats = Nats::start();
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
+    let first = deployment.serve().await;
+    let second = deployment.serve().await;
+    let one_active = eventually(Duration::from_secs(10), || async {
+        let states = (
+            gauge(&first, "basel_relay_active").await,
+            gauge(&second, "basel_relay_active").await,
+        );
+        matches!(states, (Some(1), Some(0)) | (Some(0), Some(1)))
+    })
+    .await;
+    assert!(one_active.is_some(), "exactly one relay is active");
+    let (active, standby) = if gauge(&first, "basel_relay_active").await == Some(1) {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    active.kill9();
+    let took_over = eventually(Duration::from_secs(10), || async {
+        gauge(&standby, "basel_relay_active").await == Some(1)
+    })
+    .await;
+    assert!(
+        took_over.is_some(),
+        "the standby relay took over within 10 s"
+    );
+    let token = deployment.enrol("Relay Tester", "steward@example.org");
+    let status = verify_record(&standby.http, &standby.base, &token, "FR", &update("after")).await;
+    assert_eq!(
+        status,
+        Some(200),
+        "writes are published by the new active relay"
+    );
 }
