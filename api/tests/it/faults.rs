@@ -27,7 +27,7 @@ pub(crate) async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
 }
 
 /// (country, source) of every verification in the events table.
-pub(crate) async fn committed(deployment: &Basel) -> Vec<(String, String)> {
+async fn committed(deployment: &Basel) -> Vec<(String, String)> {
     let db = deployment.db().await;
     let rows = sqlx::query(
         "SELECT aggregate_id, CAST(payload AS TEXT) AS payload FROM events \
