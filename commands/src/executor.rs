@@ -231,30 +231,22 @@ where
     /// The position of a committed event, read back from the store. The
     /// command is committed already, so a failure here must not fail it (an
     /// error answer invites a retry that writes the change twice, issue
-    /// #30): the read is tried again for about [`POSITION_READ_BACK`], and
-    /// then the position is reported as 0 ("unknown": read-your-writes does
-    /// not wait for it) with a warning.
+    /// #30): the position is then reported as 0 ("unknown": read-your-writes
+    /// does not wait for it) with a warning.
     async fn position_after_commit(&self, aggregate_id: &str, sequence: usize) -> i64 {
-        let deadline = tokio::time::Instant::now() + POSITION_READ_BACK;
-        loop {
-            match self
-                .backend
-                .position_of(A::TYPE, aggregate_id, sequence)
-                .await
-            {
-                Ok(position) => return position.unwrap_or_default(),
-                Err(error) if tokio::time::Instant::now() >= deadline => {
-                    tracing::warn!(error = %error, event.sequence = sequence, "committed, but its log position could not be read back");
-                    return 0;
-                }
-                Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        match self
+            .backend
+            .position_of(A::TYPE, aggregate_id, sequence)
+            .await
+        {
+            Ok(position) => position.unwrap_or_default(),
+            Err(error) => {
+                tracing::warn!(error = %error, event.sequence = sequence, "committed, but its log position could not be read back");
+                0
             }
         }
     }
 }
-
-/// How long [`Executor`] keeps trying to read a committed event's position.
-const POSITION_READ_BACK: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// cqrs-es counts sequences in `usize`; basel's versions are `i64`
 /// everywhere else (tables, JSON, expected versions).
