@@ -38,7 +38,8 @@ pub struct Committed {
     pub aggregate_id: String,
     /// The sequence of its last new event: the aggregate's new version.
     pub sequence: i64,
-    /// The log position of that event.
+    /// The log position of that event; 0 when the events were committed but
+    /// the position could not be read back (the command still succeeded).
     pub position: i64,
     /// How many events were appended.
     pub events: usize,
@@ -212,18 +213,38 @@ where
             .await
             .map_err(from_aggregate_error)?;
         let sequence = envelopes.last().map(|e| e.sequence).unwrap_or_default();
-        let position = self
-            .backend
-            .position_of(A::TYPE, aggregate_id, sequence)
-            .await
-            .map_err(|e| CommandError::Infrastructure(e.to_string()))?
-            .unwrap_or_default();
+        let position = self.position_after_commit(aggregate_id, sequence).await;
         Ok(Committed {
             aggregate_id: aggregate_id.to_owned(),
             sequence: version(sequence),
             position,
             events: count,
         })
+    }
+}
+
+impl<A> Executor<A>
+where
+    A: domain::Aggregate,
+    Agg<A>: cqrs_es::Aggregate,
+{
+    /// The position of a committed event, read back from the store. The
+    /// command is committed already, so a failure here must not fail it (an
+    /// error answer invites a retry that writes the change twice, issue
+    /// #30): the position is then reported as 0 ("unknown": read-your-writes
+    /// does not wait for it) with a warning.
+    async fn position_after_commit(&self, aggregate_id: &str, sequence: usize) -> i64 {
+        match self
+            .backend
+            .position_of(A::TYPE, aggregate_id, sequence)
+            .await
+        {
+            Ok(position) => position.unwrap_or_default(),
+            Err(error) => {
+                tracing::warn!(error = %error, event.sequence = sequence, "committed, but its log position could not be read back");
+                0
+            }
+        }
     }
 }
 

@@ -16,6 +16,8 @@
 //! Must not: publish from a cqrs-es `Query` (those run after the commit and
 //! cannot fail it); publish out of position order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::jetstream::{self, stream};
@@ -174,12 +176,29 @@ pub async fn backlog(pool: &PgPool) -> Result<i64, RelayError> {
     )
 }
 
+/// Whether a relay is the active one (holds [`RELAY_LOCK_KEY`]) or a
+/// standby, for `/metrics`. Cheap to clone; clones share the state.
+#[derive(Debug, Clone, Default)]
+pub struct RelayStatus(Arc<AtomicBool>);
+
+impl RelayStatus {
+    /// Whether the relay holds the lock and publishes now.
+    pub fn is_active(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, active: bool) {
+        self.0.store(active, Ordering::Relaxed);
+    }
+}
+
 /// The outbox relay.
 #[derive(Clone)]
 pub struct Relay {
     pool: PgPool,
     context: jetstream::Context,
     settings: LogSettings,
+    status: RelayStatus,
 }
 
 impl Relay {
@@ -189,7 +208,15 @@ impl Relay {
             pool,
             context,
             settings,
+            status: RelayStatus::default(),
         }
+    }
+
+    /// Reports whether it is active to `status` (shared with `/metrics`).
+    #[must_use]
+    pub fn reporting_to(mut self, status: RelayStatus) -> Self {
+        self.status = status;
+        self
     }
 
     /// Runs until `shutdown`: waits to become the active relay, then publishes
@@ -228,7 +255,9 @@ impl Relay {
             tokio::time::sleep(poll).await;
         }
         tracing::info!(stream = %self.settings.stream, "relay active");
+        self.status.set(true);
         let result = self.relay(&mut lock, poll).await;
+        self.status.set(false);
         // The lock goes with the session; do not return a locked connection to the pool.
         lock.detach();
         result

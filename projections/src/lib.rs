@@ -40,6 +40,7 @@ pub mod changes;
 pub mod contacts;
 pub mod coverage;
 pub mod directory;
+mod fill;
 pub mod history;
 pub mod log;
 pub mod registry;

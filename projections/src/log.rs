@@ -94,7 +94,7 @@ pub async fn head(db: &ReadDb) -> Result<i64, ProjectionError> {
     Ok(row.try_get("head")?)
 }
 
-fn from_row(row: &sqlx::any::AnyRow) -> Result<StoredEvent, ProjectionError> {
+pub(crate) fn from_row(row: &sqlx::any::AnyRow) -> Result<StoredEvent, ProjectionError> {
     Ok(StoredEvent {
         position: row.try_get("position")?,
         aggregate_type: row.try_get("aggregate_type")?,

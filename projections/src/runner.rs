@@ -95,6 +95,9 @@ pub struct Projector {
     pub(crate) db: ReadDb,
     positions: Arc<Mutex<HashMap<&'static str, i64>>>,
     progressed: Arc<Notify>,
+    /// Events each projection applied from the store because its stream
+    /// consumer was not handed them ([`crate::fill`]).
+    filled: Arc<Mutex<HashMap<&'static str, u64>>>,
     /// Whether this process runs the projections ([`Projector::run`] or
     /// `run_stream`): then waiters are woken as they progress and need not
     /// read the checkpoints table.
@@ -118,6 +121,7 @@ impl Projector {
             db,
             positions: Arc::default(),
             progressed: Arc::default(),
+            filled: Arc::default(),
             local: Arc::default(),
         })
     }
@@ -201,6 +205,23 @@ impl Projector {
             positions.insert(name, position);
         }
         self.progressed.notify_waiters();
+    }
+
+    pub(crate) fn count_filled(&self, name: &'static str, events: usize) {
+        if let Ok(mut filled) = self.filled.lock() {
+            *filled.entry(name).or_default() += u64::try_from(events).unwrap_or(u64::MAX);
+        }
+    }
+
+    /// How many events each projection has applied from the event store
+    /// because the stream had not handed them over (since this process
+    /// started), in [`ALL`] order; a rising count means the log lost
+    /// deliveries, and nothing was skipped.
+    pub fn gaps_filled(&self) -> Vec<(&'static str, u64)> {
+        let filled = self.filled.lock().map(|f| f.clone()).unwrap_or_default();
+        ALL.iter()
+            .map(|name| (*name, filled.get(name).copied().unwrap_or(0)))
+            .collect()
     }
 
     fn position(&self, name: &str) -> i64 {

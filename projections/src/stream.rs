@@ -9,12 +9,20 @@
 //! after the commit are the messages acknowledged. So a crash anywhere
 //! redelivers, and redelivery is harmless (per-aggregate sequence guards).
 //!
-//! - A gap (an aggregate's sequence ahead of the last applied + 1) is
-//!   negatively acknowledged with a delay: retried, never skipped.
-//! - A message that does not decode halts the projection: everything before
-//!   it in the batch is committed, it and everything after stay unacked, the
-//!   reason (subject and stream sequence) is stored with the checkpoint,
-//!   logged, and reported by `/readyz` and `/metrics`.
+//! **No silent divergence.** A batch is applied in position order, and
+//! whatever events of the projection's aggregate type the stream did not
+//! hand over (a delivery lost with a connection, a consumer re-created past
+//! it) are read from the event store and applied first ([`crate::fill`]).
+//! So the checkpoint's position always means "every event of this type up
+//! to here is applied", and its stream sequence never passes a message that
+//! was not handled. An event whose aggregate's earlier events are missing
+//! from the store too cannot be applied: the projection halts (below).
+//!
+//! - A message that does not decode, or an event that cannot be applied
+//!   (a gap the store cannot fill), halts the projection: everything before
+//!   it is committed, it and everything after stay unacked, the reason
+//!   (subject and stream sequence, or the event) is stored with the
+//!   checkpoint, logged, and reported by `/readyz` and `/metrics`.
 //! - A database failure naks the batch (redelivered a second later) and the
 //!   consumer is re-created after a pause; so is a lost NATS connection.
 
@@ -212,7 +220,7 @@ impl Projector {
         }
     }
 
-    /// Applies a batch in one transaction, then acks what was applied.
+    /// Applies a batch in one transaction, then acks what was handled.
     async fn apply_messages(
         &self,
         projection: Projection,
@@ -222,19 +230,22 @@ impl Projector {
         match self.commit_batch(projection, &batch).await {
             Ok(outcome) => {
                 for message in &batch[..outcome.handled] {
-                    let kind = if outcome.retry.contains(&sequence_of(message)) {
-                        AckKind::Nak(Some(Duration::from_millis(250)))
-                    } else {
-                        AckKind::Ack
-                    };
-                    if let Err(error) = message.ack_with(kind).await {
+                    if let Err(error) = message.ack_with(AckKind::Ack).await {
                         tracing::debug!(error = %error, "ack failed; the message will be redelivered and skipped");
                     }
                 }
+                if outcome.filled > 0 {
+                    tracing::warn!(
+                        projection.name = name,
+                        events = outcome.filled,
+                        "the stream skipped events of this projection; applied them from the event store"
+                    );
+                    self.count_filled(name, outcome.filled);
+                }
                 self.record(name, outcome.position);
-                match outcome.poison {
+                match outcome.halt {
                     Some(reason) => {
-                        tracing::error!(projection.name = name, reason = %reason, "projection halted on a message it cannot decode");
+                        tracing::error!(projection.name = name, reason = %reason, "projection halted");
                         Ok(Some(Stopped::Halted))
                     }
                     None => Ok(None),
@@ -251,6 +262,12 @@ impl Projector {
         }
     }
 
+    /// Applies the decodable prefix of `batch` in position order, with every
+    /// event of the projection's aggregate type the stream skipped filled in
+    /// from the store ([`crate::fill`]), and moves the checkpoint in the same
+    /// transaction. The checkpoint's position then covers every event of that
+    /// type up to it; its stream sequence (where a re-created consumer starts)
+    /// covers only messages handled here.
     async fn commit_batch(
         &self,
         projection: Projection,
@@ -272,47 +289,61 @@ impl Projector {
         let mut position: i64 = row.try_get("position")?;
         let mut stream_sequence: i64 = row.try_get("stream_sequence")?;
         let mut outcome = BatchOutcome::default();
-        let mut contiguous = true;
+        let mut events = Vec::with_capacity(batch.len());
+        let mut handled_up_to = stream_sequence;
         for message in batch {
             let sequence = sequence_of(message);
-            let result = match decode(message) {
-                Ok(event) => projection
-                    .apply(&mut tx, &event)
-                    .await
-                    .map(|()| event.position),
-                Err(reason) => Err(ProjectionError::Decode {
-                    position: 0,
-                    event_type: String::new(),
-                    reason,
-                }),
-            };
-            match result {
-                Ok(event_position) => {
-                    if contiguous {
-                        position = position.max(event_position);
-                        stream_sequence = stream_sequence.max(sequence);
-                    }
-                }
-                Err(ProjectionError::Gap { .. }) => {
-                    contiguous = false;
-                    outcome.retry.push(sequence);
-                }
-                Err(ProjectionError::Decode { reason, .. }) => {
-                    let reason = format!(
+            match decode(message) {
+                Ok(event) => events.push(event),
+                Err(reason) => {
+                    outcome.halt = Some(format!(
                         "message on subject {} at stream sequence {sequence} does not decode: {reason}",
                         message.subject
-                    );
-                    sqlx::query("UPDATE projection_checkpoints SET halted = $1 WHERE name = $2")
-                        .bind(&reason)
-                        .bind(name)
-                        .execute(&mut *tx)
-                        .await?;
-                    outcome.poison = Some(reason);
+                    ));
+                    // After the cause is fixed the consumer must read it again.
+                    handled_up_to = handled_up_to.min(sequence - 1);
+                    break;
+                }
+            }
+            handled_up_to = handled_up_to.max(sequence);
+            outcome.handled += 1;
+        }
+        events.retain(|e| e.position > position);
+        events.sort_by_key(|e| e.position);
+        events.dedup_by_key(|e| e.position);
+        outcome.filled = crate::fill::complete(
+            &mut tx,
+            projection.reads().type_name(),
+            position,
+            &mut events,
+        )
+        .await?;
+        for event in &events {
+            match self.apply_filling(&mut tx, projection, event).await {
+                Ok(filled) => {
+                    outcome.filled += filled;
+                    position = event.position;
+                }
+                Err(error @ (ProjectionError::Gap { .. } | ProjectionError::Decode { .. })) => {
+                    outcome.halt = Some(format!(
+                        "event at position {} ({}:{}:{}) cannot be applied: {error}",
+                        event.position, event.aggregate_type, event.aggregate_id, event.sequence
+                    ));
+                    // Nothing after the last applied event counts as handled.
+                    handled_up_to = stream_sequence;
+                    outcome.handled = 0;
                     break;
                 }
                 Err(other) => return Err(other),
             }
-            outcome.handled += 1;
+        }
+        stream_sequence = handled_up_to;
+        if let Some(reason) = &outcome.halt {
+            sqlx::query("UPDATE projection_checkpoints SET halted = $1 WHERE name = $2")
+                .bind(reason)
+                .bind(name)
+                .execute(&mut *tx)
+                .await?;
         }
         sqlx::query(
             "UPDATE projection_checkpoints SET position = $1, stream_sequence = $2 WHERE name = $3",
@@ -326,16 +357,54 @@ impl Projector {
         outcome.position = position;
         Ok(outcome)
     }
+
+    /// Applies `event`; when its aggregate's earlier events are missing from
+    /// the projection, applies them from the store first. Returns how many it
+    /// filled in.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Gap`] when the store lacks them too (the projection
+    /// must halt), or the error of applying.
+    async fn apply_filling(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        projection: Projection,
+        event: &StoredEvent,
+    ) -> Result<usize, ProjectionError> {
+        let (aggregate_id, expected, got) = match projection.apply(tx, event).await {
+            Err(ProjectionError::Gap {
+                aggregate_id,
+                expected,
+                got,
+            }) => (aggregate_id, expected, got),
+            other => return other.map(|()| 0),
+        };
+        let earlier =
+            crate::fill::sequences(tx, &event.aggregate_type, &aggregate_id, expected, got).await?;
+        if i64::try_from(earlier.len()).ok() != Some(got - expected) {
+            return Err(ProjectionError::Gap {
+                aggregate_id,
+                expected,
+                got,
+            });
+        }
+        for missing in &earlier {
+            projection.apply(tx, missing).await?;
+        }
+        projection.apply(tx, event).await?;
+        Ok(earlier.len())
+    }
 }
 
 #[derive(Default)]
 struct BatchOutcome {
-    /// How many messages of the batch were handled (applied, skipped or to retry).
+    /// How many messages of the batch were handled (applied or skipped as
+    /// applied already); they are acknowledged.
     handled: usize,
-    /// Stream sequences to retry (gaps).
-    retry: Vec<i64>,
+    /// Events applied from the store because the stream had not delivered them.
+    filled: usize,
     /// Why the projection halts.
-    poison: Option<String>,
+    halt: Option<String>,
     /// The checkpoint's position after the batch.
     position: i64,
 }

@@ -215,7 +215,8 @@ fn start_relay(
 ) -> anyhow::Result<()> {
     match (&runtime.log, runtime.backend.pg_pool()) {
         (Some(log), Some(pool)) => {
-            let relay = Relay::new(pool.clone(), log.context.clone(), log.settings.clone());
+            let relay = Relay::new(pool.clone(), log.context.clone(), log.settings.clone())
+                .reporting_to(log.relay.clone());
             let shutdown = wait(stopped.clone());
             background(tasks, relay.run(RELAY_POLL, shutdown));
             Ok(())

@@ -49,6 +49,8 @@ pub struct ServerLog {
     pub context: async_nats::jetstream::Context,
     /// Stream, subjects, replicas.
     pub settings: LogSettings,
+    /// Whether this process's relay is the active one (`/metrics`).
+    pub relay: commands::relay::RelayStatus,
 }
 
 impl ServerLog {
@@ -107,7 +109,11 @@ impl Runtime {
                 let context = commands::relay::connect(&settings)
                     .await
                     .context("cannot use BASEL_NATS_URL")?;
-                Some(ServerLog { context, settings })
+                Some(ServerLog {
+                    context,
+                    settings,
+                    relay: commands::relay::RelayStatus::default(),
+                })
             }
             None => None,
         };
@@ -156,6 +162,10 @@ impl Runtime {
             secret: self.secret.clone(),
             max_contacts: self.max_contacts,
             relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
+            log: self.log.as_ref().map(|log| crate::rest::state::LogState {
+                relay: log.relay.clone(),
+                nats: log.context.client(),
+            }),
         }
     }
 

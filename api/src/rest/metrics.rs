@@ -231,6 +231,7 @@ async fn render_log(state: &AppState, out: &mut String) {
                     u8::from(l.halted.is_some())
                 );
             }
+            render_gaps_filled(state, out);
             true
         }
         Err(error) => {
@@ -241,11 +242,35 @@ async fn render_log(state: &AppState, out: &mut String) {
     if let Ok(head) = projections::log::head(state.read_db()).await {
         let _ = writeln!(out, "# HELP basel_log_head Position of the last committed event.\n# TYPE basel_log_head gauge\nbasel_log_head {head}");
     }
+    render_log_connection(state, out);
     if let Some(backlog) = relay_backlog(state).await {
         let _ = writeln!(out, "# HELP basel_relay_backlog Committed events the relay has not published yet.\n# TYPE basel_relay_backlog gauge\nbasel_relay_backlog {backlog}");
     }
     crate::rest::mail_delivery::render_metrics(state.read_db(), out).await;
     let _ = writeln!(out, "# HELP basel_read_store_up 1 when the read store answered this scrape.\n# TYPE basel_read_store_up gauge\nbasel_read_store_up {}", u8::from(up));
+}
+
+/// In server mode: whether this process's relay is the active one, and
+/// whether its NATS connection is up.
+fn render_log_connection(state: &AppState, out: &mut String) {
+    let Some(log) = &state.wiring.log else { return };
+    let active = u8::from(log.relay.is_active());
+    let connected = u8::from(matches!(
+        log.nats.connection_state(),
+        async_nats::connection::State::Connected
+    ));
+    let _ = writeln!(out, "# HELP basel_relay_active 1 when this process's relay holds the relay lock and publishes; 0 when it is a standby or runs no relay.\n# TYPE basel_relay_active gauge\nbasel_relay_active {active}");
+    let _ = writeln!(out, "# HELP basel_nats_connected 1 when this process's NATS connection is up.\n# TYPE basel_nats_connected gauge\nbasel_nats_connected {connected}");
+}
+
+fn render_gaps_filled(state: &AppState, out: &mut String) {
+    out.push_str("# HELP basel_projection_gaps_filled_total Events a projection applied from the event store because the stream had not delivered them.\n# TYPE basel_projection_gaps_filled_total counter\n");
+    for (name, filled) in state.wiring.projector.gaps_filled() {
+        let _ = writeln!(
+            out,
+            "basel_projection_gaps_filled_total{{projection=\"{name}\"}} {filled}"
+        );
+    }
 }
 
 /// Events with `published_at IS NULL`, where a relay publishes the log

@@ -39,6 +39,17 @@ pub struct Wiring {
     /// Whether a relay publishes the log to JetStream (server mode): then
     /// `/metrics` reports the relay backlog.
     pub relayed: bool,
+    /// The JetStream side, in server mode: what `/metrics` reports of it.
+    pub log: Option<LogState>,
+}
+
+/// What `/metrics` reports of the JetStream side (server mode).
+#[derive(Clone)]
+pub struct LogState {
+    /// Whether this process's relay is the active one.
+    pub relay: commands::relay::RelayStatus,
+    /// The NATS connection (its state).
+    pub nats: async_nats::Client,
 }
 
 /// What every handler can reach.

@@ -17,7 +17,7 @@ const UPDATES: usize = 500;
 const CLIENTS: usize = 8;
 
 /// The first `n` seeded country codes.
-async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
+pub(crate) async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
     let db = deployment.db().await;
     sqlx::query_scalar("SELECT country_code FROM directory ORDER BY country_code LIMIT $1")
         .bind(n)
@@ -52,7 +52,7 @@ async fn committed(deployment: &Basel) -> Vec<(String, String)> {
 
 /// Whether the relay has published everything and every projection shows
 /// every committed event.
-async fn settled(deployment: &Basel) -> bool {
+pub(crate) async fn settled(deployment: &Basel) -> bool {
     let db = deployment.db().await;
     if deployment.store.database_url.is_some() {
         let unpublished: i64 = sqlx::query_scalar(
@@ -81,7 +81,11 @@ async fn settled(deployment: &Basel) -> bool {
 
 /// Every acknowledged update is in the events table, the history and the
 /// directory (and on the stream, in server mode), exactly once.
-async fn assert_nothing_lost(deployment: &Basel, acked: &[(String, String)], nats: Option<&Nats>) {
+pub(crate) async fn assert_nothing_lost(
+    deployment: &Basel,
+    acked: &[(String, String)],
+    nats: Option<&Nats>,
+) {
     let took = eventually(Duration::from_secs(30), || settled(deployment)).await;
     assert!(
         took.is_some(),

@@ -9,6 +9,7 @@ mod browser_home;
 mod cli;
 mod cli_errors;
 mod directory_release;
+mod divergence;
 mod documents;
 mod edge;
 mod faults;

@@ -2,3 +2,4 @@
 
 mod registry;
 mod runner;
+mod stream_gaps;

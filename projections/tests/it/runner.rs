@@ -13,7 +13,7 @@ use domain::values::{CountryCode, Slug};
 use projections::directory::Reader;
 use projections::runner::Projector;
 
-fn metadata() -> Metadata {
+pub(crate) fn metadata() -> Metadata {
     Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Seed,
