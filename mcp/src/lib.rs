@@ -19,9 +19,10 @@
 //! Layout:
 //! - `guard`: the HTTP checks in front of both transports;
 //! - `handler`: the rmcp `ServerHandler` (server info, tools, resources);
-//! - `tools`: the six tools, their schemas and argument checks;
+//! - `tools`: the seven tools, each one `#[tool]` method over its argument
+//!   and answer types (rmcp's typed router);
 //! - `resources`: `basel://ca/{country_code}` and `basel://codes/{code}`;
-//! - `schemas`: the JSON Schemas of tool inputs and outputs;
+//! - `schemas`: the tools' schemas as published: tidy and compact;
 //! - `cursor`: opaque pagination cursors;
 //! - `sse`: the legacy SSE transport;
 //! - `jsonrpc`: the JSON-RPC checks in front of rmcp (parse errors, invalid
