@@ -31,12 +31,16 @@
 //! - `live`: `resources/subscribe` and `notifications/resources/updated`
 //!   from a channel of changed country codes;
 //! - `sessions`: the open sessions of both transports, bound to the key that
-//!   opened them, capped per key and in all, expired when idle.
+//!   opened them, capped per key and in all, expired when idle;
+//! - `event_ids`: rmcp's session manager with event ids a client can resume
+//!   from (the priming event alone has id 0; `Last-Event-ID: N` replays
+//!   what came after N).
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
 
 mod cursor;
+mod event_ids;
 mod guard;
 mod handler;
 mod jsonrpc;
@@ -157,7 +161,8 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
     let manager = Arc::new(session_manager(config.sessions));
     let registry = sessions::Registry::new(config.sessions, manager.clone());
     registry.sweep_until(shutdown.clone());
-    let streamable = streamable_service(&state, handler.clone(), manager, shutdown.clone());
+    let numbered = Arc::new(event_ids::NumberedEvents(manager));
+    let streamable = streamable_service(&state, handler.clone(), numbered, shutdown.clone());
     let sessions = sse::Sessions::new(handler, registry.clone(), shutdown);
     let legacy = Router::new()
         .route(
@@ -196,9 +201,9 @@ fn session_manager(limits: SessionLimits) -> LocalSessionManager {
 fn streamable_service(
     state: &McpState,
     handler: handler::Basel,
-    manager: Arc<LocalSessionManager>,
+    manager: Arc<event_ids::NumberedEvents>,
     shutdown: CancellationToken,
-) -> StreamableHttpService<handler::Basel, LocalSessionManager> {
+) -> jsonrpc::Streamable {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(state.allowed_hosts.clone())
         .with_allowed_origins(state.allowed_origins.clone())
