@@ -4,11 +4,10 @@
 //! belongs to, the filter it was issued under and where the next page starts.
 //! Clients must treat it as opaque; anything that does not decode to a cursor
 //! of the same list and filter is an invalid-params error, never a silently
-//! restarted listing. The error carries `data: {"reason": "invalid_cursor"}`
-//! so that a tool (`list_competent_authorities`) can turn it into a tool
-//! error the model reads, while `resources/list` keeps the protocol error.
+//! restarted listing. The error carries `data: {"reason": "invalid_cursor"}`;
+//! `resources/list` answers it as is, `list_competent_authorities` as an
+//! `invalid_cursor` tool error the model reads.
 
-use rmcp::model::ErrorCode;
 use rmcp::ErrorData;
 use serde_json::json;
 
@@ -18,15 +17,6 @@ const REASON: &str = "invalid_cursor";
 /// What a caller is told about a cursor that does not decode.
 pub(crate) const INVALID: &str =
     "invalid cursor: pass back a nextCursor exactly as received, with the same filter";
-
-/// Whether `error` is the bad-cursor error of [`decode`].
-pub(crate) fn is_invalid(error: &ErrorData) -> bool {
-    error.code == ErrorCode::INVALID_PARAMS
-        && error
-            .data
-            .as_ref()
-            .is_some_and(|data| data["reason"] == REASON)
-}
 
 /// Encodes a cursor for `kind` (the list), `filter` and `position`.
 pub(crate) fn encode(kind: &str, filter: &str, position: &str) -> String {
@@ -59,6 +49,15 @@ pub(crate) fn decode(cursor: &str, kind: &str, filter: &str) -> Result<String, E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `error` is the bad-cursor error of [`decode`].
+    fn is_invalid(error: &ErrorData) -> bool {
+        error.code == rmcp::model::ErrorCode::INVALID_PARAMS
+            && error
+                .data
+                .as_ref()
+                .is_some_and(|data| data["reason"] == REASON)
+    }
 
     #[test]
     fn a_cursor_round_trips_only_for_its_own_list_and_filter() {

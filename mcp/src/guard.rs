@@ -20,12 +20,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use domain::credentials::KeyRefusal;
 use rmcp::model::{ErrorCode, ProtocolVersion};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::StreamableHttpService;
 use rmcp::ErrorData;
 use serde_json::{json, Value};
 
-use crate::handler::Basel;
 use crate::sessions::{self, Closer, Holder, Registry};
 use crate::throttle::FailedAuth;
 use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
@@ -328,7 +325,7 @@ pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
 /// A request naming a session is served only for the key that opened it
 /// (`sessions`); a request that opens one is counted against the caps.
 pub(crate) async fn streamable(
-    service: StreamableHttpService<Basel, LocalSessionManager>,
+    service: jsonrpc::Streamable,
     registry: Arc<Registry>,
     request: Request,
 ) -> Response {

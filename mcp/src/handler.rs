@@ -11,6 +11,8 @@
 use std::sync::Arc;
 
 use axum::http::request::Parts;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
@@ -25,7 +27,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use crate::guard::Caller;
 use crate::live::{self, Subscriptions};
 use crate::rate::Limiter;
-use crate::tools::{self, Args};
+use crate::tools;
 use crate::{bounded, resources, McpConfig, McpState};
 
 /// The `_meta` key of the server's identity on 2026-07-28 results.
@@ -70,6 +72,9 @@ fn instructions(tools: &[Tool]) -> String {
 #[derive(Clone)]
 pub(crate) struct Basel {
     state: Arc<McpState>,
+    /// Every tool's route (`tools::router`).
+    router: Arc<ToolRouter<Basel>>,
+    /// The tools as `tools/list` shows them.
     tools: Arc<Vec<Tool>>,
     /// The instructions, made once from the tools.
     instructions: Arc<str>,
@@ -88,10 +93,12 @@ pub(crate) struct Basel {
 impl Basel {
     /// A handler over `state`, limited by `config.rate`.
     pub(crate) fn new(state: Arc<McpState>, config: &McpConfig) -> Self {
-        let definitions = tools::definitions();
+        let router = tools::router();
+        let definitions = tools::published(&router);
         Self {
             state,
             instructions: instructions(&definitions).into(),
+            router: Arc::new(router),
             tools: Arc::new(definitions),
             limiter: Arc::new(Limiter::new(config.rate)),
             caller: None,
@@ -115,6 +122,11 @@ impl Basel {
             caller: Some(caller),
             ..self.session()
         }
+    }
+
+    /// What the tools read.
+    pub(crate) fn state(&self) -> &McpState {
+        &self.state
     }
 
     fn identity() -> Implementation {
@@ -267,10 +279,29 @@ impl ServerHandler for Basel {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.admit(&context)?;
-        let mut result =
-            tools::call(&self.state, &request.name, Args::new(request.arguments)).await?;
-        sign(&context, &mut result.meta);
-        Ok(CallToolResponse::from(result))
+        if !self.router.has_route(&request.name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{}`; call tools/list for the tools this server has",
+                    bounded(&request.name)
+                ),
+                None,
+            ));
+        }
+        let mut meta = None;
+        sign(&context, &mut meta);
+        let response = self
+            .router
+            .call(ToolCallContext::new(self, request, context))
+            .await?;
+        Ok(match response {
+            CallToolResponse::Complete(mut result) => {
+                tools::argument_error(&mut result);
+                result.meta = meta;
+                CallToolResponse::Complete(result)
+            }
+            other => other,
+        })
     }
 
     async fn list_resources(

@@ -35,7 +35,6 @@ use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, InitializeRequestParams, PaginatedRequestParams,
     ReadResourceRequestParams,
 };
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::StreamableHttpService;
 use rmcp::ErrorData;
 use serde::de::DeserializeOwned;
@@ -53,11 +52,13 @@ const MAX_BATCH: usize = 50;
 const BATCH_REVISION: &str = "2025-03-26";
 /// The protocol-revision header.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+/// The header naming a message's method (revision 2026-07-28 and later).
+const METHOD_HEADER: &str = "mcp-method";
 /// The largest answer read back from rmcp for one message of a batch.
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 
 /// rmcp's streamable HTTP service, as `/mcp` runs it.
-pub(crate) type Streamable = StreamableHttpService<Basel, LocalSessionManager>;
+pub(crate) type Streamable = StreamableHttpService<Basel, crate::event_ids::NumberedEvents>;
 
 /// A message refused before rmcp: the id to answer (when usable) and why.
 #[derive(Debug)]
@@ -292,6 +293,12 @@ pub(crate) async fn post(service: Streamable, request: Request) -> Response {
 }
 
 /// The same request with `message` as its body.
+///
+/// A notification without `Mcp-Method` gets one naming its own method:
+/// rmcp refuses (HTTP 400) any message without it from revision 2026-07-28
+/// on, and clients send `notifications/cancelled` without it (nothing routes
+/// on a notification, which has no answer to carry an error anyway). A
+/// header that contradicts the body is left for rmcp to refuse.
 fn rebuild(parts: &Parts, message: &Value) -> Request {
     let mut request = Request::new(Body::from(message.to_string()));
     *request.method_mut() = parts.method.clone();
@@ -299,6 +306,14 @@ fn rebuild(parts: &Parts, message: &Value) -> Request {
     *request.version_mut() = parts.version;
     *request.headers_mut() = parts.headers.clone();
     request.headers_mut().remove(CONTENT_LENGTH);
+    let notification = message.get("id").is_none();
+    if let Some(method) = message.get("method").and_then(Value::as_str) {
+        if notification && !parts.headers.contains_key(METHOD_HEADER) {
+            if let Ok(value) = HeaderValue::from_str(method) {
+                request.headers_mut().insert(METHOD_HEADER, value);
+            }
+        }
+    }
     if let Some(caller) = parts.extensions.get::<Caller>() {
         request.extensions_mut().insert(caller.clone());
     }

@@ -19,9 +19,10 @@
 //! Layout:
 //! - `guard`: the HTTP checks in front of both transports;
 //! - `handler`: the rmcp `ServerHandler` (server info, tools, resources);
-//! - `tools`: the six tools, their schemas and argument checks;
+//! - `tools`: the seven tools, each one `#[tool]` method over its argument
+//!   and answer types (rmcp's typed router);
 //! - `resources`: `basel://ca/{country_code}` and `basel://codes/{code}`;
-//! - `schemas`: the JSON Schemas of tool inputs and outputs;
+//! - `schemas`: the tools' schemas as published: tidy and compact;
 //! - `cursor`: opaque pagination cursors;
 //! - `sse`: the legacy SSE transport;
 //! - `jsonrpc`: the JSON-RPC checks in front of rmcp (parse errors, invalid
@@ -34,12 +35,16 @@
 //! - `sessions`: the open sessions of both transports, bound to the key that
 //!   opened them, capped per key, per client address and in all, expired
 //!   when idle;
-//! - `revoked`: closes the sessions (and streams) of keys no longer active.
+//! - `revoked`: closes the sessions (and streams) of keys no longer active;
+//! - `event_ids`: rmcp's session manager with event ids a client can resume
+//!   from (the priming event alone has id 0; `Last-Event-ID: N` replays
+//!   what came after N).
 //!
 //! Settings beyond [`McpState`] (the rate limit) come in [`McpConfig`],
 //! whose `Default` is what [`router`] and [`router_until`] use.
 
 mod cursor;
+mod event_ids;
 mod guard;
 mod handler;
 mod jsonrpc;
@@ -167,7 +172,8 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
     let registry = sessions::Registry::new(config.sessions, manager.clone());
     registry.sweep_until(shutdown.clone());
     revoked::watch(&registry, state.clone(), shutdown.clone());
-    let streamable = streamable_service(&state, handler.clone(), manager, shutdown.clone());
+    let numbered = Arc::new(event_ids::NumberedEvents(manager));
+    let streamable = streamable_service(&state, handler.clone(), numbered, shutdown.clone());
     let sessions = sse::Sessions::new(handler, registry.clone(), shutdown);
     let legacy = Router::new()
         .route(
@@ -210,9 +216,9 @@ fn session_manager(limits: SessionLimits) -> LocalSessionManager {
 fn streamable_service(
     state: &McpState,
     handler: handler::Basel,
-    manager: Arc<LocalSessionManager>,
+    manager: Arc<event_ids::NumberedEvents>,
     shutdown: CancellationToken,
-) -> StreamableHttpService<handler::Basel, LocalSessionManager> {
+) -> jsonrpc::Streamable {
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(state.allowed_hosts.clone())
         .with_allowed_origins(state.allowed_origins.clone())

@@ -31,6 +31,8 @@
 //!   [`schema`]: their JSON Schemas, generated from the types;
 //! - [`search`]: finding countries by code, name, other name or authority,
 //!   for REST and MCP alike;
+//! - [`listing`]: the directory filtered and cut into pages, for REST and
+//!   MCP alike;
 //! - [`shipment`]: the shipment plan (classification, procedure per State,
 //!   who notifies whom, every State's record) for REST and MCP alike.
 
@@ -42,6 +44,7 @@ pub mod coverage;
 pub mod directory;
 mod fill;
 pub mod history;
+pub mod listing;
 pub mod log;
 pub mod registry;
 pub mod replay;

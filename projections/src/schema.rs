@@ -24,6 +24,19 @@ pub fn json_schema<T: JsonSchema>() -> Map<String, Value> {
     into_map(schema.to_value())
 }
 
+/// A schema generated elsewhere (rmcp generates the MCP tools' schemas from
+/// their types) with the rewrites [`json_schema`] makes: nullable values as
+/// `anyOf`, documented constants as one `enum`, only JSON Schema's own
+/// formats; and without `$schema` (2020-12 is the default where it is used).
+pub fn tidy(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut schema = Schema::from(schema.clone());
+    RecursiveTransform(NullableAsAnyOf).transform(&mut schema);
+    RecursiveTransform(ConstsAsEnum).transform(&mut schema);
+    RecursiveTransform(StandardFormats).transform(&mut schema);
+    schema.remove("$schema");
+    into_map(schema.to_value())
+}
+
 /// Schemas of the named types for an OpenAPI document: each under its type
 /// name, with references to `#/components/schemas/…` for the types it uses.
 /// Returns the named schemas and every definition they refer to.

@@ -324,6 +324,57 @@ async fn rest_q_and_mcp_search_find_the_same_countries() {
     }
 }
 
+/// REST `GET /api/v1/ca` and MCP `list_competent_authorities` keep the same
+/// records for the same filters: one function (`projections::listing`)
+/// filters and pages both.
+#[tokio::test]
+async fn rest_and_mcp_lists_keep_the_same_countries_for_the_same_filters() {
+    let basel = Basel::embedded();
+    let server = basel.serve().await;
+    let key = api_key(&server).await;
+    let client = rmcp_client(&server, &key).await;
+    let http = reqwest::Client::new();
+    let codes = |items: &Value| -> Vec<String> {
+        items
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["country_code"].as_str().expect("code").to_owned())
+            .collect()
+    };
+    let mut sizes = Vec::new();
+    for filters in [
+        json!({"has_contact": true}),
+        json!({"has_contact": false}),
+        json!({"has_contact": true, "verified": false}),
+        json!({"verified": true}),
+    ] {
+        let mut query = vec![("perPage".to_owned(), "500".to_owned())];
+        for (name, value) in filters.as_object().expect("filters") {
+            query.push((name.clone(), value.to_string()));
+        }
+        let rest: Value = http
+            .get(format!("{}/api/v1/ca", server.base))
+            .query(&query)
+            .header("x-api-key", &key)
+            .send()
+            .await
+            .expect("REST")
+            .json()
+            .await
+            .expect("JSON");
+        let mut arguments = filters.clone();
+        arguments["page_size"] = json!(200);
+        let page = structured(&call(&client, "list_competent_authorities", arguments).await);
+        assert!(page.get("nextCursor").is_none(), "one page holds them all");
+        let (rest, mcp) = (codes(&rest["items"]), codes(&page["items"]));
+        assert_eq!(rest, mcp, "{filters}: REST and MCP disagree");
+        sizes.push(rest.len());
+    }
+    assert_eq!(sizes[0] + sizes[1], 191, "has_contact splits the directory");
+    assert!(sizes[0] > 0 && sizes[2] > 0, "{sizes:?}");
+}
+
 /// Every JSON body goes through the strict field reader: an unknown field is
 /// a 422 naming it, on classify and register as on the steward routes.
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! `GET /api/v1/ca`: every country by default, pages that add up, search,
-//! the `verified` filter, and refused parameters; in both storage modes.
+//! the `verified` and `has_contact` filters, and refused parameters; in both storage modes.
 
 use serde_json::{json, Value};
 
@@ -105,6 +105,24 @@ async fn the_list_covers_every_country_by_default_and_pages_add_up(mode: Mode) {
         ),
         ["CH"]
     );
+    let with = app.get("/api/v1/ca?has_contact=true", &key).await.body;
+    let without = app.get("/api/v1/ca?has_contact=false", &key).await.body;
+    let (with, without) = (codes(&with), codes(&without));
+    assert_eq!(
+        with.len() + without.len(),
+        191,
+        "has_contact splits the list"
+    );
+    assert!(with.contains(&"CH".to_owned()), "CH now has an e-mail");
+    assert!(without.iter().all(|code| !with.contains(code)));
+    assert_eq!(
+        codes(
+            &app.get("/api/v1/ca?has_contact=true&verified=true", &key)
+                .await
+                .body
+        ),
+        ["CH"]
+    );
 
     for bad in [
         "page=0",
@@ -112,6 +130,7 @@ async fn the_list_covers_every_country_by_default_and_pages_add_up(mode: Mode) {
         "perPage=0",
         "perPage=501",
         "verified=maybe",
+        "has_contact=1",
         "page=1&page=2",
         "colour=red",
         "page=99999999999999999999",

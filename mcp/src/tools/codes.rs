@@ -1,78 +1,97 @@
 //! The classifier tools: `classify_waste` (the same checks and result as
 //! `POST /api/v1/classify`) and `lookup_basel_code`.
 
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use domain::classifier::{Classification, CodeInfo};
 use domain::values::CountryCode;
-use rmcp::ErrorData;
 
-use super::{args::Args, done, Outcome, ToolError, MAX_DESCRIPTION_CHARS};
-use crate::McpState;
+use super::args::Text;
+use super::{ToolError, MAX_CODE_CHARS, MAX_COUNTRY_CHARS, MAX_DESCRIPTION_CHARS};
+use crate::handler::Basel;
 
-/// `classify_waste`: a description (and optionally a country pair, by code
-/// or name) → codes.
-pub(crate) async fn classify(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let description = match args
-        .only(&["description", "origin", "destination"])
-        .and_then(|()| args.required("description", MAX_DESCRIPTION_CHARS))
-    {
-        Ok(description) => description,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let origin = match country(state, &args, "origin").await? {
-        Ok(code) => code,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let destination = match country(state, &args, "destination").await? {
-        Ok(code) => code,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    done(
-        state
-            .classifier
-            .classify(&description, origin.as_ref(), destination.as_ref()),
-    )
+/// The arguments of `classify_waste`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClassifyWaste {
+    /// The waste in plain language: material, origin, form, hazardous constituents.
+    description: Text<MAX_DESCRIPTION_CHARS>,
+    /// Country of export: ISO 3166-1 alpha-2 code (DE) or country name (Germany).
+    origin: Option<Text<MAX_COUNTRY_CHARS>>,
+    /// Country of import: code or name.
+    destination: Option<Text<MAX_COUNTRY_CHARS>>,
 }
 
-/// A country argument: a two-letter code, or a name the directory knows
-/// (resolved as `get_competent_authority` resolves it).
-async fn country(
-    state: &McpState,
-    args: &Args,
-    name: &str,
-) -> Result<Result<Option<CountryCode>, ToolError>, ErrorData> {
-    let text = match args.string(name) {
-        Ok(Some(text)) => text,
-        Ok(None) => return Ok(Ok(None)),
-        Err(refusal) => return Ok(Err(refusal)),
-    };
-    if text.len() == 2 {
-        if let Ok(code) = CountryCode::parse(&text) {
-            return Ok(Ok(Some(code)));
-        }
+/// The arguments of `lookup_basel_code`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LookupCode {
+    /// A Y, A, B or H code, any case, e.g. A1160, y31, B3020, H6.1.
+    code: Text<MAX_CODE_CHARS>,
+}
+
+#[tool_router(router = code_tools, vis = "pub(crate)")]
+impl Basel {
+    /// Turns a plain-language waste description (English, Spanish, Portuguese, French,
+    /// German, Italian, Dutch, common Chinese and Vietnamese trade terms) into Basel
+    /// Convention signals: Y, A, B and H codes, UN numbers, list type, whether Prior Informed
+    /// Consent applies, explanations, warnings. With origin and destination it also names the
+    /// control procedure; for 'who do I notify?' on a route use plan_shipment. Informational
+    /// only.
+    #[tool(title = "Classify a waste")]
+    async fn classify_waste(
+        &self,
+        Parameters(input): Parameters<ClassifyWaste>,
+    ) -> Result<Json<Classification>, ToolError> {
+        let origin = self.country_code(input.origin.as_ref()).await?;
+        let destination = self.country_code(input.destination.as_ref()).await?;
+        Ok(Json(self.state().classifier.classify(
+            input.description.as_str(),
+            origin.as_ref(),
+            destination.as_ref(),
+        )))
     }
-    Ok(super::country::resolve(state, &text)
-        .await?
-        .and_then(|row| {
-            CountryCode::parse(&row.country_code)
-                .map(Some)
-                .map_err(|e| ToolError::invalid(format!("`{name}`: {e}")))
-        }))
+
+    /// Name, annex and status of any Y, A, B or H code: in force, or deleted and by what it
+    /// was replaced.
+    #[tool(title = "Look up a Basel code")]
+    fn lookup_basel_code(
+        &self,
+        Parameters(input): Parameters<LookupCode>,
+    ) -> Result<Json<CodeInfo>, ToolError> {
+        let code = input.code.as_str();
+        self.state()
+            .classifier
+            .lookup(code)
+            .map(Json)
+            .ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "'{code}' is not a Basel code. Codes look like Y31 (Annexes I/II), A1160 \
+                     (Annex VIII), B3020 (Annex IX) or H6.1 (Annex III)."
+                ))
+            })
+    }
 }
 
-/// `lookup_basel_code`: what the knowledge base knows of one code.
-pub(crate) fn lookup(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let code = match args
-        .only(&["code"])
-        .and_then(|()| args.required("code", 20))
-    {
-        Ok(code) => code,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    match state.classifier.lookup(&code) {
-        Some(info) => done(info),
-        None => Ok(ToolError::not_found(format!(
-            "'{code}' is not a Basel code. Codes look like Y31 (Annexes I/II), A1160 (Annex VIII), \
-             B3020 (Annex IX) or H6.1 (Annex III)."
-        ))
-        .into()),
+impl Basel {
+    /// A country argument as a code: a two-letter code, or a name the
+    /// directory knows (resolved as `get_competent_authority` resolves it).
+    async fn country_code(
+        &self,
+        input: Option<&Text<MAX_COUNTRY_CHARS>>,
+    ) -> Result<Option<CountryCode>, ToolError> {
+        let Some(input) = input else {
+            return Ok(None);
+        };
+        if let Ok(code) = CountryCode::parse(input.as_str()) {
+            return Ok(Some(code));
+        }
+        let row = self.country(input).await?;
+        CountryCode::parse(&row.country_code)
+            .map(Some)
+            .map_err(|e| ToolError::invalid(e.to_string()))
     }
 }

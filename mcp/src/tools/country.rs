@@ -9,24 +9,8 @@
 
 use projections::directory::AuthorityRow;
 use projections::search::{self, Resolution};
-use rmcp::ErrorData;
 
-use super::{internal, ToolError};
-use crate::McpState;
-
-/// Other names in common use, normalised, with their codes. The directory's
-/// own names (ISO short names) are matched without this table.
-pub(crate) async fn resolve(
-    state: &McpState,
-    input: &str,
-) -> Result<Result<AuthorityRow, ToolError>, ErrorData> {
-    let rows = state
-        .cache
-        .directory(&state.read_db)
-        .await
-        .map_err(|e| internal("reading the directory", &e))?;
-    Ok(by_name(&rows, input.trim()))
-}
+use super::ToolError;
 
 fn missing(input: &str) -> ToolError {
     ToolError::country_not_found(format!(
@@ -41,34 +25,38 @@ fn not_a_party(input: &str) -> Option<ToolError> {
     use domain::parties::{registry, Standing};
     let code = registry().code_of(input)?;
     match registry().standing(&code) {
-        Standing::NotAParty(other) => Some(ToolError {
-            code: "not_a_party",
-            message: format!(
+        Standing::NotAParty(other) => Some(ToolError::refused(
+            "not_a_party",
+            format!(
                 "{}: the directory holds records of Basel Parties only.",
                 other.summary
             ),
-        }),
+        )),
         _ => None,
     }
 }
 
-/// Resolves a name among `rows`.
-fn by_name(rows: &[AuthorityRow], input: &str) -> Result<AuthorityRow, ToolError> {
+/// The record among `rows` that `input` (a code or a name) names.
+///
+/// # Errors
+/// `country_not_found`, `not_a_party`, `ambiguous` or `invalid_argument`
+/// (nothing left to search for).
+pub(crate) fn by_name(rows: &[AuthorityRow], input: &str) -> Result<AuthorityRow, ToolError> {
     match search::resolve(rows, input) {
         Resolution::Found(row) => Ok(*row),
         Resolution::Empty => Err(ToolError::invalid(
             "`country_code` must be an ISO code or a country name",
         )),
         Resolution::NotFound => Err(not_a_party(input).unwrap_or_else(|| missing(input))),
-        Resolution::Ambiguous(rows) => Err(ToolError {
-            code: "ambiguous",
-            message: format!(
+        Resolution::Ambiguous(rows) => Err(ToolError::refused(
+            "ambiguous",
+            format!(
                 "'{input}' matches several countries: {}. Pass one of these codes.",
                 rows.iter()
                     .map(|r| format!("{} ({})", r.country_name, r.country_code))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-        }),
+        )),
     }
 }

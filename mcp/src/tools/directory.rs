@@ -1,164 +1,252 @@
 //! The directory tools: one record, a page of records, a search, a history.
-//! Every answer is built from the same read tables and views as REST.
+//! Every answer is built from the same read tables, views and readers as
+//! REST (`projections::listing` for the page, `projections::search` for the
+//! search).
 
 use chrono::Utc;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use projections::directory::AuthorityRow;
+use projections::listing::{self, Filter, Start};
+use projections::search::MAX_QUERY_CHARS;
 use projections::views::{History, ListItem, Record};
-use rmcp::ErrorData;
 
-use super::{args::Args, country, done, internal, Outcome, ToolError};
-use super::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_QUERY_CHARS};
-use crate::schemas::{ListPage, SearchResult};
-use crate::{cursor, McpState};
+use super::args::{Count, Text};
+use super::{country, internal, ToolError, MAX_COUNTRY_CHARS};
+use crate::cursor;
+use crate::handler::Basel;
 
-/// The longest country argument accepted, in characters.
-const MAX_COUNTRY_CHARS: usize = 100;
+/// Records per page of `list_competent_authorities` unless asked otherwise.
+const DEFAULT_PAGE_SIZE: u64 = 50;
+/// The largest page `list_competent_authorities` serves.
+const MAX_PAGE_SIZE: u64 = 200;
 /// Search answers at most this many records.
 const MAX_SEARCH_RESULTS: usize = 50;
 
-/// `get_competent_authority`: the record as `GET /api/v1/ca/{cc}` returns it.
-pub(crate) async fn get(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let scope = args
-        .only(&["country_code", "area", "movement"])
-        .and_then(|()| Ok((args.string("area")?, args.string("movement")?)));
-    let (area, movement) = match scope {
-        Ok(scope) => scope,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let row = match find(state, &args).await? {
-        Ok(row) => row,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let competent = if area.is_some() || movement.is_some() {
-        match projections::scope::competent(&row.state, area.as_deref(), movement.as_deref()) {
-            Ok(found) => Some(found),
-            Err(e) => return Ok(ToolError::invalid(e.to_string()).into()),
+/// A country named by its ISO code or any of its names.
+type Country = Text<MAX_COUNTRY_CHARS>;
+
+/// The arguments of `get_competent_authority`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetAuthority {
+    /// ISO 3166-1 alpha-2 code (DE) or country name (Germany).
+    country_code: Country,
+    /// An area of the country (a Land, a region): `competent` lists its authorities.
+    area: Option<Text<MAX_COUNTRY_CHARS>>,
+    /// A movement: `competent` lists the authorities that handle it.
+    movement: Option<Movement>,
+}
+
+/// A kind of transboundary movement.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+enum Movement {
+    Export,
+    Import,
+    Transit,
+}
+
+impl Movement {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Export => "export",
+            Self::Import => "import",
+            Self::Transit => "transit",
         }
-    } else {
-        None
-    };
-    let mut record = Record::new(row, Utc::now().date_naive(), state.stale_after_days);
-    record.competent = competent;
-    done(record)
-}
-
-/// The record named by the `country_code` argument.
-async fn find(
-    state: &McpState,
-    args: &Args,
-) -> Result<Result<projections::directory::AuthorityRow, ToolError>, ErrorData> {
-    let input = match args.required("country_code", MAX_COUNTRY_CHARS) {
-        Ok(input) => input,
-        Err(refusal) => return Ok(Err(refusal)),
-    };
-    country::resolve(state, &input).await
-}
-
-/// `list_competent_authorities`: one page, sorted by code.
-pub(crate) async fn list(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let parsed = args
-        .only(&["cursor", "page_size", "verified", "has_contact"])
-        .and_then(|()| {
-            Ok((
-                args.string("cursor")?,
-                args.integer("page_size", 1, MAX_PAGE_SIZE)?,
-                args.boolean("verified")?,
-                args.boolean("has_contact")?,
-            ))
-        });
-    let (cursor, page_size, verified, has_contact) = match parsed {
-        Ok(parsed) => parsed,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let filter = format!(
-        "{}{}",
-        match verified {
-            None => "all",
-            Some(true) => "verified",
-            Some(false) => "unverified",
-        },
-        match has_contact {
-            None => "",
-            Some(true) => "+contact",
-            Some(false) => "-contact",
-        }
-    );
-    let after = cursor
-        .map(|c| cursor::decode(&c, "ca", &filter))
-        .transpose()?;
-    let rows = state
-        .cache
-        .directory(&state.read_db)
-        .await
-        .map_err(|e| internal("listing the directory", &e))?;
-    let matching: Vec<_> = rows
-        .iter()
-        .filter(|r| verified.is_none_or(|v| r.verified == v))
-        .filter(|r| has_contact.is_none_or(|c| has_contact_details(r) == c))
-        .collect();
-    let size = usize::try_from(page_size.unwrap_or(DEFAULT_PAGE_SIZE)).unwrap_or(usize::MAX);
-    let start = after.map_or(0, |code| {
-        matching.partition_point(|r| r.country_code.as_str() <= code.as_str())
-    });
-    let page: Vec<ListItem> = matching
-        .iter()
-        .skip(start)
-        .take(size)
-        .map(|r| ListItem::from(*r))
-        .collect();
-    let next_cursor = matching
-        .get(start + size - 1)
-        .filter(|_| start + size < matching.len())
-        .map(|last| cursor::encode("ca", &filter, &last.country_code));
-    done(ListPage {
-        items: page,
-        total: matching.len(),
-        next_cursor,
-    })
-}
-
-/// Whether a record holds any contact detail at all.
-fn has_contact_details(row: &projections::directory::AuthorityRow) -> bool {
-    [&row.ca_name, &row.email, &row.phone, &row.address]
-        .iter()
-        .any(|field| field.as_deref().is_some_and(|v| !v.trim().is_empty()))
-}
-
-/// `search_competent_authorities`: by code, country name or authority name.
-pub(crate) async fn search(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let query = match args
-        .only(&["query"])
-        .and_then(|()| args.required("query", MAX_QUERY_CHARS))
-    {
-        Ok(query) => query,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let rows = state
-        .cache
-        .directory(&state.read_db)
-        .await
-        .map_err(|e| internal("searching the directory", &e))?;
-    let results: Vec<ListItem> = projections::search::search(&rows, &query)
-        .into_iter()
-        .take(MAX_SEARCH_RESULTS)
-        .map(ListItem::from)
-        .collect();
-    done(SearchResult { query, results })
-}
-
-/// `get_authority_history`: the audit trail as REST shows it.
-pub(crate) async fn history(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    if let Err(refusal) = args.only(&["country_code"]) {
-        return Ok(refusal.into());
     }
-    let row = match find(state, &args).await? {
-        Ok(row) => row,
-        Err(refusal) => return Ok(refusal.into()),
+}
+
+/// The arguments of the tools that take only a country.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CountryOnly {
+    /// ISO 3166-1 alpha-2 code (DE) or country name (Germany).
+    country_code: Country,
+}
+
+/// The arguments of `list_competent_authorities`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListAuthorities {
+    /// The nextCursor of the previous page, passed back unchanged.
+    cursor: Option<String>,
+    /// Records per page (default 50; the directory has about 190).
+    page_size: Option<Count<1, MAX_PAGE_SIZE>>,
+    /// Only verified (true) or only unverified (false) records.
+    verified: Option<bool>,
+    /// Only records with (true) or without (false) any contact detail (authority name,
+    /// e-mail, phone or address).
+    has_contact: Option<bool>,
+}
+
+/// The arguments of `search_competent_authorities`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchAuthorities {
+    /// Part of a country name, an ISO code, or part of an authority's name.
+    query: Text<MAX_QUERY_CHARS>,
+}
+
+/// One page of `list_competent_authorities`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ListPage {
+    /// Records on this page, by country code.
+    items: Vec<ListItem>,
+    /// Records matching the filter, over all pages.
+    total: usize,
+    /// Opaque: pass it back as `cursor` for the next page; absent on the last page.
+    #[serde(rename = "nextCursor", skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+/// The answer of `search_competent_authorities`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SearchResult {
+    /// The query as given.
+    query: String,
+    /// Matching records, best first.
+    results: Vec<ListItem>,
+}
+
+#[tool_router(router = directory_tools, vis = "pub(crate)")]
+impl Basel {
+    /// The Basel Convention record of one Party: its competent authorities and focal point,
+    /// each with scope, sources, age and whether a steward verified it; and the Party itself
+    /// (accession, Annex VII, Ban Amendment). By ISO code or country name; a State that is
+    /// not a Party gets not_a_party. With area and/or movement, `competent` names the
+    /// authorities for them. Most contacts come from historic public sources (2002-2009) and
+    /// none is verified until a steward's check reaches the authority: tell the user when a
+    /// record is unverified, historic or stale (`stale`, each contact's `age`).
+    #[tool(title = "Get a competent authority")]
+    async fn get_competent_authority(
+        &self,
+        Parameters(input): Parameters<GetAuthority>,
+    ) -> Result<Json<Record>, ToolError> {
+        let row = self.country(&input.country_code).await?;
+        let area = input.area.as_ref().map(Text::as_str);
+        let movement = input.movement.map(Movement::as_str);
+        let competent = if area.is_some() || movement.is_some() {
+            let found = projections::scope::competent(&row.state, area, movement)
+                .map_err(|e| ToolError::invalid(e.to_string()))?;
+            Some(found)
+        } else {
+            None
+        };
+        let state = self.state();
+        let mut record = Record::new(row, Utc::now().date_naive(), state.stale_after_days);
+        record.competent = competent;
+        Ok(Json(record))
+    }
+
+    /// All countries in the directory, by code, a page at a time: pass nextCursor back as
+    /// cursor for the next page. Filters verified and has_contact, as on REST GET /api/v1/ca.
+    /// For one country use search_competent_authorities or get_competent_authority.
+    #[tool(title = "List competent authorities")]
+    async fn list_competent_authorities(
+        &self,
+        Parameters(input): Parameters<ListAuthorities>,
+    ) -> Result<Json<ListPage>, ToolError> {
+        let filter = Filter {
+            verified: input.verified,
+            has_contact: input.has_contact,
+            q: None,
+        };
+        let tag = cursor_tag(&filter);
+        let after = match input.cursor.as_deref() {
+            None => None,
+            Some(given) => Some(
+                cursor::decode(given, "ca", &tag)
+                    .map_err(|_| ToolError::refused("invalid_cursor", cursor::INVALID))?,
+            ),
+        };
+        let rows = self.directory("listing the directory").await?;
+        let size = input.page_size.map_or(DEFAULT_PAGE_SIZE, Count::get);
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let start = after.as_deref().map_or(Start::Skip(0), Start::After);
+        let page = listing::list(&rows, &filter, start, size);
+        let next_cursor = page
+            .items
+            .last()
+            .filter(|_| page.more)
+            .map(|last| cursor::encode("ca", &tag, &last.country_code));
+        Ok(Json(ListPage {
+            items: page.items,
+            total: page.total,
+            next_cursor,
+        }))
+    }
+
+    /// Find directory records by ISO code, country name or other name (Turkey, Czech
+    /// Republic, Ivory Coast; any case, accents optional) or part of one, or part of an
+    /// authority's name. Best matches first, as REST ?q=.
+    #[tool(title = "Search competent authorities")]
+    async fn search_competent_authorities(
+        &self,
+        Parameters(input): Parameters<SearchAuthorities>,
+    ) -> Result<Json<SearchResult>, ToolError> {
+        let rows = self.directory("searching the directory").await?;
+        let query = input.query.into_string();
+        let results = projections::search::search(&rows, &query)
+            .into_iter()
+            .take(MAX_SEARCH_RESULTS)
+            .map(ListItem::from)
+            .collect();
+        Ok(Json(SearchResult { query, results }))
+    }
+
+    /// The audit trail of one country's record, oldest first: registration, contact changes
+    /// (old and new values) and every verification, with who and when.
+    #[tool(title = "Get a record's history")]
+    async fn get_authority_history(
+        &self,
+        Parameters(input): Parameters<CountryOnly>,
+    ) -> Result<Json<History>, ToolError> {
+        let row = self.country(&input.country_code).await?;
+        let items = projections::history::items(&self.state().read_db, &row.country_code)
+            .await
+            .map_err(|e| internal("reading a record's history", &e))?;
+        Ok(Json(History {
+            country_code: row.country_code,
+            items,
+        }))
+    }
+}
+
+impl Basel {
+    /// The directory, as the cache holds it.
+    async fn directory(&self, doing: &str) -> Result<std::sync::Arc<Vec<AuthorityRow>>, ToolError> {
+        let state = self.state();
+        Ok(state
+            .cache
+            .directory(&state.read_db)
+            .await
+            .map_err(|e| internal(doing, &e))?)
+    }
+
+    /// The record of the country named by `input` (a code or a name).
+    pub(crate) async fn country(&self, input: &Country) -> Result<AuthorityRow, ToolError> {
+        let rows = self.directory("reading the directory").await?;
+        country::by_name(&rows, input.as_str())
+    }
+}
+
+/// The filter as a cursor records it: a cursor is valid only under the
+/// filter it was issued for.
+fn cursor_tag(filter: &Filter) -> String {
+    let verified = match filter.verified {
+        None => "all",
+        Some(true) => "verified",
+        Some(false) => "unverified",
     };
-    let items = projections::history::items(&state.read_db, &row.country_code)
-        .await
-        .map_err(|e| internal("reading a record's history", &e))?;
-    done(History {
-        country_code: row.country_code,
-        items,
-    })
+    let contact = match filter.has_contact {
+        None => "",
+        Some(true) => "+contact",
+        Some(false) => "-contact",
+    };
+    format!("{verified}{contact}")
 }

@@ -1,5 +1,10 @@
-//! The seven tools: definitions (title, description, input and output schema,
-//! read-only annotations) and dispatch.
+//! The seven tools, declared with rmcp's typed router: each tool is one
+//! `#[tool]` method of [`Basel`] whose arguments are a `Parameters<T>` over a
+//! type deriving `Deserialize + JsonSchema` (bounds on its fields' types, see
+//! `args`), and whose answer is `Json<U>` over the type it returns. rmcp
+//! derives the name, the input schema and the output schema from that one
+//! signature; [`published`] tidies the schemas and adds the annotations every
+//! tool shares (all are read-only).
 //!
 //! Every successful call returns the result as `structuredContent` and the
 //! same JSON as text content. Anything the caller can fix (a bad argument, a
@@ -11,6 +16,9 @@
 //! would turn the refusal into a protocol error the model never reads.
 //! Protocol errors are kept for an unknown tool (-32602) and a read side
 //! that cannot answer (-32603).
+//!
+//! A new tool is one method in one of the `#[tool_router]` blocks (or a new
+//! block added to [`router`]) plus its argument and answer types.
 
 mod args;
 mod codes;
@@ -18,79 +26,74 @@ mod country;
 mod directory;
 mod shipment;
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use rmcp::ErrorData;
-use serde::Serialize;
-use serde_json::Value;
 
-use crate::McpState;
-use crate::{bounded, cursor, schemas};
-pub(crate) use args::Args;
+use crate::handler::Basel;
+use crate::schemas;
 
-/// Records per page of `list_competent_authorities` unless asked otherwise.
-pub(crate) const DEFAULT_PAGE_SIZE: u64 = 50;
-/// The largest page `list_competent_authorities` serves.
-pub(crate) const MAX_PAGE_SIZE: u64 = 200;
-/// The longest search query accepted, in characters.
-pub(crate) const MAX_QUERY_CHARS: usize = 200;
 /// The longest waste description accepted, in characters (as on REST).
 pub(crate) const MAX_DESCRIPTION_CHARS: usize = 5000;
+/// The longest country argument (a code or a name), in characters.
+pub(crate) const MAX_COUNTRY_CHARS: usize = 100;
+/// The longest Basel code or operation argument, in characters.
+pub(crate) const MAX_CODE_CHARS: usize = 20;
 
-/// A failure the caller can act on: becomes an `isError` result.
+/// Why a tool gave no answer.
 #[derive(Debug)]
-pub(crate) struct ToolError {
-    /// Stable machine code: `invalid_argument`, `invalid_cursor`,
-    /// `not_found`, `country_not_found`, `not_a_party`, `ambiguous`.
-    pub(crate) code: &'static str,
-    /// What went wrong and what to do, for the model to read.
-    pub(crate) message: String,
+pub(crate) enum ToolError {
+    /// The caller can act on it: an `isError` result `<code>: <message>`.
+    Refused {
+        /// Stable machine code: `invalid_argument`, `invalid_cursor`,
+        /// `not_found`, `country_not_found`, `not_a_party`, `ambiguous`.
+        code: &'static str,
+        /// What went wrong and what to do, for the model to read.
+        message: String,
+    },
+    /// The read side cannot answer: a protocol error (already logged).
+    Unavailable(ErrorData),
 }
 
 impl ToolError {
-    /// A bad argument.
-    pub(crate) fn invalid(message: impl Into<String>) -> Self {
-        Self {
-            code: "invalid_argument",
+    /// A refusal with `code`.
+    pub(crate) fn refused(code: &'static str, message: impl Into<String>) -> Self {
+        Self::Refused {
+            code,
             message: message.into(),
         }
+    }
+
+    /// A bad argument.
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Self::refused("invalid_argument", message)
     }
 
     /// No country has this code or name (the same code as REST).
     pub(crate) fn country_not_found(message: impl Into<String>) -> Self {
-        Self {
-            code: "country_not_found",
-            message: message.into(),
-        }
+        Self::refused("country_not_found", message)
     }
 
     /// Nothing matches.
     pub(crate) fn not_found(message: impl Into<String>) -> Self {
-        Self {
-            code: "not_found",
-            message: message.into(),
+        Self::refused("not_found", message)
+    }
+}
+
+impl From<ErrorData> for ToolError {
+    fn from(error: ErrorData) -> Self {
+        Self::Unavailable(error)
+    }
+}
+
+impl IntoCallToolResult for ToolError {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
+        match self {
+            Self::Refused { code, message } => Ok(refusal(code, &message).into()),
+            Self::Unavailable(error) => Err(error),
         }
     }
-}
-
-/// What a tool body answers: a result, a tool error, or a protocol error.
-pub(crate) enum Outcome {
-    /// The JSON result.
-    Done(Value),
-    /// The caller can fix it.
-    Refused(ToolError),
-}
-
-impl From<ToolError> for Outcome {
-    fn from(error: ToolError) -> Self {
-        Self::Refused(error)
-    }
-}
-
-/// Serialises a result for [`Outcome::Done`].
-pub(crate) fn done(value: impl Serialize) -> Result<Outcome, ErrorData> {
-    serde_json::to_value(value)
-        .map(Outcome::Done)
-        .map_err(|e| internal("serialising a tool result", &e))
 }
 
 /// The protocol error for a read side that cannot answer; the cause is
@@ -103,159 +106,58 @@ pub(crate) fn internal(context: &str, cause: &dyn std::fmt::Display) -> ErrorDat
     )
 }
 
-fn annotations(title: &str) -> ToolAnnotations {
-    ToolAnnotations::with_title(title)
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false)
-}
-
-fn tool(
-    name: &'static str,
-    title: &str,
-    description: &'static str,
-    input: Value,
-    output: Value,
-) -> Tool {
-    Tool::new(name, description, schemas::object(input))
-        .with_title(title)
-        .with_raw_output_schema(schemas::object(output))
-        .with_annotations(annotations(title))
-}
-
-/// Every tool, in a stable order.
-pub(crate) fn definitions() -> Vec<Tool> {
-    vec![
-        tool(
-            "get_competent_authority",
-            "Get a competent authority",
-            "The Basel Convention record of one Party: its competent authorities and focal \
-             point, each with its scope, its sources (values as printed, and which served \
-             values are derived), its age and whether a steward verified it; and the Party \
-             itself (how it became one, Annex VII, Ban Amendment acceptance). Accepts an ISO \
-             3166-1 alpha-2 code (DE) or a country name (Germany); a State that is not a \
-             Party gets not_a_party. With area (a Land, a region) and/or movement (export, \
-             import, transit), `competent` lists the authorities for them with the reason. \
-             Read it critically: most contacts come from historic public sources (fact \
-             sheets of 2002-2009) and none is verified until a steward's check reaches the \
-             authority; `stale` and each contact's `age` say how old what is known is. Tell \
-             the user when a record is unverified, historic or stale.",
-            schemas::authority_input(),
-            schemas::record(),
-        ),
-        tool(
-            "list_competent_authorities",
-            "List competent authorities",
-            "All countries in the directory, sorted by code, one page at a time (page_size, \
-             default 50). Pass the returned nextCursor back as cursor for the next page. \
-             Filters: verified (true/false) and has_contact (true: only records with any \
-             contact detail). To find one country prefer search_competent_authorities or \
-             get_competent_authority: listing is for overviews.",
-            schemas::list_input(),
-            schemas::list_page(),
-        ),
-        tool(
-            "search_competent_authorities",
-            "Search competent authorities",
-            "Find directory records by ISO code, country name or another name (Turkey, \
-             Czech Republic, Viet Nam, Ivory Coast; any case, accents optional), part of a \
-             name, or part of an authority's name. Best matches first; the same search as \
-             REST ?q=.",
-            schemas::search_input(),
-            schemas::search_result(),
-        ),
-        tool(
-            "get_authority_history",
-            "Get a record's history",
-            "The audit trail of one country's record, oldest first: registration, contact \
-             changes (old and new values) and every verification, with who made it and when.",
-            schemas::country_input("ISO 3166-1 alpha-2 code (e.g. DE) or country name"),
-            schemas::history(),
-        ),
-        tool(
-            "classify_waste",
-            "Classify a waste",
-            "Turns a plain-language waste description (any of English, Spanish, Portuguese, \
-             French, German, Italian, Dutch, and common Chinese and Vietnamese trade terms) \
-             into Basel Convention signals: Y, A, B and H codes, UN numbers, the list type \
-             (Amber, Green, Annex I, Annex II), whether Prior Informed Consent applies, \
-             explanations quoting the entries and warnings. With origin and destination \
-             (codes or names) it also names the control procedure. To answer 'who do I \
-             notify?' for a route, with transit States and the authorities' records, use \
-             plan_shipment instead. Informational only.",
-            schemas::classify_input(),
-            schemas::classification(),
-        ),
-        tool(
-            "plan_shipment",
-            "Plan a shipment",
-            "Answers 'may I move this waste from A to B (through C), and who does what?': \
-             prohibited (true, false or unknown) first, with every rule that decided it and \
-             its article (Ban Amendment, Article 4(5) and Article 11 agreements, OECD Decision, \
-             EU Waste Shipment Regulation, Article 6); when allowed, the steps in order and \
-             who does each; each State's consent and its competent authorities chosen by \
-             area and movement, with source and age. Give operation (recovery, disposal or \
-             an R/D code): without it the answer gives both. Countries by code or name; an \
-             unknown country is country_not_found. Informational only.",
-            schemas::shipment_input(),
-            schemas::shipment_plan(),
-        ),
-        tool(
-            "lookup_basel_code",
-            "Look up a Basel code",
-            "Name, annex and status of any Y, A, B or H code: in force, or deleted and by what \
-             it was replaced.",
-            schemas::code_input(),
-            schemas::code_info(),
-        ),
-    ]
-}
-
-/// Runs tool `name` with `args`.
-///
-/// # Errors
-/// Invalid params for an unknown tool or cursor; internal error when the read
-/// side cannot answer.
-pub(crate) async fn call(
-    state: &McpState,
-    name: &str,
-    args: Args,
-) -> Result<CallToolResult, ErrorData> {
-    let outcome = match name {
-        "get_competent_authority" => directory::get(state, args).await?,
-        "list_competent_authorities" => match directory::list(state, args).await {
-            Err(error) if cursor::is_invalid(&error) => Outcome::Refused(ToolError {
-                code: "invalid_cursor",
-                message: cursor::INVALID.to_owned(),
-            }),
-            other => other?,
-        },
-        "search_competent_authorities" => directory::search(state, args).await?,
-        "get_authority_history" => directory::history(state, args).await?,
-        "classify_waste" => codes::classify(state, args).await?,
-        "plan_shipment" => shipment::plan(state, args).await?,
-        "lookup_basel_code" => codes::lookup(state, args)?,
-        other => {
-            return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool `{}`; call tools/list for the tools this server has",
-                    bounded(other)
-                ),
-                None,
-            ))
-        }
-    };
-    Ok(match outcome {
-        Outcome::Done(value) => CallToolResult::structured(value),
-        Outcome::Refused(error) => refused(&error),
-    })
-}
-
 /// The `isError` result of a refusal: one text block, `<code>: <message>`.
-pub(crate) fn refused(error: &ToolError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!(
-        "{}: {}",
-        error.code, error.message
-    ))])
+fn refusal(code: &str, message: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!("{code}: {message}"))])
+}
+
+/// Every tool's route.
+pub(crate) fn router() -> ToolRouter<Basel> {
+    Basel::directory_tools() + Basel::code_tools() + Basel::shipment_tools()
+}
+
+/// The tools as `tools/list` shows them: tidy schemas (see
+/// `schemas::tidy_input`, `schemas::tidy_output`) and the annotations of a
+/// read-only tool, titled as the tool.
+pub(crate) fn published(router: &ToolRouter<Basel>) -> Vec<Tool> {
+    router
+        .list_all()
+        .into_iter()
+        .map(|mut tool| {
+            tool.description = tool
+                .description
+                .as_deref()
+                .map(|d| schemas::plain(d).into());
+            tool.input_schema = schemas::tidy_input(&tool.input_schema);
+            tool.output_schema = tool.output_schema.as_deref().map(schemas::tidy_output);
+            let title = tool.title.clone().unwrap_or_else(|| tool.name.to_string());
+            tool.annotations = Some(
+                ToolAnnotations::with_title(title)
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            );
+            tool
+        })
+        .collect()
+}
+
+/// What rmcp writes before the reason when a tool's arguments do not
+/// deserialise into its `Parameters` type (it answers a tool error, not a
+/// protocol error: the model can correct its call).
+const UNREADABLE_ARGUMENTS: &str = "failed to deserialize parameters: ";
+
+/// Restates rmcp's tool error for arguments that do not fit their type in
+/// this server's form: `invalid_argument: <reason>`.
+pub(crate) fn argument_error(result: &mut CallToolResult) {
+    if result.is_error != Some(true) {
+        return;
+    }
+    let [ContentBlock::Text(text)] = result.content.as_mut_slice() else {
+        return;
+    };
+    if let Some(reason) = text.text.strip_prefix(UNREADABLE_ARGUMENTS) {
+        text.text = format!("invalid_argument: {reason}");
+    }
 }

@@ -1,98 +1,105 @@
 //! `plan_shipment`: the same engine and answer as
 //! `POST /api/v1/shipments/plan` (`projections::shipment`); the arguments
-//! are that route's body (`PlanRequest`), checked here as tool errors.
+//! are that route's body (`PlanRequest`) with their bounds on the types.
 
 use chrono::Utc;
-use rmcp::ErrorData;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use domain::shipment::Operation;
-use projections::shipment::{PlanError, PlanRequest, MAX_NAME_CHARS, MAX_TRANSIT};
+use projections::shipment::{PlanError, PlanRequest, ShipmentPlan, MAX_NAME_CHARS, MAX_TRANSIT};
 
-use super::{args::Args, done, internal, Outcome, ToolError, MAX_DESCRIPTION_CHARS};
-use crate::McpState;
+use super::args::{Few, Text};
+use super::{internal, ToolError, MAX_CODE_CHARS, MAX_DESCRIPTION_CHARS};
+use crate::handler::Basel;
 
-/// `plan_shipment`: a waste and a route → procedure per State, who notifies
-/// whom, and every State's record.
-pub(crate) async fn plan(state: &McpState, args: Args) -> Result<Outcome, ErrorData> {
-    let request = match read(&args) {
-        Ok(request) => request,
-        Err(refusal) => return Ok(refusal.into()),
-    };
-    let today = Utc::now().date_naive();
-    match projections::shipment::plan(
-        &state.classifier,
-        &state.read_db,
-        &request,
-        today,
-        state.stale_after_days,
-    )
-    .await
-    {
-        Ok(plan) => done(plan),
-        Err(PlanError::Invalid { field, message }) => {
-            Ok(ToolError::invalid(format!("`{field}`: {message}")).into())
+/// A State or an area by code or name.
+type Name = Text<MAX_NAME_CHARS>;
+
+/// The arguments of `plan_shipment`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlanShipment {
+    /// The waste in plain language (give this or code).
+    description: Option<Text<MAX_DESCRIPTION_CHARS>>,
+    /// A Basel code such as A1160 or B3020 (give this or description).
+    code: Option<Text<MAX_CODE_CHARS>>,
+    /// State of export: ISO 3166-1 alpha-2 code or country name.
+    origin: Name,
+    /// State of import: code or name.
+    destination: Name,
+    /// States of transit in order: codes or names.
+    transit: Option<Few<Name, MAX_TRANSIT>>,
+    /// recovery, disposal, an Annex IV code (R1 to R13, D1 to D15) or unknown (the default).
+    operation: Option<Text<MAX_CODE_CHARS>>,
+    /// An area of the State of export (a Land, a province), to pick its competent authority.
+    origin_area: Option<Name>,
+    /// An area of the State of import, to pick its competent authority.
+    destination_area: Option<Name>,
+}
+
+impl PlanShipment {
+    /// The request the planner reads.
+    ///
+    /// # Errors
+    /// `invalid_argument` unless exactly one of `description` and `code` is given.
+    fn into_request(self) -> Result<PlanRequest, ToolError> {
+        if self.description.is_some() == self.code.is_some() {
+            return Err(ToolError::invalid(
+                "give either `description` (the waste in words) or `code` (e.g. A1160), not both",
+            ));
         }
-        Err(PlanError::CountryNotFound { field, message }) => {
-            Ok(ToolError::country_not_found(format!("`{field}`: {message}")).into())
-        }
-        Err(PlanError::Read(cause)) => Err(internal("planning a shipment", &cause)),
+        Ok(PlanRequest {
+            description: self.description.map(Text::into_string),
+            code: self.code.map(Text::into_string),
+            origin: self.origin.into_string(),
+            destination: self.destination.into_string(),
+            transit: self
+                .transit
+                .map(|t| t.into_vec().into_iter().map(Text::into_string).collect())
+                .filter(|t: &Vec<String>| !t.is_empty()),
+            operation: self.operation.map(Text::into_string),
+            origin_area: self.origin_area.map(Text::into_string),
+            destination_area: self.destination_area.map(Text::into_string),
+        })
     }
 }
 
-fn read(args: &Args) -> Result<PlanRequest, ToolError> {
-    args.only(&[
-        "description",
-        "code",
-        "origin",
-        "destination",
-        "transit",
-        "operation",
-        "origin_area",
-        "destination_area",
-    ])?;
-    let description = args.string("description")?;
-    let code = args.string("code")?;
-    if description.is_some() == code.is_some() {
-        return Err(ToolError::invalid(
-            "give either `description` (the waste in words) or `code` (e.g. A1160), not both",
-        ));
+#[tool_router(router = shipment_tools, vis = "pub(crate)")]
+impl Basel {
+    /// Answers 'may I move this waste from A to B (through C), and who does what?':
+    /// prohibited (true, false or unknown) first, with every rule that decided it and its
+    /// article (Ban Amendment, Article 4(5) and 11 agreements, OECD Decision, EU Waste
+    /// Shipment Regulation, Article 6); when allowed, the steps in order and who does each;
+    /// each State's consent and competent authorities (by area and movement) with source and
+    /// age. Give operation (recovery, disposal or an R/D code), else the answer gives both.
+    /// Countries by code or name. Informational only.
+    #[tool(title = "Plan a shipment")]
+    async fn plan_shipment(
+        &self,
+        Parameters(input): Parameters<PlanShipment>,
+    ) -> Result<Json<ShipmentPlan>, ToolError> {
+        let request = input.into_request()?;
+        let state = self.state();
+        let today = Utc::now().date_naive();
+        projections::shipment::plan(
+            &state.classifier,
+            &state.read_db,
+            &request,
+            today,
+            state.stale_after_days,
+        )
+        .await
+        .map(Json)
+        .map_err(|error| match error {
+            PlanError::Invalid { field, message } => {
+                ToolError::invalid(format!("`{field}`: {message}"))
+            }
+            PlanError::CountryNotFound { field, message } => {
+                ToolError::country_not_found(format!("`{field}`: {message}"))
+            }
+            PlanError::Read(cause) => internal("planning a shipment", &cause).into(),
+        })
     }
-    if description
-        .as_ref()
-        .is_some_and(|d| d.is_empty() || d.chars().count() > MAX_DESCRIPTION_CHARS)
-    {
-        return Err(ToolError::invalid(format!(
-            "`description` must be 1 to {MAX_DESCRIPTION_CHARS} characters"
-        )));
-    }
-    let operation = args.string("operation")?;
-    if let Some(Err(message)) = operation.as_deref().map(Operation::parse) {
-        return Err(ToolError::invalid(format!("`operation` {message}")));
-    }
-    let mut areas = [
-        args.string("origin_area")?,
-        args.string("destination_area")?,
-    ];
-    for (name, area) in ["origin_area", "destination_area"].iter().zip(&mut areas) {
-        if area
-            .as_ref()
-            .is_some_and(|a| a.chars().count() > MAX_NAME_CHARS)
-        {
-            return Err(ToolError::invalid(format!(
-                "`{name}` must be at most {MAX_NAME_CHARS} characters"
-            )));
-        }
-    }
-    let [origin_area, destination_area] = areas;
-    let transit = args.strings("transit", MAX_TRANSIT)?;
-    Ok(PlanRequest {
-        description,
-        code,
-        origin: args.required("origin", MAX_NAME_CHARS)?,
-        destination: args.required("destination", MAX_NAME_CHARS)?,
-        transit: (!transit.is_empty()).then_some(transit),
-        operation,
-        origin_area,
-        destination_area,
-    })
 }

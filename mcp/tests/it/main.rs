@@ -9,5 +9,6 @@ mod node_clients;
 mod resources;
 mod schema;
 mod sessions;
+mod streams;
 mod support;
 mod tools;

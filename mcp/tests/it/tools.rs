@@ -13,14 +13,15 @@ use projections::views::Record;
 use crate::schema::violations;
 use crate::support::{call, client, refusal, spawn, structured, verify_germany, Client};
 
+/// Every tool, in the order `tools/list` gives them (by name).
 const TOOLS: [&str; 7] = [
+    "classify_waste",
+    "get_authority_history",
     "get_competent_authority",
     "list_competent_authorities",
-    "search_competent_authorities",
-    "get_authority_history",
-    "classify_waste",
-    "plan_shipment",
     "lookup_basel_code",
+    "plan_shipment",
+    "search_competent_authorities",
 ];
 
 async fn tool(client: &Client, name: &str) -> Tool {
@@ -123,8 +124,24 @@ async fn tool_schemas_use_json_schema_formats_and_plain_words() {
     let mut found = (Vec::new(), Vec::new());
     descriptions_and_formats(&listed, &mut found);
     let (descriptions, formats) = found;
+    // Every tool and every argument is described (output schemas carry no
+    // prose: what a field means is said once, in the tool's description).
+    for tool in &tools {
+        for (name, argument) in tool.input_schema["properties"]
+            .as_object()
+            .expect("properties")
+        {
+            assert!(
+                argument["description"]
+                    .as_str()
+                    .is_some_and(|d| d.len() > 10),
+                "{}: {name}",
+                tool.name
+            );
+        }
+    }
     assert!(
-        descriptions.len() > 50,
+        descriptions.len() > 25,
         "{} descriptions",
         descriptions.len()
     );
@@ -141,6 +158,32 @@ async fn tool_schemas_use_json_schema_formats_and_plain_words() {
             assert!(!text.contains(notation), "{notation} in: {text}");
         }
     }
+}
+
+/// The whole `tools/list` answer stays within 20 KB (19,833 bytes when
+/// written): clients (the MCP Python SDK 1.x) compile every schema again on
+/// each call, so its size is latency.
+#[tokio::test]
+async fn tools_list_fits_in_20_kb() {
+    let app = spawn().await;
+    let client = client(&app).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let sizes: Vec<(String, usize, usize)> = tools
+        .iter()
+        .map(|tool| {
+            let size = |schema: &serde_json::Map<String, Value>| {
+                serde_json::to_string(schema).expect("JSON").len()
+            };
+            let output = tool.output_schema.as_deref().map_or(0, size);
+            (tool.name.to_string(), size(&tool.input_schema), output)
+        })
+        .collect();
+    let listed = serde_json::to_string(&json!({ "tools": tools })).expect("JSON");
+    assert!(
+        listed.len() <= 20 * 1024,
+        "tools/list is {} bytes; input and output schema bytes per tool: {sizes:?}",
+        listed.len()
+    );
 }
 
 #[tokio::test]

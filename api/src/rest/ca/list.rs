@@ -6,7 +6,8 @@ use axum::Json;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use projections::search::{search, MAX_QUERY_CHARS};
+use projections::listing::{self, Filter, Listing, Start};
+use projections::search::MAX_QUERY_CHARS;
 use projections::views::ListItem;
 
 use crate::rest::error::ApiError;
@@ -38,17 +39,9 @@ pub struct Page {
     pub items: Vec<ListItem>,
 }
 
-/// What the list is filtered by.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Filter {
-    /// Only verified (or only unverified) records.
-    pub verified: Option<bool>,
-    /// A code, a country's name or other name (any case, accents optional),
-    /// or part of one, or part of an authority's name.
-    pub q: Option<String>,
-}
-
-/// Lists records: `page`, `perPage` (alias `per_page`), `verified`, `q`.
+/// Lists records: `page`, `perPage` (alias `per_page`), `verified`,
+/// `has_contact`, `q`; filtered and cut by `projections::listing`, as the
+/// MCP tool `list_competent_authorities` is.
 ///
 /// # Errors
 /// 400 for a bad or unknown parameter; 503 when the read side is unavailable.
@@ -57,6 +50,7 @@ pub struct Filter {
         ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
         ("perPage" = Option<i64>, Query, description = "Items per page, 1–500 (default 200: every country on one page); alias per_page"),
         ("verified" = Option<bool>, Query, description = "Only verified (true) or unverified (false) records"),
+        ("has_contact" = Option<bool>, Query, description = "Only records with (true) or without (false) any contact detail (authority name, e-mail, phone or address)"),
         ("q" = Option<String>, Query, description = "Search: a code, a country's name or other name (e.g. turkey, czech republic, viet nam; any case, accents optional), or part of one, or part of an authority's name. Best matches first: exact, then the start of a name, then a part of it, then the authority; the same search as the MCP tool search_competent_authorities"),
     ),
     responses(
@@ -71,6 +65,7 @@ pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Pa
     let per_page = params.integer(&["perPage", "per_page"], DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)?;
     let filter = Filter {
         verified: params.flag("verified")?,
+        has_contact: params.flag("has_contact")?,
         q: params.take("q")?.filter(|q| !q.trim().is_empty()),
     };
     if filter
@@ -84,30 +79,26 @@ pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Pa
     }
     params.finish()?;
     let rows = state.cache.directory(state.read_db()).await?;
-    let found = match filter.q.as_deref() {
-        Some(q) => search(&rows, q),
-        None => rows.iter().collect(),
-    };
-    let matching: Vec<ListItem> = found
-        .into_iter()
-        .filter(|row| filter.verified.is_none_or(|v| row.verified == v))
-        .map(ListItem::from)
-        .collect();
-    Ok(Json(paginate(matching, page, per_page)))
+    let skip = (page - 1).saturating_mul(per_page);
+    let listing = listing::list(
+        &rows,
+        &filter,
+        Start::Skip(usize::try_from(skip).unwrap_or(usize::MAX)),
+        usize::try_from(per_page).unwrap_or(usize::MAX),
+    );
+    Ok(Json(numbered(listing, page, per_page)))
 }
 
-/// Cuts `items` into page `page` of `per_page` (both at least 1).
-pub fn paginate(items: Vec<ListItem>, page: i64, per_page: i64) -> Page {
-    let total_items = i64::try_from(items.len()).unwrap_or(i64::MAX);
+/// Page `page` of `per_page` (both at least 1) as REST numbers it.
+fn numbered(listing: Listing, page: i64, per_page: i64) -> Page {
+    let total_items = i64::try_from(listing.total).unwrap_or(i64::MAX);
     let per = per_page.max(1);
-    let skip = usize::try_from((page.max(1) - 1).saturating_mul(per)).unwrap_or(usize::MAX);
-    let take = usize::try_from(per).unwrap_or(usize::MAX);
     Page {
         page,
         per_page,
         total_items,
         total_pages: (total_items + per - 1) / per,
-        items: items.into_iter().skip(skip).take(take).collect(),
+        items: listing.items,
     }
 }
 
@@ -115,29 +106,20 @@ pub fn paginate(items: Vec<ListItem>, page: i64, per_page: i64) -> Page {
 mod tests {
     use super::*;
 
-    fn items(n: usize) -> Vec<ListItem> {
-        (0..n)
-            .map(|i| ListItem {
-                country_code: format!("{i:02}"),
-                country_name: String::new(),
-                ca_name: None,
-                contacts_count: 0,
-                has_competent_authority: false,
-            })
-            .collect()
+    fn listing(total: usize) -> Listing {
+        Listing {
+            items: Vec::new(),
+            total,
+            more: false,
+        }
     }
 
     #[test]
     fn pages_add_up() {
-        let page = paginate(items(189), 2, 50);
-        assert_eq!(
-            (page.total_items, page.total_pages, page.items.len()),
-            (189, 4, 50)
-        );
-        assert_eq!(page.items[0].country_code, "50");
-        assert_eq!(paginate(items(189), 4, 50).items.len(), 39);
-        assert!(paginate(items(189), 5, 50).items.is_empty());
-        assert_eq!(paginate(items(0), 1, 200).total_pages, 0);
-        assert!(paginate(items(3), MAX_PAGE, MAX_PER_PAGE).items.is_empty());
+        let page = numbered(listing(189), 2, 50);
+        assert_eq!((page.total_items, page.total_pages), (189, 4));
+        assert_eq!(numbered(listing(200), 1, 200).total_pages, 1);
+        assert_eq!(numbered(listing(0), 1, 200).total_pages, 0);
+        assert_eq!(numbered(listing(3), MAX_PAGE, MAX_PER_PAGE).total_pages, 1);
     }
 }
