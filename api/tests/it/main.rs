@@ -8,6 +8,7 @@ mod broken_store;
 mod browser_home;
 mod cli;
 mod cli_errors;
+mod console;
 mod directory_release;
 mod documents;
 mod edge;
