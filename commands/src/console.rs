@@ -216,4 +216,81 @@ impl ConsoleStore {
         .rows_affected());
         Ok(done == 1)
     }
+
+    /// Stores a file of evidence under the SHA-256 of its bytes (once: the
+    /// same bytes again change nothing) and returns that hash.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn put_evidence(
+        &self,
+        bytes: &[u8],
+        media_type: &str,
+        now: i64,
+    ) -> Result<String, StoreError> {
+        use sha2::{Digest, Sha256};
+        let sha256 = hex::encode(Sha256::digest(bytes));
+        let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+        on_pool!(&self.backend, |pool| sqlx::query(
+            "INSERT INTO console_evidence (sha256, media_type, size, content, stored_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (sha256) DO NOTHING"
+        )
+        .bind(&sha256)
+        .bind(media_type)
+        .bind(size)
+        .bind(bytes)
+        .bind(now)
+        .execute(pool)
+        .await?
+        .rows_affected());
+        Ok(sha256)
+    }
+
+    /// The file stored under `sha256`: its type and bytes.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be read.
+    pub async fn evidence(&self, sha256: &str) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+        let row: Option<(String, Vec<u8>)> = on_pool!(&self.backend, |pool| sqlx::query_as(
+            "SELECT media_type, content FROM console_evidence WHERE sha256 = $1"
+        )
+        .bind(sha256)
+        .fetch_optional(pool)
+        .await?);
+        Ok(row)
+    }
+
+    /// Deletes every e-mail file of evidence that mentions `address`
+    /// (case-insensitively), for `basel forget`; returns how many. PDFs and
+    /// images cannot be searched: an operator deletes those by hash.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be read or written.
+    pub async fn forget_mentions(&self, address: &str) -> Result<u64, StoreError> {
+        let needle = address.trim().to_ascii_lowercase();
+        if needle.is_empty() {
+            return Ok(0);
+        }
+        let rows: Vec<(String, Vec<u8>)> = on_pool!(&self.backend, |pool| sqlx::query_as(
+            "SELECT sha256, content FROM console_evidence WHERE media_type = 'message/rfc822'"
+        )
+        .fetch_all(pool)
+        .await?);
+        let mut deleted = 0;
+        for (sha256, content) in rows {
+            if String::from_utf8_lossy(&content)
+                .to_ascii_lowercase()
+                .contains(&needle)
+            {
+                deleted += on_pool!(&self.backend, |pool| sqlx::query(
+                    "DELETE FROM console_evidence WHERE sha256 = $1"
+                )
+                .bind(&sha256)
+                .execute(pool)
+                .await?
+                .rows_affected());
+            }
+        }
+        Ok(deleted)
+    }
 }

@@ -8,6 +8,8 @@
 --                   CSRF token, the session it belongs to, and when it was
 --                   spent. A token is spent once: a reused or foreign token
 --                   is refused, so a form submitted twice writes once.
+-- console_evidence  files backing checks, by the SHA-256 of their bytes
+--                   (see below).
 
 CREATE TABLE console_sessions (
     session_hash  TEXT PRIMARY KEY,
@@ -24,3 +26,15 @@ CREATE TABLE console_forms (
     spent_at      BIGINT
 );
 CREATE INDEX console_forms_session ON console_forms (session_hash);
+
+-- Evidence files of checks, content-addressed: the key is the SHA-256 of
+-- the bytes, which an EvidenceAttached event names. Outside the events (and
+-- so outside the Merkle tree), so erasure can delete a file while every
+-- proof stays valid.
+CREATE TABLE console_evidence (
+    sha256      TEXT PRIMARY KEY,
+    media_type  TEXT NOT NULL,
+    size        BIGINT NOT NULL,
+    content     BLOB NOT NULL,
+    stored_at   BIGINT NOT NULL
+);

@@ -28,14 +28,15 @@ use maud::{html, Markup};
 use commands::authority::AuthorityCommands;
 use commands::CommandError;
 use domain::authority::{
-    AuthorityCommand, AuthorityError, CheckOutcome, ContactField, ContactPatch, FieldProblem,
-    SubmitVerificationUpdate, VerificationMethod,
+    AuthorityCommand, AuthorityError, CheckOutcome, ContactField, ContactPatch, Evidence,
+    FieldProblem, SubmitVerificationUpdate, VerificationMethod,
 };
 use domain::values::CountryCode;
 use domain::Aggregate;
 use projections::directory::AuthorityRow;
 use projections::registry::Projection;
 
+use super::evidence::{hidden_value, referenced, store};
 use super::html::{field, message, page, respond, select, Chrome};
 use super::party::{load, what};
 use super::session::{FormData, Signed};
@@ -71,6 +72,7 @@ pub struct Draft {
     note: String,
     fields: BTreeMap<ContactField, String>,
     expected_version: i64,
+    evidence: Vec<Evidence>,
 }
 
 /// Field name → message, shown next to the field.
@@ -130,6 +132,7 @@ impl Draft {
                 })
                 .collect(),
             expected_version: form.text("expected_version").parse().unwrap_or(0),
+            evidence: Vec::new(),
         }
     }
 
@@ -208,6 +211,9 @@ impl Draft {
                 input type="hidden" name=(input_name(*f)) value=(value);
             }
             input type="hidden" name="expected_version" value=(self.expected_version);
+            @for file in &self.evidence {
+                input type="hidden" name="evidence" value=(hidden_value(file));
+            }
         }
     }
 }
@@ -249,9 +255,12 @@ fn form_markup(row: &AuthorityRow, draft: &Draft, problems: &Problems, csrf: &st
             p class="error" role="alert" { "The check was not previewed: " (problems.len()) " field(s) need attention (see below)." }
         }
         @if let Some(general) = error("changes") { p class="error" role="alert" { (general) } }
-        form method="post" action=(format!("/steward/party/{}/check/preview", row.country_code)) {
+        form method="post" enctype="multipart/form-data" action=(format!("/steward/party/{}/check/preview", row.country_code)) {
             input type="hidden" name="csrf" value=(csrf);
             input type="hidden" name="expected_version" value=(draft.expected_version);
+            @for file in &draft.evidence {
+                input type="hidden" name="evidence" value=(hidden_value(file));
+            }
             @if !contact_options.is_empty() {
                 (select("contact", "Contact checked", &contact_options, &draft.contact, error("contact")))
             }
@@ -261,6 +270,16 @@ fn form_markup(row: &AuthorityRow, draft: &Draft, problems: &Problems, csrf: &st
             (select("method", "Method", &METHODS, &draft.method, error("method")))
             (field("source", "Evidence: what it was checked against (e.g. the authority's reply of 3 March)", &draft.source, error("source")))
             (field("note", "Note (optional)", &draft.note, error("note")))
+            @if !draft.evidence.is_empty() {
+                p { "Attached: " @for file in &draft.evidence { (file.file_name) " (" (file.media_type) ", " (file.size) " bytes) " } }
+            }
+            label for="evidence" { "Evidence files (PDF, e-mail .eml, PNG, JPEG or GIF; at most 4 MiB each; optional)" }
+            @if let Some(problem) = error("evidence") {
+                input id="evidence" name="evidence_file" type="file" multiple accept=".pdf,.eml,.png,.jpg,.jpeg,.gif" aria-invalid="true" aria-describedby="evidence-error";
+                p id="evidence-error" class="error" role="alert" { (problem) }
+            } @else {
+                input id="evidence" name="evidence_file" type="file" multiple accept=".pdf,.eml,.png,.jpg,.jpeg,.gif";
+            }
             fieldset {
                 legend { "Corrections: change a field to correct it, empty it to clear it" }
                 @for (f, value) in &draft.fields {
@@ -355,10 +374,25 @@ pub async fn preview(
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
-    let draft = Draft::of(&form, &row);
+    let mut draft = Draft::of(&form, &row);
+    let mut problems = Problems::new();
+    match referenced(&console, &form.all("evidence")).await {
+        Ok(files) => draft.evidence = files,
+        Err(Ok(refusals)) => {
+            problems.insert("evidence".into(), refusals.join("; "));
+        }
+        Err(Err(response)) => return response,
+    }
+    match store(&console, &form.files).await {
+        Ok(files) => draft.evidence.extend(files),
+        Err(Ok(refusals)) => {
+            problems.insert("evidence".into(), refusals.join("; "));
+        }
+        Err(Err(response)) => return response,
+    }
     let command = match draft.command(&row, &signed) {
-        Ok(command) => command,
-        Err(problems) => {
+        Ok(command) if problems.is_empty() => command,
+        Ok(_) => {
             return form_page(
                 &console,
                 &signed,
@@ -369,11 +403,20 @@ pub async fn preview(
             )
             .await
         }
+        Err(mut found) => {
+            found.extend(problems);
+            return form_page(
+                &console,
+                &signed,
+                &row,
+                &draft,
+                &found,
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
     };
-    let events = match row
-        .state
-        .decide(&AuthorityCommand::SubmitVerification(command))
-    {
+    let events = match row.state.decide(&with_files(command, &draft)) {
         Ok(events) => events,
         Err(AuthorityError::Invalid(found)) => {
             return form_page(
@@ -398,7 +441,11 @@ pub async fn preview(
     );
     let body = html! {
         h1 { (title) }
-        p role="status" { "Nothing is recorded yet. Recording this check will append exactly these events to version " (row.version) " of the record:" }
+        @if console.app.review {
+            p role="status" { "Nothing is recorded yet. Four-eyes review is on: your check becomes a proposal, and another steward must approve it. Once approved, it appends exactly these events to the record (version " (row.version) " now):" }
+        } @else {
+            p role="status" { "Nothing is recorded yet. Recording this check will append exactly these events to version " (row.version) " of the record:" }
+        }
         ol {
             @for event in &events {
                 li { (event_markup(event)) }
@@ -407,7 +454,7 @@ pub async fn preview(
         form method="post" action=(format!("/steward/party/{}/check", row.country_code)) {
             input type="hidden" name="csrf" value=(t[0]);
             (draft.hidden())
-            button type="submit" { "Record this check" }
+            button type="submit" { (if console.app.review { "Propose this check for review" } else { "Record this check" }) }
         }
         h2 { "Or change it" }
         (form_markup(&row, &draft, &Problems::new(), &t[1]))
@@ -416,6 +463,15 @@ pub async fn preview(
         StatusCode::OK,
         page(&title, Some(&chrome(&signed, &t[2])), &body),
     )
+}
+
+/// The command a draft asks for: the check, with its files if it has any.
+fn with_files(command: SubmitVerificationUpdate, draft: &Draft) -> AuthorityCommand {
+    if draft.evidence.is_empty() {
+        AuthorityCommand::SubmitVerification(command)
+    } else {
+        AuthorityCommand::SubmitVerificationWithEvidence(command, draft.evidence.clone())
+    }
 }
 
 fn event_markup(event: &domain::authority::AuthorityEvent) -> Markup {
@@ -452,7 +508,23 @@ pub async fn commit(
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
-    let draft = Draft::of(&form, &row);
+    let mut draft = Draft::of(&form, &row);
+    match referenced(&console, &form.all("evidence")).await {
+        Ok(files) => draft.evidence = files,
+        Err(Ok(refusals)) => {
+            let problems = Problems::from([("evidence".to_owned(), refusals.join("; "))]);
+            return form_page(
+                &console,
+                &signed,
+                &row,
+                &draft,
+                &problems,
+                StatusCode::UNPROCESSABLE_ENTITY,
+            )
+            .await;
+        }
+        Err(Err(response)) => return response,
+    }
     let command = match draft.command(&row, &signed) {
         Ok(command) => command,
         Err(problems) => {
@@ -470,30 +542,40 @@ pub async fn commit(
     let Ok(code) = CountryCode::parse(&country) else {
         return refused(&AuthorityError::NotRegistered);
     };
-    let written = AuthorityCommands::new(&console.app.wiring.store)
-        .submit_verification_at(
-            &code,
-            command,
-            &crate::rest::write::metadata(&signed.steward, &headers),
-            Some(draft.expected_version),
-        )
-        .await;
+    let commands = AuthorityCommands::new(&console.app.wiring.store);
+    let metadata = crate::rest::write::metadata(&signed.steward, &headers);
+    let version = Some(draft.expected_version);
+    let review = console.app.review;
+    let written = if review {
+        let propose = domain::authority::ReviewCommand::Propose {
+            proposal_id: uuid::Uuid::new_v4().simple().to_string(),
+            update: command,
+            evidence: draft.evidence.clone(),
+        };
+        commands.review(&code, propose, &metadata, version).await
+    } else if draft.evidence.is_empty() {
+        commands
+            .submit_verification_at(&code, command, &metadata, version)
+            .await
+    } else {
+        commands
+            .submit_verification_with_evidence_at(
+                &code,
+                command,
+                draft.evidence.clone(),
+                &metadata,
+                version,
+            )
+            .await
+    };
     match written {
         Ok(committed) => {
-            let app = &console.app;
-            app.committed();
-            let projector = &app.wiring.projector;
-            let bound = crate::rest::write::READ_YOUR_WRITES;
-            if projector
-                .wait_for(Projection::Directory, committed.position, bound)
-                .await
-            {
-                projector
-                    .wait_for(Projection::History, committed.position, bound)
-                    .await;
+            settle(&console, committed.position).await;
+            if review {
+                Redirect::to("/steward/reviews").into_response()
+            } else {
+                Redirect::to(&format!("/steward/party/{code}#history")).into_response()
             }
-            app.cache.bump();
-            Redirect::to(&format!("/steward/party/{code}#history")).into_response()
         }
         Err(CommandError::VersionMismatch { .. } | CommandError::Conflict) => {
             conflict(&console, &signed, &row, &history, &draft).await
@@ -520,6 +602,24 @@ pub async fn commit(
             )
         }
     }
+}
+
+/// After a commit at `position`: rings the projector and waits (bounded,
+/// as REST writes do) until the directory and history show it.
+pub async fn settle(console: &Console, position: i64) {
+    let app = &console.app;
+    app.committed();
+    let projector = &app.wiring.projector;
+    let bound = crate::rest::write::READ_YOUR_WRITES;
+    if projector
+        .wait_for(Projection::Directory, position, bound)
+        .await
+    {
+        projector
+            .wait_for(Projection::History, position, bound)
+            .await;
+    }
+    app.cache.bump();
 }
 
 /// 409: the record moved on since the preview. Both versions side by side,

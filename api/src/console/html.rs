@@ -45,6 +45,8 @@ pub fn page(title: &str, chrome: Option<&Chrome<'_>>, body: &Markup) -> Markup {
                     @if let Some(chrome) = chrome {
                         nav aria-label="Console" {
                             a href="/steward/worklist" { "Worklist" }
+                            " "
+                            a href="/steward/reviews" { "Review queue" }
                         }
                         form method="post" action="/steward/sign-out" {
                             input type="hidden" name="csrf" value=(chrome.csrf);

@@ -14,6 +14,10 @@
 //!   the history as a timeline with per-field diffs;
 //! - [`check`]: recording a check: form → preview of the exact events →
 //!   commit (version conflicts show both versions);
+//! - [`evidence`]: files backing a check: typed by content, stored by
+//!   SHA-256, downloaded only by signed-in stewards;
+//! - [`review`]: four-eyes review (`BASEL_REVIEW=required`): the queue,
+//!   approve, reject;
 //! - [`html`]: the page layout (maud: every value escaped at compile time)
 //!   and the strict headers of every page (no script at all).
 //!
@@ -22,14 +26,17 @@
 //! preview).
 
 pub mod check;
+pub mod evidence;
 pub mod html;
 pub mod party;
+pub mod review;
 pub mod session;
 pub mod signin;
 pub mod worklist;
 
 use std::sync::Arc;
 
+use axum::extract::DefaultBodyLimit;
 use axum::response::Redirect;
 use axum::routing::{get, post};
 use axum::Router;
@@ -84,7 +91,17 @@ pub fn router(app: Shared) -> Router {
         )
         .route(
             "/steward/party/{country_code}/check/preview",
-            post(check::preview),
+            post(check::preview).layer(DefaultBodyLimit::max(evidence::MAX_FORM_BYTES)),
+        )
+        .route("/steward/evidence/{sha256}", get(evidence::download))
+        .route("/steward/reviews", get(review::queue))
+        .route(
+            "/steward/party/{country_code}/proposals/{proposal_id}/approve",
+            post(review::approve),
+        )
+        .route(
+            "/steward/party/{country_code}/proposals/{proposal_id}/reject",
+            post(review::reject),
         )
         .with_state(console)
 }

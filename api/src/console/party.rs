@@ -206,6 +206,22 @@ pub fn what(event_type: &str, d: &Value) -> Markup {
                 (text(&d["contact"]["role"])) "): " (text(&d["contact"]["details"]["ca_name"]))
                 @if d["primary"] == Value::Bool(true) { ", primary" } "." }
         },
+        "EvidenceAttached" => html! {
+            p { "Evidence for the check of contact " (text(&d["contact_id"])) ": "
+                a href=(format!("/steward/evidence/{}", text(&d["sha256"]))) { (text(&d["file_name"])) }
+                " (" (text(&d["media_type"])) ", " (text(&d["size"])) " bytes, SHA-256 " code { (text(&d["sha256"])) } "), downloaded, never opened in the page." }
+        },
+        "ChangeProposed" => html! {
+            p { "Proposal " code { (text(&d["proposal_id"])) } " by " (text(&d["proposer"]))
+                ": a check of contact " (text(&d["check"]["contact_id"])) " against " (text(&d["check"]["source"]))
+                " (" (d["changes"].as_array().map_or(0, Vec::len)) " field change(s)), awaiting review." }
+        },
+        "ProposalApproved" => html! {
+            p { "Proposal " code { (text(&d["proposal_id"])) } " by " (text(&d["proposer"])) " approved by " (text(&d["approver"])) "; its check follows." }
+        },
+        "ProposalRejected" => html! {
+            p { "Proposal " code { (text(&d["proposal_id"])) } " rejected by " (text(&d["reviewer"])) ": " (text(&d["reason"])) "." }
+        },
         "ContactRemoved" => html! {
             p { "Contact " (text(&d["contact_id"])) " withdrawn: " (text(&d["reason"])) "." }
         },

@@ -201,21 +201,62 @@ impl Console {
     }
 }
 
-/// A form body as name/value pairs (`application/x-www-form-urlencoded`).
+/// A file a form carried.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    /// Its name as the browser sent it.
+    pub file_name: String,
+    /// Its bytes.
+    pub bytes: axum::body::Bytes,
+}
+
+/// A form body (`application/x-www-form-urlencoded`, or
+/// `multipart/form-data` with files): name/value pairs and the files.
 #[derive(Debug, Default, Clone)]
-pub struct FormData(pub Vec<(String, String)>);
+pub struct FormData {
+    /// The fields, in order.
+    pub pairs: Vec<(String, String)>,
+    /// The files (a file input left empty sends none).
+    pub files: Vec<Upload>,
+}
 
 impl FormData {
     /// The first value of `name`, if sent.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
+        self.pairs
             .iter()
             .find_map(|(k, v)| (k == name).then_some(v.as_str()))
+    }
+
+    /// Every value of `name`, in order.
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     /// The value of `name`, trimmed, `""` when absent.
     pub fn text(&self, name: &str) -> String {
         self.get(name).unwrap_or_default().trim().to_owned()
+    }
+
+    async fn multipart(mut parts: axum::extract::Multipart) -> Option<Self> {
+        let mut form = Self::default();
+        while let Some(field) = parts.next_field().await.ok()? {
+            let name = field.name().unwrap_or_default().to_owned();
+            match field.file_name().map(str::to_owned) {
+                Some(file_name) => {
+                    let bytes = field.bytes().await.ok()?;
+                    if !(file_name.is_empty() && bytes.is_empty()) {
+                        form.files.push(Upload { file_name, bytes });
+                    }
+                }
+                None => form.pairs.push((name, field.text().await.ok()?)),
+            }
+        }
+        Some(form)
     }
 }
 
@@ -223,14 +264,31 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for FormData {
     type Rejection = Response;
 
     async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, Response> {
-        match axum::Form::<Vec<(String, String)>>::from_request(request, state).await {
-            Ok(axum::Form(pairs)) => Ok(Self(pairs)),
-            Err(_) => Err(html::message(
+        let unreadable = || {
+            html::message(
                 StatusCode::BAD_REQUEST,
                 "The form could not be read",
                 "The browser sent a form the console cannot read; nothing was written.",
                 ("/steward/worklist", "Back to the worklist"),
-            )),
+            )
+        };
+        let multipart = request
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("multipart/form-data"));
+        if multipart {
+            let parts = axum::extract::Multipart::from_request(request, state)
+                .await
+                .map_err(|_| unreadable())?;
+            return Self::multipart(parts).await.ok_or_else(unreadable);
+        }
+        match axum::Form::<Vec<(String, String)>>::from_request(request, state).await {
+            Ok(axum::Form(pairs)) => Ok(Self {
+                pairs,
+                files: Vec::new(),
+            }),
+            Err(_) => Err(unreadable()),
         }
     }
 }

@@ -114,6 +114,10 @@ pub struct ServeSettings {
     /// address that holds a key are not counted.
     #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
     pub register_rate: crate::rest::register_limit::RegisterRate,
+    /// Four-eyes review in the steward console: `required` (a check is a
+    /// proposal until another steward approves it) or `off`.
+    #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
+    pub review: bool,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
@@ -190,6 +194,7 @@ impl Default for ServeSettings {
             public_url: None,
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
+            review: false,
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),

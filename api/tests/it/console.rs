@@ -507,3 +507,363 @@ async fn a_check_goes_from_form_to_preview_to_the_timeline_with_its_diff() {
     assert_eq!(record["email"], "basel@example.org");
     assert_eq!(record["version"], 4);
 }
+
+/// A `multipart/form-data` body of `fields` and `files` (name, file name,
+/// bytes), as a browser sends the check form.
+fn multipart(fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----basel-console-test-boundary";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                .as_bytes(),
+        );
+    }
+    for (name, file_name, bytes) in files {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+const PDF: &[u8] = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n";
+
+async fn preview_with_files(
+    browser: &Browser<'_>,
+    csrf: &str,
+    files: &[(&str, &str, &[u8])],
+) -> Page {
+    let today = today();
+    let fields = [
+        ("csrf", csrf),
+        ("contact", "c1"),
+        ("outcome", "confirmed"),
+        ("verified", "no"),
+        ("checked_on", today.as_str()),
+        ("method", "email"),
+        ("source", "designation letter"),
+        ("expected_version", "1"),
+    ];
+    let (content_type, body) = multipart(&fields, files);
+    browser
+        .send(
+            browser
+                .client
+                .post(browser.app.url("/steward/party/TV/check/preview"))
+                .header("content-type", content_type)
+                .body(body),
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checks_pdf_is_stored_by_hash_and_downloaded_only_by_a_signed_in_steward() {
+    let app = App::start(Mode::Embedded).await;
+    let token = app.enrol("fay").await;
+    with_contact(&app, &token).await;
+    let key = app.key().await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&token).await;
+
+    // Type by content, not by name; size-limited.
+    let form = browser.get("/steward/party/TV/check").await;
+    let html = b"<html><script>alert(1)</script></html>";
+    let refused = preview_with_files(
+        &browser,
+        &form.csrf_of("/steward/party/TV/check/preview"),
+        &[("evidence_file", "letter.pdf", html)],
+    )
+    .await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(refused.text.contains("id=\"evidence-error\""));
+    assert!(
+        refused.text.contains("value=\"designation letter\""),
+        "values kept"
+    );
+    let big = [b"%PDF-1.4\n".as_slice(), &vec![b'x'; 4 * 1024 * 1024 + 1]].concat();
+    let too_big = preview_with_files(
+        &browser,
+        &refused.csrf_of("/steward/party/TV/check/preview"),
+        &[("evidence_file", "big.pdf", &big)],
+    )
+    .await;
+    assert_eq!(too_big.status, 422, "{}", too_big.text);
+    assert!(too_big.text.contains("over the limit"));
+
+    let preview = preview_with_files(
+        &browser,
+        &too_big.csrf_of("/steward/party/TV/check/preview"),
+        &[("evidence_file", "designation.pdf", PDF)],
+    )
+    .await;
+    assert_eq!(preview.status, 200, "{}", preview.text);
+    assert!(preview.text.contains("EvidenceAttached"));
+    let sha = domain::credentials::hash_secret(std::str::from_utf8(PDF).expect("ascii"));
+    let reference = format!("{sha}|designation.pdf");
+    assert!(preview.text.contains(&reference), "carried to the commit");
+    let today = today();
+    let done = browser
+        .post(
+            "/steward/party/TV/check",
+            &[
+                ("csrf", preview.csrf_of("/steward/party/TV/check").as_str()),
+                ("contact", "c1"),
+                ("outcome", "confirmed"),
+                ("verified", "no"),
+                ("checked_on", today.as_str()),
+                ("method", "email"),
+                ("source", "designation letter"),
+                ("expected_version", "1"),
+                ("evidence", reference.as_str()),
+            ],
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.text);
+    assert_eq!(
+        count_events(&app.store, "authority").await,
+        3,
+        "check + file"
+    );
+    let party = browser.get("/steward/party/TV").await;
+    let link = format!("href=\"/steward/evidence/{sha}\"");
+    assert!(party.text.contains(&link), "{}", party.text);
+
+    let path = format!("/steward/evidence/{sha}");
+    let file = browser.get(&path).await;
+    assert_eq!(file.status, 200);
+    assert_eq!(file.headers["content-type"], "application/pdf");
+    let disposition = file.headers["content-disposition"].to_str().expect("ascii");
+    assert!(disposition.starts_with("attachment;"), "{disposition}");
+    assert!(file.headers["content-security-policy"]
+        .to_str()
+        .expect("csp")
+        .contains("sandbox"));
+    assert_eq!(file.text.as_bytes(), PDF);
+    let anonymous = Browser::new(&app);
+    let cases = [
+        ("no session", anonymous.client.get(app.url(&path))),
+        (
+            "API key",
+            anonymous
+                .client
+                .get(app.url(&path))
+                .header("x-api-key", &key),
+        ),
+        (
+            "API key as bearer",
+            anonymous.client.get(app.url(&path)).bearer_auth(&key),
+        ),
+        (
+            "steward token",
+            anonymous.client.get(app.url(&path)).bearer_auth(&token),
+        ),
+    ];
+    for (what, request) in cases {
+        let answer = anonymous.send(request).await;
+        assert_eq!(answer.status, 303, "{what}: never served without a session");
+        assert!(answer.location().starts_with("/steward/sign-in"), "{what}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forgetting_a_person_deletes_the_mails_of_evidence_that_name_them() {
+    let app = App::start(Mode::Embedded).await;
+    let token = app.enrol("gus").await;
+    with_contact(&app, &token).await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&token).await;
+    let mail = b"From: Jo Doe <jo.doe@ministry.example.org>\r\nTo: basel@example.org\r\nSubject: our authority\r\n\r\nThe address is right.\r\n";
+    let form = browser.get("/steward/party/TV/check").await;
+    let preview = preview_with_files(
+        &browser,
+        &form.csrf_of("/steward/party/TV/check/preview"),
+        &[
+            ("evidence_file", "reply.eml", mail),
+            ("evidence_file", "letter.pdf", PDF),
+        ],
+    )
+    .await;
+    assert_eq!(preview.status, 200, "{}", preview.text);
+    assert!(preview.text.contains("message/rfc822"), "typed by content");
+    let db = app.store.db().await;
+    let stored = || async {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM console_evidence")
+            .fetch_one(&db)
+            .await
+            .expect("count")
+    };
+    assert_eq!(stored().await, 2);
+    let mut out = Vec::new();
+    api::cli::identity::forget(&app.runtime, "JO.DOE@ministry.example.org", &mut out)
+        .await
+        .expect("forget");
+    let out = String::from_utf8(out).expect("utf-8");
+    assert!(out.contains("Deleted 1 e-mail file"), "{out}");
+    assert_eq!(stored().await, 1, "the PDF (not searchable) stays");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_review_required_another_steward_approves_and_the_author_cannot() {
+    let app = App::start_reviewed(Mode::Embedded).await;
+    let ana = app.enrol("ana").await;
+    let ben = app.enrol("ben").await;
+    with_contact(&app, &ana).await;
+    let mut author = Browser::new(&app);
+    author.sign_in(&ana).await;
+    let mut reviewer = Browser::new(&app);
+    reviewer.sign_in(&ben).await;
+
+    let proposed = propose(&author, "1", "basel@example.org").await;
+    assert_eq!(proposed.status, 303, "{}", proposed.text);
+    assert_eq!(proposed.location(), "/steward/reviews");
+    let key = app.key().await;
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    assert_eq!(
+        record["email"], "ca@example.org",
+        "a proposal changes nothing"
+    );
+
+    // The author sees no approve button; forcing it is refused.
+    let queue = author.get("/steward/reviews").await;
+    assert!(queue
+        .text
+        .contains("Your proposal: another steward must approve it."));
+    let id = Regex::new(r"/steward/party/TV/proposals/([0-9a-f]+)/reject")
+        .expect("regex")
+        .captures(&queue.text)
+        .expect("a proposal")[1]
+        .to_owned();
+    let approve = format!("/steward/party/TV/proposals/{id}/approve");
+    let reject = format!("/steward/party/TV/proposals/{id}/reject");
+    let own = author
+        .post(&approve, &[("csrf", queue.csrf_of(&reject).as_str())])
+        .await;
+    assert_eq!(own.status, 403, "{}", own.text);
+    assert!(own.text.contains("cannot approve your own proposal"));
+
+    // Another steward sees the diff and approves: both attributed.
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(queue
+        .text
+        .contains("<td class=\"new\">basel@example.org</td>"));
+    let approved = reviewer
+        .post(&approve, &[("csrf", queue.csrf_of(&approve).as_str())])
+        .await;
+    assert_eq!(approved.status, 303, "{}", approved.text);
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    assert_eq!(record["email"], "basel@example.org");
+    let party = reviewer.get("/steward/party/TV").await;
+    assert!(party.text.contains("approved by ben"), "{}", party.text);
+    let history = app.get("/api/v1/ca/TV/history", &key).await.body;
+    let check = history["items"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .rev()
+        .find(|h| h["event_type"] == "VerificationRecorded")
+        .cloned()
+        .expect("the check");
+    assert_eq!(check["steward"]["id"], "ana", "the author's check");
+    assert_eq!(check["actor"], "steward:ben", "recorded by the approver");
+
+    // A proposal goes stale when the record changes underneath.
+    let second = propose(&author, "5", "other@example.org").await;
+    assert_eq!(second.status, 303, "{}", second.text);
+    let direct = app
+        .post_as(
+            "/api/v1/ca/TV/verifications",
+            &ben,
+            &json!({"verified": false, "checked_on": today(), "method": "website",
+                    "source": "ministry website", "outcome": "confirmed"}),
+        )
+        .await;
+    assert_eq!(direct.status, 200, "{}", direct.text);
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(queue.text.contains("Stale:"), "{}", queue.text);
+    let id = Regex::new(r"/steward/party/TV/proposals/([0-9a-f]+)/reject")
+        .expect("regex")
+        .captures(&queue.text)
+        .expect("a proposal")[1]
+        .to_owned();
+    let stale = reviewer
+        .post(
+            &format!("/steward/party/TV/proposals/{id}/approve"),
+            &[(
+                "csrf",
+                queue
+                    .csrf_of(&format!("/steward/party/TV/proposals/{id}/reject"))
+                    .as_str(),
+            )],
+        )
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.text);
+    let queue = reviewer.get("/steward/reviews").await;
+    let reject = format!("/steward/party/TV/proposals/{id}/reject");
+    let no_reason = reviewer
+        .post(
+            &reject,
+            &[("csrf", queue.csrf_of(&reject).as_str()), ("reason", " ")],
+        )
+        .await;
+    assert_eq!(no_reason.status, 422, "{}", no_reason.text);
+    let queue = reviewer.get("/steward/reviews").await;
+    let rejected = reviewer
+        .post(
+            &reject,
+            &[
+                ("csrf", queue.csrf_of(&reject).as_str()),
+                ("reason", "the record moved on"),
+            ],
+        )
+        .await;
+    assert_eq!(rejected.status, 303, "{}", rejected.text);
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(queue.text.contains("0 proposal(s) await review."));
+}
+
+/// Proposes (review on) a `changed` check of TV's c1 setting `email`,
+/// against `version`: form, preview, confirm.
+async fn propose(browser: &Browser<'_>, version: &str, email: &str) -> Page {
+    let form = browser.get("/steward/party/TV/check").await;
+    let csrf = form.csrf_of("/steward/party/TV/check/preview");
+    let fields = vec![
+        ("contact".to_owned(), "c1".to_owned()),
+        ("outcome".to_owned(), "changed".to_owned()),
+        ("verified".to_owned(), "no".to_owned()),
+        ("checked_on".to_owned(), today()),
+        ("method".to_owned(), "email".to_owned()),
+        ("source".to_owned(), "reply of the ministry".to_owned()),
+        ("field_email".to_owned(), email.to_owned()),
+        ("expected_version".to_owned(), version.to_owned()),
+    ];
+    let with = |csrf: String| {
+        let mut all = fields.clone();
+        all.push(("csrf".into(), csrf));
+        all
+    };
+    let preview = browser
+        .send(
+            browser
+                .client
+                .post(browser.app.url("/steward/party/TV/check/preview"))
+                .form(&with(csrf)),
+        )
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text);
+    assert!(preview.text.contains("Propose this check for review"));
+    browser
+        .send(
+            browser
+                .client
+                .post(browser.app.url("/steward/party/TV/check"))
+                .form(&with(preview.csrf_of("/steward/party/TV/check"))),
+        )
+        .await
+}

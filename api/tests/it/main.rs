@@ -9,6 +9,7 @@ mod browser_home;
 mod cli;
 mod cli_errors;
 mod console;
+mod console_browser;
 mod directory_release;
 mod documents;
 mod edge;
