@@ -36,7 +36,7 @@ use domain::Aggregate;
 use projections::directory::AuthorityRow;
 use projections::registry::Projection;
 
-use super::evidence::{hidden_value, referenced, store};
+use super::evidence::{hidden_value, referenced, store, unavailable, FileProblem};
 use super::html::{field, message, page, respond, select, Chrome};
 use super::party::{load, what};
 use super::session::{FormData, Signed};
@@ -378,17 +378,17 @@ pub async fn preview(
     let mut problems = Problems::new();
     match referenced(&console, &form.all("evidence")).await {
         Ok(files) => draft.evidence = files,
-        Err(Ok(refusals)) => {
+        Err(FileProblem::Refused(refusals)) => {
             problems.insert("evidence".into(), refusals.join("; "));
         }
-        Err(Err(response)) => return response,
+        Err(FileProblem::Store) => return unavailable(),
     }
     match store(&console, &form.files).await {
         Ok(files) => draft.evidence.extend(files),
-        Err(Ok(refusals)) => {
+        Err(FileProblem::Refused(refusals)) => {
             problems.insert("evidence".into(), refusals.join("; "));
         }
-        Err(Err(response)) => return response,
+        Err(FileProblem::Store) => return unavailable(),
     }
     let command = match draft.command(&row, &signed) {
         Ok(command) if problems.is_empty() => command,
@@ -511,7 +511,7 @@ pub async fn commit(
     let mut draft = Draft::of(&form, &row);
     match referenced(&console, &form.all("evidence")).await {
         Ok(files) => draft.evidence = files,
-        Err(Ok(refusals)) => {
+        Err(FileProblem::Refused(refusals)) => {
             let problems = Problems::from([("evidence".to_owned(), refusals.join("; "))]);
             return form_page(
                 &console,
@@ -523,7 +523,7 @@ pub async fn commit(
             )
             .await;
         }
-        Err(Err(response)) => return response,
+        Err(FileProblem::Store) => return unavailable(),
     }
     let command = match draft.command(&row, &signed) {
         Ok(command) => command,

@@ -33,15 +33,21 @@ pub fn hidden_value(file: &Evidence) -> String {
     format!("{}|{}", file.sha256, file.file_name)
 }
 
+/// Why files were not taken.
+#[derive(Debug)]
+pub enum FileProblem {
+    /// One sentence per refused file or reference (shown next to the field).
+    Refused(Vec<String>),
+    /// The store failed (logged): the 503 page, [`unavailable`].
+    Store,
+}
+
 /// Checks and stores the files of a form; the references, or one sentence
 /// per refused file.
 ///
 /// # Errors
 /// The refusals (size, type), or the 503 page when the store fails.
-pub async fn store(
-    console: &Console,
-    uploads: &[Upload],
-) -> Result<Vec<Evidence>, Result<Vec<String>, Response>> {
+pub async fn store(console: &Console, uploads: &[Upload]) -> Result<Vec<Evidence>, FileProblem> {
     let mut refusals = Vec::new();
     let mut typed = Vec::new();
     for upload in uploads {
@@ -62,7 +68,7 @@ pub async fn store(
         }
     }
     if !refusals.is_empty() {
-        return Err(Ok(refusals));
+        return Err(FileProblem::Refused(refusals));
     }
     let mut stored = Vec::with_capacity(typed.len());
     for (upload, media_type) in typed {
@@ -72,7 +78,7 @@ pub async fn store(
             .await
             .map_err(|error| {
                 tracing::warn!(error = %error, "evidence not stored");
-                Err(unavailable())
+                FileProblem::Store
             })?;
         stored.push(Evidence {
             sha256,
@@ -90,10 +96,7 @@ pub async fn store(
 /// # Errors
 /// One sentence per reference that is malformed or names no stored file;
 /// the 503 page when the store fails.
-pub async fn referenced(
-    console: &Console,
-    values: &[&str],
-) -> Result<Vec<Evidence>, Result<Vec<String>, Response>> {
+pub async fn referenced(console: &Console, values: &[&str]) -> Result<Vec<Evidence>, FileProblem> {
     let mut found = Vec::new();
     let mut refusals = Vec::new();
     for value in values.iter().filter(|v| !v.is_empty()) {
@@ -111,18 +114,19 @@ pub async fn referenced(
             Ok(None) => refusals.push(format!("{file_name}: no such stored file: attach it again")),
             Err(error) => {
                 tracing::warn!(error = %error, "evidence unreadable");
-                return Err(Err(unavailable()));
+                return Err(FileProblem::Store);
             }
         }
     }
     if refusals.is_empty() {
         Ok(found)
     } else {
-        Err(Ok(refusals))
+        Err(FileProblem::Refused(refusals))
     }
 }
 
-fn unavailable() -> Response {
+/// The page when files cannot be stored or read.
+pub fn unavailable() -> Response {
     message(
         StatusCode::SERVICE_UNAVAILABLE,
         "The store is unavailable",

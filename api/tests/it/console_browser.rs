@@ -172,7 +172,12 @@ async fn steward_session(
 
     let history = match text_of(browser, "ol[aria-label^='History']").await {
         Ok(history) => history,
-        Err(e) => return Err(format!("{e}; the page: {}", text_of(browser, "body").await?)),
+        Err(e) => {
+            return Err(format!(
+                "{e}; the page: {}",
+                text_of(browser, "body").await?
+            ))
+        }
     };
     assert!(history.contains("steward:ana"), "{history}");
     assert!(
