@@ -2,9 +2,11 @@
 //! `rest_browser`), with the keyboard-free and script-free pages as a
 //! steward uses them: sign in, find the Party on the worklist, record a
 //! `changed` check with a PDF attached (form, preview, record), see it in
-//! the timeline with its diff and the attachment, sign out. axe-core (`clients/node_modules/axe-core`, injected over
+//! the timeline with its diff and the attachment, sign out; then, with
+//! `BASEL_REVIEW=required`, one steward proposes a correction that she
+//! cannot approve and another approves. axe-core (`clients/node_modules/axe-core`, injected over
 //! WebDriver) finds no serious or critical violation on the worklist, the
-//! Party page, the check form and its preview.
+//! Party page, the check form, its preview and the review queue.
 
 use std::path::PathBuf;
 
@@ -99,7 +101,8 @@ async fn type_into(browser: &Client, id: &str, text: &str) -> Result<(), String>
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_steward_signs_in_records_a_check_sees_its_diff_and_signs_out_in_a_browser() {
+async fn stewards_sign_in_record_a_check_with_a_pdf_see_its_diff_and_review_each_other_in_a_browser(
+) {
     let app = App::start(Mode::Embedded).await;
     let token = app.enrol("ana").await;
     let created = app
@@ -117,8 +120,100 @@ async fn a_steward_signs_in_records_a_check_sees_its_diff_and_signs_out_in_a_bro
     let profile = tempfile::tempdir().expect("profile dir");
     let browser = browser(&driver.url, profile.path()).await;
     let outcome = steward_session(&browser, &app, &token, &axe).await;
+    let outcome = match outcome {
+        Ok(()) => review_session(&browser, &axe).await,
+        Err(e) => Err(e),
+    };
     let _ = browser.close().await;
     outcome.expect("the console in the browser");
+}
+
+async fn sign_in(browser: &Client, app: &App, token: &str) -> Result<(), String> {
+    browser
+        .goto(&app.url("/steward/sign-in"))
+        .await
+        .map_err(|e| format!("sign-in page: {e}"))?;
+    type_into(browser, "token", token).await?;
+    click(browser, "main form button[type=submit]").await?;
+    wait_for(browser, "h1").await?;
+    Ok(())
+}
+
+async fn wait_for(browser: &Client, css: &str) -> Result<(), String> {
+    browser
+        .wait()
+        .at_most(std::time::Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("waiting for {css}: {e}"))
+}
+
+/// With `BASEL_REVIEW=required`: ana proposes a correction, cannot approve
+/// it herself, ben approves it, and the record shows it, both attributed.
+async fn review_session(browser: &Client, axe: &str) -> Result<(), String> {
+    let app = App::start_reviewed(Mode::Embedded).await;
+    let ana = app.enrol("ana").await;
+    let ben = app.enrol("ben").await;
+    let created = app
+        .post_as(
+            "/api/v1/ca",
+            &ana,
+            &json!({"country_code": "TV", "country_name": "Tuvalu", "ca_name": "Ministry of Environment",
+                    "email": "ca@example.org", "phone": "+688-2010-0100", "address": "Funafuti",
+                    "verified": false, "source": "factsheet 2019"}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    sign_in(browser, &app, &ana).await?;
+    browser
+        .goto(&app.url("/steward/party/TV/check?contact=c1"))
+        .await
+        .map_err(|e| format!("check form: {e}"))?;
+    type_into(browser, "source", "reply of the ministry, ref 8").await?;
+    type_into(browser, "field_phone", "+688-2010-0199").await?;
+    click(browser, "main form button[type=submit]").await?;
+    wait_for(browser, "form[action='/steward/party/TV/check'] button").await?;
+    click(browser, "form[action='/steward/party/TV/check'] button").await?;
+    wait_for(browser, "h1").await?;
+    assert_eq!(text_of(browser, "h1").await?, "Review queue");
+    let queue = text_of(browser, "main").await?;
+    assert!(
+        queue.contains("Your proposal: another steward must approve it."),
+        "{queue}"
+    );
+    assert!(
+        browser
+            .find(Locator::Css("form[action$='/approve']"))
+            .await
+            .is_err(),
+        "the author has no approve button"
+    );
+    let mut violations = serious_violations(browser, axe).await?;
+    click(browser, "header form button").await?;
+    wait_for(browser, "#token").await?;
+
+    sign_in(browser, &app, &ben).await?;
+    browser
+        .goto(&app.url("/steward/reviews"))
+        .await
+        .map_err(|e| format!("queue: {e}"))?;
+    let queue = text_of(browser, "main").await?;
+    assert!(queue.contains("+688-2010-0199"), "{queue}");
+    click(browser, "form[action$='/approve'] button").await?;
+    wait_for(browser, "ol[aria-label^='History']").await?;
+    let history = text_of(browser, "ol[aria-label^='History']").await?;
+    assert!(history.contains("approved by ben"), "{history}");
+    assert!(history.contains("+688-2010-0199"), "{history}");
+    violations.extend(serious_violations(browser, axe).await?);
+    click(browser, "header form button").await?;
+    wait_for(browser, "#token").await?;
+    assert!(
+        violations.is_empty(),
+        "serious accessibility violations: {}",
+        serde_json::to_string_pretty(&violations).unwrap_or_default()
+    );
+    Ok(())
 }
 
 async fn steward_session(
@@ -135,7 +230,7 @@ async fn steward_session(
     assert_eq!(text_of(browser, "h1").await?, "Sign in", "sent to sign in");
     type_into(browser, "token", token).await?;
     click(browser, "main form button[type=submit]").await?;
-
+    wait_for(browser, "table").await?;
     assert_eq!(text_of(browser, "h1").await?, "Worklist");
     let mut violations = serious_violations(browser, axe).await?;
     click(browser, "a[href='/steward/party/TV']").await?;
@@ -163,12 +258,14 @@ async fn steward_session(
         .await
         .map_err(fail("choose the PDF"))?;
     click(browser, "main form button[type=submit]").await?;
+    wait_for(browser, "form[action='/steward/party/TV/check'] button").await?;
     let preview = text_of(browser, "main").await?;
     assert!(preview.contains("ContactDetailsChanged"), "{preview}");
     assert!(preview.contains("basel@example.org"), "{preview}");
     assert!(preview.contains("EvidenceAttached"), "{preview}");
     violations.extend(serious_violations(browser, axe).await?);
     click(browser, "form[action='/steward/party/TV/check'] button").await?;
+    wait_for(browser, "ol[aria-label^='History']").await?;
 
     let history = match text_of(browser, "ol[aria-label^='History']").await {
         Ok(history) => history,
