@@ -5,7 +5,7 @@ use domain::authority::{
     RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand, SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
-use domain::values::CountryCode;
+use domain::values::{CountryCode, Slug};
 
 use crate::executor::{Committed, Executor};
 use crate::store::Backend;
@@ -124,6 +124,25 @@ impl AuthorityCommands {
                 &AuthorityCommand::Review(command),
                 metadata,
                 expected_version,
+            )
+            .await
+    }
+
+    /// Records that `steward` took the Party's work on.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the country is not registered.
+    pub async fn assign(
+        &self,
+        country: &CountryCode,
+        steward: Slug,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::Assign(steward),
+                metadata,
             )
             .await
     }

@@ -95,6 +95,7 @@ pub fn router(app: Shared) -> Router {
         )
         .route("/steward/evidence/{sha256}", get(evidence::download))
         .route("/steward/reviews", get(review::queue))
+        .route("/steward/party/{country_code}/assign", post(party::assign))
         .route(
             "/steward/party/{country_code}/proposals/{proposal_id}/approve",
             post(review::approve),

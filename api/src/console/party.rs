@@ -74,6 +74,10 @@ pub async fn show(
         Ok(token) => token,
         Err(response) => return response,
     };
+    let assign = match console.form_token(&signed).await {
+        Ok(token) => token,
+        Err(response) => return response,
+    };
     let chrome = Chrome {
         name: &signed.steward.name,
         csrf: &csrf,
@@ -81,11 +85,11 @@ pub async fn show(
     let title = format!("{} ({})", row.country_name, row.country_code);
     respond(
         StatusCode::OK,
-        page(&title, Some(&chrome), &body(&row, &history)),
+        page(&title, Some(&chrome), &body(&row, &history, &assign)),
     )
 }
 
-fn body(row: &AuthorityRow, history: &[HistoryRow]) -> Markup {
+fn body(row: &AuthorityRow, history: &[HistoryRow], assign_csrf: &str) -> Markup {
     let state = &row.state;
     let standing = domain::parties::registry()
         .party(&row.country_code)
@@ -95,6 +99,12 @@ fn body(row: &AuthorityRow, history: &[HistoryRow]) -> Markup {
         p { (standing) ". Record version " (row.version) ", last changed " (row.updated_at) "."
             @if state.retired.is_some() { strong { " Retired (created in error)." } } }
         @if let Some(notes) = &state.notes { p { "Notes: " (notes) } }
+        p { "On it: " (state.assigned_to.as_ref().map_or("nobody yet", |s| s.as_str())) "." }
+        @if let Some(due) = super::worklist::retry_due(row) { p { "A contact reached nobody: try again from " (due) "." } }
+        form method="post" action=(format!("/steward/party/{}/assign", row.country_code)) {
+            input type="hidden" name="csrf" value=(assign_csrf);
+            button type="submit" { "Assign to me" }
+        }
         p { a href=(format!("/steward/party/{}/check", row.country_code)) { "Record a check of this Party" } }
         h2 { "Contacts" }
         @if state.contacts.is_empty() { p { "No contact of this Party is known." } }
@@ -222,6 +232,9 @@ pub fn what(event_type: &str, d: &Value) -> Markup {
         "ProposalRejected" => html! {
             p { "Proposal " code { (text(&d["proposal_id"])) } " rejected by " (text(&d["reviewer"])) ": " (text(&d["reason"])) "." }
         },
+        "WorkAssigned" => html! {
+            p { (text(&d["steward"])) " took this Party's work on." }
+        },
         "ContactRemoved" => html! {
             p { "Contact " (text(&d["contact_id"])) " withdrawn: " (text(&d["reason"])) "." }
         },
@@ -232,5 +245,46 @@ pub fn what(event_type: &str, d: &Value) -> Markup {
             p { "Registered with " (d["contacts"].as_array().map_or(0, Vec::len)) " contact(s); source: " (text(&d["source"])) "." }
         },
         _ => html! { pre { (serde_json::to_string_pretty(d).unwrap_or_default()) } },
+    }
+}
+
+/// `POST /steward/party/{country_code}/assign`: "assign to me" (event
+/// `WorkAssigned`; the worklist and this page show who is on it).
+pub async fn assign(
+    State(console): State<Handle>,
+    signed: Signed,
+    axum::extract::Path(country): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
+    form: super::session::FormData,
+) -> Response {
+    use axum::response::IntoResponse;
+    if let Err(refused) = console.spend(&signed, form.get("csrf")).await {
+        return refused;
+    }
+    let Ok(code) = CountryCode::parse(&country) else {
+        return not_found();
+    };
+    let written = commands::authority::AuthorityCommands::new(&console.app.wiring.store)
+        .assign(
+            &code,
+            signed.steward.id.clone(),
+            &crate::rest::write::metadata(&signed.steward, &headers),
+        )
+        .await;
+    match written {
+        Ok(committed) => {
+            super::check::settle(&console, committed.position).await;
+            axum::response::Redirect::to(&format!("/steward/party/{code}")).into_response()
+        }
+        Err(commands::CommandError::Rejected(_)) => not_found(),
+        Err(error) => {
+            tracing::warn!(error = %error, "assignment not recorded");
+            message(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Not recorded",
+                "The assignment was not recorded (the store is busy or unavailable). Try again.",
+                ("/steward/worklist", "Back to the worklist"),
+            )
+        }
     }
 }

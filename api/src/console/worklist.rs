@@ -132,6 +132,8 @@ pub async fn render(console: &super::Console, signed: &Signed, filters: &Filters
         }
     };
     let today = Utc::now().date_naive();
+    let by_code: std::collections::HashMap<&str, &projections::directory::AuthorityRow> =
+        rows.iter().map(|r| (r.country_code.as_str(), r)).collect();
     let items: Vec<WorkItem> =
         projections::worklist::of(&rows, today, console.app.stale_after_days)
             .into_iter()
@@ -167,7 +169,7 @@ pub async fn render(console: &super::Console, signed: &Signed, filters: &Filters
         p role="status" { (total) " Parties need a steward. Page " (page_no) " of " (pages) "." }
         table {
             caption { "Parties that need a steward, most urgent first" }
-            thead { tr { th scope="col" { "Party" } th scope="col" { "Need" } th scope="col" { "Known as of" } th scope="col" { "Last checked" } th scope="col" { "Sources" } } }
+            thead { tr { th scope="col" { "Party" } th scope="col" { "Need" } th scope="col" { "Known as of" } th scope="col" { "Last checked" } th scope="col" { "Retry due" } th scope="col" { "On it" } th scope="col" { "Sources" } } }
             tbody {
                 @for item in &shown {
                     tr {
@@ -175,6 +177,13 @@ pub async fn render(console: &super::Console, signed: &Signed, filters: &Filters
                         td { (item.reason) }
                         td { (item.as_of.as_deref().unwrap_or("unknown")) }
                         td { (item.last_checked.as_deref().unwrap_or("never")) }
+                        @let row = by_code.get(item.country_code.as_str());
+                        td { @match row.and_then(|r| retry_due(r)) {
+                            Some(due) if due <= today => strong { (due) " (due)" },
+                            Some(due) => (due),
+                            None => "",
+                        } }
+                        td { (row.and_then(|r| r.state.assigned_to.as_ref()).map_or("", |s| s.as_str())) }
                         td { (item.source_kinds.join(", ")) }
                     }
                 }
@@ -190,6 +199,25 @@ pub async fn render(console: &super::Console, signed: &Signed, filters: &Filters
         csrf: &csrf,
     };
     respond(StatusCode::OK, page("Worklist", Some(&chrome), &body))
+}
+
+/// Days after a check that reached nobody before it is due again.
+pub const RETRY_AFTER_DAYS: i64 = 14;
+
+/// When a contact whose last check reached nobody (`no_answer`) is due to
+/// be tried again: [`RETRY_AFTER_DAYS`] after that attempt.
+pub fn retry_due(row: &projections::directory::AuthorityRow) -> Option<NaiveDate> {
+    row.state
+        .contacts
+        .iter()
+        .filter(|c| c.provenance.outcome == Some(domain::authority::CheckOutcome::NoAnswer))
+        .filter_map(|c| {
+            c.provenance
+                .last_attempt
+                .or(c.provenance.last_check.as_ref().map(|k| k.checked_on))
+        })
+        .max()
+        .map(|d| d + Duration::days(RETRY_AFTER_DAYS))
 }
 
 /// `GET /steward/worklist`.

@@ -867,3 +867,54 @@ async fn propose(browser: &Browser<'_>, version: &str, email: &str) -> Page {
         )
         .await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assign_to_me_is_an_event_others_see_and_no_answer_gets_a_retry_date() {
+    let app = App::start(Mode::Embedded).await;
+    let token = app.enrol("hal").await;
+    with_contact(&app, &token).await;
+    let unanswered = app
+        .post_as(
+            "/api/v1/ca/TV/verifications",
+            &token,
+            &json!({"verified": false, "checked_on": today(), "method": "phone",
+                    "source": "called the ministry", "outcome": "no_answer"}),
+        )
+        .await;
+    assert_eq!(unanswered.status, 200, "{}", unanswered.text);
+    let mut hal = Browser::new(&app);
+    hal.sign_in(&token).await;
+    let party = hal.get("/steward/party/TV").await;
+    assert!(party.text.contains("On it: nobody yet."));
+    let before = count_events(&app.store, "authority").await;
+    let assigned = hal
+        .post(
+            "/steward/party/TV/assign",
+            &[("csrf", party.csrf_of("/steward/party/TV/assign").as_str())],
+        )
+        .await;
+    assert_eq!(assigned.status, 303, "{}", assigned.text);
+    assert_eq!(count_events(&app.store, "authority").await, before + 1);
+    let ida = app.enrol("ida").await;
+    let mut other = Browser::new(&app);
+    other.sign_in(&ida).await;
+    let party = other.get("/steward/party/TV").await;
+    assert!(party.text.contains("On it: hal."), "{}", party.text);
+    assert!(
+        party.text.contains("hal took this Party&#39;s work on.")
+            || party.text.contains("hal took this Party's work on.")
+    );
+    let due = (chrono::Utc::now().date_naive() + chrono::Duration::days(14)).to_string();
+    let worklist = other
+        .get("/steward/worklist?reason=defunct_or_unanswered")
+        .await;
+    assert!(
+        worklist.text.contains(&format!("<td>{due}</td>")),
+        "{}",
+        worklist.text
+    );
+    assert!(
+        worklist.text.contains("<td>hal</td>"),
+        "others see who is on it"
+    );
+}

@@ -135,7 +135,7 @@ async fn sign_in(browser: &Client, app: &App, token: &str) -> Result<(), String>
         .map_err(|e| format!("sign-in page: {e}"))?;
     type_into(browser, "token", token).await?;
     click(browser, "main form button[type=submit]").await?;
-    wait_for(browser, "h1").await?;
+    wait_for(browser, "nav[aria-label='Console']").await?;
     Ok(())
 }
 
@@ -175,7 +175,7 @@ async fn review_session(browser: &Client, axe: &str) -> Result<(), String> {
     click(browser, "main form button[type=submit]").await?;
     wait_for(browser, "form[action='/steward/party/TV/check'] button").await?;
     click(browser, "form[action='/steward/party/TV/check'] button").await?;
-    wait_for(browser, "h1").await?;
+    wait_for(browser, "form[action$='/reject']").await?;
     assert_eq!(text_of(browser, "h1").await?, "Review queue");
     let queue = text_of(browser, "main").await?;
     assert!(
@@ -234,10 +234,12 @@ async fn steward_session(
     assert_eq!(text_of(browser, "h1").await?, "Worklist");
     let mut violations = serious_violations(browser, axe).await?;
     click(browser, "a[href='/steward/party/TV']").await?;
+    wait_for(browser, "section[aria-labelledby='contact-c1']").await?;
     assert_eq!(text_of(browser, "h1").await?, "Tuvalu (TV)");
     violations.extend(serious_violations(browser, axe).await?);
 
     click(browser, "a[href='/steward/party/TV/check?contact=c1']").await?;
+    wait_for(browser, "#field_email").await?;
     violations.extend(serious_violations(browser, axe).await?);
     type_into(browser, "source", "reply of the ministry, ref 7").await?;
     type_into(browser, "field_email", "basel@example.org").await?;
@@ -297,6 +299,7 @@ async fn steward_session(
     assert!(name.ends_with(".pdf"), "{name}");
 
     click(browser, "header form button").await?;
+    wait_for(browser, "#token").await?;
     assert_eq!(text_of(browser, "h1").await?, "Sign in");
     assert!(text_of(browser, "main")
         .await?

@@ -9,14 +9,16 @@ use super::Authority;
 
 /// Applies one event to `state`.
 pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
-    let proposal_event = matches!(
+    let unchanged_record = matches!(
         event,
         AuthorityEvent::ChangeProposed(_)
             | AuthorityEvent::ProposalApproved(_)
             | AuthorityEvent::ProposalRejected(_)
+            | AuthorityEvent::WorkAssigned(_)
     );
-    if !proposal_event {
-        // The record changes: what was proposed against it is stale.
+    if !unchanged_record {
+        // The record changes (a proposal or an assignment does not change
+        // it): what was proposed against it is stale.
         state.proposals.iter_mut().for_each(|p| p.stale = true);
     }
     match event {
@@ -115,6 +117,7 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
         // The file backs the check before it; the record itself is unchanged
         // (the history lists the file with the check).
         AuthorityEvent::EvidenceAttached(_) => {}
+        AuthorityEvent::WorkAssigned(e) => state.assigned_to = Some(e.steward),
         AuthorityEvent::ChangeProposed(e) => state.proposals.push(super::Proposal {
             id: e.proposal_id,
             proposer: e.proposer,

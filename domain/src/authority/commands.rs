@@ -29,6 +29,8 @@ pub enum AuthorityCommand {
     SubmitVerificationWithEvidence(SubmitVerificationUpdate, Vec<Evidence>),
     /// Propose, approve or reject a check under four-eyes review.
     Review(super::review::ReviewCommand),
+    /// A steward takes the Party's work on.
+    Assign(Slug),
 }
 
 /// A file backing a check, already stored content-addressed.

@@ -49,6 +49,15 @@ pub enum AuthorityEvent {
     ProposalApproved(ProposalApproved),
     /// A steward rejected a proposal, with a reason.
     ProposalRejected(ProposalRejected),
+    /// A steward took the Party's work on ("assign to me" in the console).
+    WorkAssigned(WorkAssigned),
+}
+
+/// A steward is on the Party's work: others see who.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkAssigned {
+    /// The steward now on it.
+    pub steward: Slug,
 }
 
 /// A check proposed for review: nothing in the record changes until
@@ -224,6 +233,7 @@ impl DomainEvent for AuthorityEvent {
             Self::ChangeProposed(_) => "ChangeProposed",
             Self::ProposalApproved(_) => "ProposalApproved",
             Self::ProposalRejected(_) => "ProposalRejected",
+            Self::WorkAssigned(_) => "WorkAssigned",
         }
     }
 
@@ -239,7 +249,8 @@ impl DomainEvent for AuthorityEvent {
             | Self::EvidenceAttached(_)
             | Self::ChangeProposed(_)
             | Self::ProposalApproved(_)
-            | Self::ProposalRejected(_) => "1",
+            | Self::ProposalRejected(_)
+            | Self::WorkAssigned(_) => "1",
         }
     }
 }

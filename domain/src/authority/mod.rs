@@ -31,7 +31,7 @@ pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem
 pub use events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ChangeProposed, ContactAdded,
     ContactDetailsChanged, ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated,
-    ProposalApproved, ProposalRejected, VerificationRecorded,
+    ProposalApproved, ProposalRejected, VerificationRecorded, WorkAssigned,
 };
 pub use party::{
     CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role, RoleBasis,
@@ -107,6 +107,9 @@ pub struct Authority {
     /// Open proposals of checks awaiting review (`BASEL_REVIEW=required`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proposals: Vec<Proposal>,
+    /// The steward on the Party's work, if one took it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assigned_to: Option<Slug>,
 }
 
 impl Authority {
@@ -177,6 +180,14 @@ impl Aggregate for Authority {
                 decide::submit_verification_with_evidence(self, update, evidence)
             }
             AuthorityCommand::Review(review) => review::decide(self, review),
+            AuthorityCommand::Assign(steward) => {
+                if self.country.is_none() {
+                    return Err(AuthorityError::NotRegistered);
+                }
+                Ok(vec![AuthorityEvent::WorkAssigned(WorkAssigned {
+                    steward: steward.clone(),
+                })])
+            }
         }
     }
 

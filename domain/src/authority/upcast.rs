@@ -24,7 +24,7 @@ use super::events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
     ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated, VerificationRecorded,
 };
-use super::events::{ChangeProposed, ProposalApproved, ProposalRejected};
+use super::events::{ChangeProposed, ProposalApproved, ProposalRejected, WorkAssigned};
 use super::party::{ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
 use super::VerificationMethod;
 use crate::values::{CountryCode, Slug};
@@ -43,6 +43,7 @@ pub(super) enum Wire {
     ChangeProposed(ChangeProposed),
     ProposalApproved(ProposalApproved),
     ProposalRejected(ProposalRejected),
+    WorkAssigned(WorkAssigned),
 }
 
 #[derive(Deserialize)]
@@ -120,6 +121,7 @@ impl From<Wire> for AuthorityEvent {
             Wire::ChangeProposed(e) => Self::ChangeProposed(e),
             Wire::ProposalApproved(e) => Self::ProposalApproved(e),
             Wire::ProposalRejected(e) => Self::ProposalRejected(e),
+            Wire::WorkAssigned(e) => Self::WorkAssigned(e),
         }
     }
 }

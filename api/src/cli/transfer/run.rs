@@ -198,6 +198,10 @@ async fn execute(
             .await
             .map(|_| ()),
         AuthorityCommand::Retire(c) => commands.retire(country, c, metadata).await.map(|_| ()),
+        AuthorityCommand::Assign(steward) => commands
+            .assign(country, steward, metadata)
+            .await
+            .map(|_| ()),
         AuthorityCommand::Review(c) => commands
             .review(country, c, metadata, None)
             .await
