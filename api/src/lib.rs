@@ -15,6 +15,9 @@
 //! - [`cli`]: the `basel` subcommands (`serve` by default, `steward`,
 //!   `import`, `export`, `relay`, `replay`, `history`).
 //!
+//! - [`console`]: the steward console (issue #28), HTML pages under
+//!   `/steward/` that the REST router mounts: sessions, worklist, Party
+//!   pages with their history, checks with a preview.
 //! - [`telemetry`]: log format and levels, request ids, one access line
 //!   per request on every listener.
 //!
@@ -22,6 +25,7 @@
 //! [`cli::run`].
 
 pub mod cli;
+pub mod console;
 pub mod edge;
 pub mod node;
 pub mod rest;

@@ -1,11 +1,11 @@
 //! Commands on competent-authority records.
 
 use domain::authority::{
-    AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, RegisterAuthority,
-    RemoveContact, RetireAuthority, SubmitVerificationUpdate,
+    AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, Evidence,
+    RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand, SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
-use domain::values::CountryCode;
+use domain::values::{CountryCode, Slug};
 
 use crate::executor::{Committed, Executor};
 use crate::store::Backend;
@@ -77,6 +77,72 @@ impl AuthorityCommands {
                 &AuthorityCommand::SubmitVerification(command),
                 metadata,
                 expected_version,
+            )
+            .await
+    }
+
+    /// A check with the files that back it (already stored by hash), in
+    /// one commit, only if the record is still at `expected_version`.
+    ///
+    /// # Errors
+    /// As [`AuthorityCommands::submit_verification_at`]; a malformed file
+    /// reference is refused (`evidence`).
+    pub async fn submit_verification_with_evidence_at(
+        &self,
+        country: &CountryCode,
+        command: SubmitVerificationUpdate,
+        evidence: Vec<Evidence>,
+        metadata: &Metadata,
+        expected_version: Option<i64>,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute_at(
+                country.as_str(),
+                &AuthorityCommand::SubmitVerificationWithEvidence(command, evidence),
+                metadata,
+                expected_version,
+            )
+            .await
+    }
+
+    /// Proposes, approves or rejects a check under four-eyes review
+    /// (`domain::authority::review`), pinned to `expected_version` if given.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the review rules refuse it (own
+    /// proposal, stale, unknown) or the check would be refused.
+    pub async fn review(
+        &self,
+        country: &CountryCode,
+        command: ReviewCommand,
+        metadata: &Metadata,
+        expected_version: Option<i64>,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute_at(
+                country.as_str(),
+                &AuthorityCommand::Review(command),
+                metadata,
+                expected_version,
+            )
+            .await
+    }
+
+    /// Records that `steward` took the Party's work on.
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the country is not registered.
+    pub async fn assign(
+        &self,
+        country: &CountryCode,
+        steward: Slug,
+        metadata: &Metadata,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute(
+                country.as_str(),
+                &AuthorityCommand::Assign(steward),
+                metadata,
             )
             .await
     }

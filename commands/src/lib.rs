@@ -15,6 +15,7 @@
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
 //! - [`seed`]: the bundled dataset on first start;
 //! - [`secrets`]: tokens, keys and their hashes;
+//! - [`console`]: the steward console's sessions and form tokens (hashes only);
 //! - [`audit`]: the verifiable log (Merkle tree, signed checkpoints, proofs);
 //! - [`identity`]: people's addresses sealed under keys of their own, the
 //!   [`identity::AddressBook`] that opens them, and erasure (`forget`).
@@ -23,6 +24,7 @@ pub mod adapter;
 pub mod api_key;
 pub mod audit;
 pub mod authority;
+pub mod console;
 pub mod executor;
 pub mod identity;
 pub mod mailing;

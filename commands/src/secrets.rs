@@ -89,6 +89,12 @@ pub fn new_steward_token() -> SecretString {
     SecretString::from(format!("bst_{}", random_hex(32)))
 }
 
+/// A new random secret of the steward console (a session id or a form's
+/// CSRF token: 256 bits, 64 hex characters); only its hash is stored.
+pub fn new_console_secret() -> SecretString {
+    SecretString::from(random_hex(32))
+}
+
 fn random_hex(bytes: usize) -> String {
     let mut buffer = vec![0u8; bytes];
     rand::thread_rng().fill_bytes(&mut buffer);

@@ -67,6 +67,11 @@ pub async fn revoke(
 /// The store failing; the database file not compacting.
 pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> anyhow::Result<()> {
     let email = address(email)?;
+    // First, so that the compaction erasure ends with also drops their bytes.
+    let evidence = commands::console::ConsoleStore::new(&runtime.backend, Default::default())
+        .forget_mentions(&email.normalized())
+        .await
+        .context("cannot delete the evidence files that mention the address")?;
     let book = AddressBook::new(&runtime.backend, &runtime.secret);
     let erasure = erase::forget(&book, &runtime.secret, &email, &cli_metadata(Actor::Admin))
         .await
@@ -79,7 +84,17 @@ pub async fn forget(runtime: &Runtime, email: &str, out: &mut impl Write) -> any
         ],
     )
     .await?;
-    if !erasure.registrant && erasure.stewards.is_empty() && erasure.keys_destroyed == 0 {
+    if evidence > 0 {
+        writeln!(
+            out,
+            "Deleted {evidence} e-mail file(s) of check evidence that mention the address."
+        )?;
+    }
+    if !erasure.registrant
+        && erasure.stewards.is_empty()
+        && erasure.keys_destroyed == 0
+        && evidence == 0
+    {
         writeln!(
             out,
             "No registration or steward holds that address; nothing to forget."

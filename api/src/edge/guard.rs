@@ -46,6 +46,25 @@ pub struct BodyLimit {
     pub deadline: Duration,
 }
 
+/// The largest body of the one route that takes files: the steward
+/// console's check preview (evidence files, `crate::console::evidence`).
+pub const UPLOAD_BYTES: usize = 8 * 1024 * 1024;
+
+impl BodyLimit {
+    /// The limit for a request to `path`: the listener's, or
+    /// [`UPLOAD_BYTES`] on the console's check preview.
+    fn for_path(self, path: &str) -> Self {
+        if path.starts_with("/steward/party/") && path.ends_with("/check/preview") {
+            Self {
+                max_bytes: self.max_bytes.max(UPLOAD_BYTES),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
+
 /// Runs `inner` on `request` behind the guard (see the module
 /// documentation): refusals before, headers and the JSON error shape after.
 pub async fn around<F, Fut>(limit: BodyLimit, request: Request, inner: F) -> Response
@@ -54,6 +73,7 @@ where
     Fut: Future<Output = Response>,
 {
     let keys = request.uri().path() == "/register";
+    let limit = limit.for_path(request.uri().path());
     // The body read and the JSON rewrite are boxed: they are the rare paths,
     // and a future holds room for every future it awaits, which is copied
     // each time the request's future moves (a GET never reads a body).

@@ -267,6 +267,7 @@ async fn start_rest(
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
     state.failed_auth = readers.failed_auth.clone();
+    state.review = settings.review;
     state.mcp_url = mcp_url;
     state.public_url = Some(
         settings

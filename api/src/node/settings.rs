@@ -128,6 +128,10 @@ pub struct ServeSettings {
     /// the address that present a key or token get 429 until it refills.
     #[arg(long, env = "BASEL_AUTH_FAILURE_RATE", default_value = "10/100", value_parser = mcp::RateLimit::parse)]
     pub auth_failure_rate: mcp::RateLimit,
+    /// Four-eyes review in the steward console: `required` (a check is a
+    /// proposal until another steward approves it) or `off`.
+    #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
+    pub review: bool,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
@@ -212,6 +216,7 @@ impl Default for ServeSettings {
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
             auth_failure_rate: mcp::FailedAuth::default_rate(),
+            review: false,
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),

@@ -122,7 +122,7 @@ impl Steward {
 
 /// Waits (bounded) until the `stewards` projection has applied the log as it
 /// is now.
-async fn catch_up(state: &AppState) -> Result<(), ApiError> {
+pub(crate) async fn catch_up(state: &AppState) -> Result<(), ApiError> {
     let projector = &state.wiring.projector;
     let behind = projector
         .lag()

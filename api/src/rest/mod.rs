@@ -74,7 +74,8 @@ pub fn router(state: AppState) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
+        .with_state(state.clone())
+        .merge(crate::console::router(state)) // the steward console, `/steward/…`
 }
 
 async fn not_found(State(state): State<Shared>, method: Method) -> ApiError {

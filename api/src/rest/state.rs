@@ -82,6 +82,9 @@ pub struct AppState {
     /// The verifiable log's key and the outcome of its check at start
     /// (`None`: the audit routes answer 503).
     pub audit: Option<crate::rest::audit::AuditState>,
+    /// Whether the steward console's checks need another steward's
+    /// approval (`BASEL_REVIEW=required`).
+    pub review: bool,
 }
 
 impl AppState {
@@ -107,6 +110,7 @@ impl AppState {
             key_delivery: Default::default(),
             readiness: crate::rest::readiness::Progress::default(),
             audit: None,
+            review: false,
         }
     }
 

@@ -64,6 +64,18 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
             code: "is_a_party",
             message: format!("{country} is a Party to the Convention: its record cannot be retired"),
         },
+        CommandError::Rejected(AuthorityError::OwnProposal) => ApiError::StateConflict {
+            code: "own_proposal",
+            message: "a steward cannot approve their own proposal".into(),
+        },
+        CommandError::Rejected(AuthorityError::StaleProposal) => ApiError::StateConflict {
+            code: "stale_proposal",
+            message: "the record changed since this proposal was made: reject it and propose the check again".into(),
+        },
+        CommandError::Rejected(AuthorityError::UnknownProposal(id)) => ApiError::NotFound {
+            code: "proposal_not_found",
+            message: format!("no open proposal `{id}` (it may have been decided already)"),
+        },
         CommandError::VersionMismatch { expected, .. } => ApiError::VersionMismatch { expected },
         CommandError::Conflict => ApiError::Conflict,
         CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),

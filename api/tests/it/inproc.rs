@@ -109,11 +109,37 @@ impl App {
         Self::serve_limited(store, runtime, project, api::edge::ConnSettings::default()).await
     }
 
+    /// An app on an empty store with four-eyes review on (`BASEL_REVIEW=required`).
+    pub async fn start_reviewed(mode: Mode) -> Self {
+        let store = Store::of(mode).await;
+        let runtime = Runtime::open(&store_settings(&store))
+            .await
+            .expect("runtime opens");
+        Self::serve_configured(
+            store,
+            runtime,
+            true,
+            api::edge::ConnSettings::default(),
+            true,
+        )
+        .await
+    }
+
     async fn serve_limited(
         store: Store,
         runtime: Runtime,
         project: bool,
         limits: api::edge::ConnSettings,
+    ) -> Self {
+        Self::serve_configured(store, runtime, project, limits, false).await
+    }
+
+    async fn serve_configured(
+        store: Store,
+        runtime: Runtime,
+        project: bool,
+        limits: api::edge::ConnSettings,
+        review: bool,
     ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
@@ -131,7 +157,8 @@ impl App {
             tokio::spawn(projector);
         }
         let cache = projections::cache::ReadCache::watching(&runtime.projector);
-        let state = AppState::new(runtime.wiring(), classifier(), 365, cache);
+        let mut state = AppState::new(runtime.wiring(), classifier(), 365, cache);
+        state.review = review;
         tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopped.await;

@@ -8,6 +8,8 @@ mod broken_store;
 mod browser_home;
 mod cli;
 mod cli_errors;
+mod console;
+mod console_browser;
 mod directory_release;
 mod divergence;
 mod documents;

@@ -3,12 +3,24 @@
 //! record clients see is the aggregate's state.
 
 use super::contact::ContactField;
-use super::events::AuthorityEvent;
+use super::events::{AuthorityEvent, ProposalApproved, ProposalRejected};
 use super::party::{CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role};
 use super::Authority;
 
 /// Applies one event to `state`.
 pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
+    let unchanged_record = matches!(
+        event,
+        AuthorityEvent::ChangeProposed(_)
+            | AuthorityEvent::ProposalApproved(_)
+            | AuthorityEvent::ProposalRejected(_)
+            | AuthorityEvent::WorkAssigned(_)
+    );
+    if !unchanged_record {
+        // The record changes (a proposal or an assignment does not change
+        // it): what was proposed against it is stale.
+        state.proposals.iter_mut().for_each(|p| p.stale = true);
+    }
     match event {
         AuthorityEvent::AuthorityRegistered(e) => {
             state.country = Some(e.country);
@@ -101,6 +113,21 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             if e.steward.is_some() {
                 state.last_steward = e.steward;
             }
+        }
+        // The file backs the check before it; the record itself is unchanged
+        // (the history lists the file with the check).
+        AuthorityEvent::EvidenceAttached(_) => {}
+        AuthorityEvent::WorkAssigned(e) => state.assigned_to = Some(e.steward),
+        AuthorityEvent::ChangeProposed(e) => state.proposals.push(super::Proposal {
+            id: e.proposal_id,
+            proposer: e.proposer,
+            check: e.check,
+            changes: e.changes,
+            stale: false,
+        }),
+        AuthorityEvent::ProposalApproved(ProposalApproved { proposal_id, .. })
+        | AuthorityEvent::ProposalRejected(ProposalRejected { proposal_id, .. }) => {
+            state.proposals.retain(|p| p.id != proposal_id);
         }
         AuthorityEvent::AuthorityRetired(e) => {
             state.retired = Some(e.reason);

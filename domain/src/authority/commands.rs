@@ -24,6 +24,78 @@ pub enum AuthorityCommand {
     DesignatePrimary(DesignatePrimary),
     /// Retire a record created in error (of a code that is not a Party).
     Retire(RetireAuthority),
+    /// A check with the files that back it (the steward console): the
+    /// check's events, then one `EvidenceAttached` per file, in one commit.
+    SubmitVerificationWithEvidence(SubmitVerificationUpdate, Vec<Evidence>),
+    /// Propose, approve or reject a check under four-eyes review.
+    Review(super::review::ReviewCommand),
+    /// A steward takes the Party's work on.
+    Assign(Slug),
+}
+
+/// A file backing a check, already stored content-addressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    /// SHA-256 of its bytes, lower-case hex.
+    pub sha256: String,
+    /// The type read from its content.
+    pub media_type: String,
+    /// Its name as sent.
+    pub file_name: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+impl Evidence {
+    /// The types a file of evidence may have (read from the content).
+    pub const MEDIA_TYPES: [&'static str; 5] = [
+        "application/pdf",
+        "message/rfc822",
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+    ];
+
+    /// The type of a file read from its first bytes, never from its name:
+    /// PDF (`%PDF-`), PNG, JPEG, GIF by their signatures; an e-mail
+    /// (`.eml`) is UTF-8 text without NUL whose first line is a header
+    /// field and whose header has `From:`. `None`: not a type evidence may
+    /// have.
+    pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
+        if bytes.starts_with(b"%PDF-") {
+            Some("application/pdf")
+        } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some("image/png")
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            Some("image/jpeg")
+        } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+            Some("image/gif")
+        } else if Self::looks_like_mail(bytes) {
+            Some("message/rfc822")
+        } else {
+            None
+        }
+    }
+
+    fn looks_like_mail(bytes: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return false;
+        };
+        if text.contains('\0') {
+            return false;
+        }
+        let header = text.split("\r\n\r\n").next().unwrap_or_default();
+        let header = header.split("\n\n").next().unwrap_or_default();
+        let is_field = |line: &str| {
+            line.split_once(':').is_some_and(|(name, _)| {
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+        };
+        header.lines().next().is_some_and(is_field)
+            && header
+                .lines()
+                .any(|l| l.to_ascii_lowercase().starts_with("from:"))
+    }
 }
 
 /// Retires a record created in error: it leaves lists, coverage and MCP;

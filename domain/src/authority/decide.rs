@@ -567,3 +567,61 @@ pub(super) fn refuse_if_any(problems: Vec<FieldProblem>) -> Result<(), Authority
         Err(AuthorityError::Invalid(problems))
     }
 }
+
+/// The most files one check may carry.
+pub(super) const MAX_EVIDENCE: usize = 5;
+
+/// A check with the files that back it: the check's events, then one
+/// `EvidenceAttached` per file, naming the contact the check concerned.
+/// Refused like the check, and when a file's hash, type or name is not
+/// well-formed (`evidence`), or there are more than [`MAX_EVIDENCE`].
+pub(super) fn submit_verification_with_evidence(
+    state: &Authority,
+    command: &SubmitVerificationUpdate,
+    evidence: &[super::Evidence],
+) -> Result<Vec<AuthorityEvent>, AuthorityError> {
+    let mut problems = Vec::new();
+    if evidence.len() > MAX_EVIDENCE {
+        problems.push(FieldProblem::new(
+            "evidence",
+            format!("at most {MAX_EVIDENCE} files back one check"),
+        ));
+    }
+    for file in evidence {
+        let hash_ok = file.sha256.len() == 64
+            && file
+                .sha256
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let name_ok = !file.file_name.trim().is_empty()
+            && file.file_name.chars().count() <= 200
+            && !file.file_name.chars().any(char::is_control);
+        if !hash_ok || !name_ok || !super::Evidence::MEDIA_TYPES.contains(&file.media_type.as_str())
+        {
+            problems.push(FieldProblem::new(
+                "evidence",
+                "each file needs its SHA-256 (64 lower-case hex), a type read from its content (PDF, e-mail, PNG, JPEG, GIF) and a name of at most 200 characters",
+            ));
+        }
+    }
+    refuse_if_any(problems)?;
+    let mut events = submit_verification(state, command)?;
+    let contact_id = events
+        .iter()
+        .find_map(|e| match e {
+            AuthorityEvent::VerificationRecorded(v) => Some(v.contact_id.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    events.extend(evidence.iter().map(|file| {
+        AuthorityEvent::EvidenceAttached(super::EvidenceAttached {
+            contact_id: contact_id.clone(),
+            sha256: file.sha256.clone(),
+            media_type: file.media_type.clone(),
+            file_name: file.file_name.trim().to_owned(),
+            size: file.size,
+            steward: command.steward.clone(),
+        })
+    }));
+    Ok(events)
+}

@@ -39,6 +39,83 @@ pub enum AuthorityEvent {
     PrimaryDesignated(PrimaryDesignated),
     /// The record was retired (created in error: not a Party).
     AuthorityRetired(AuthorityRetired),
+    /// A file backs a check (the steward console, issue #28): the check's
+    /// evidence, referenced by the SHA-256 of its bytes.
+    EvidenceAttached(EvidenceAttached),
+    /// A steward proposed a check for review (`BASEL_REVIEW=required`).
+    ChangeProposed(ChangeProposed),
+    /// Another steward approved a proposal; the check's events follow in
+    /// the same commit, attributed to its author.
+    ProposalApproved(ProposalApproved),
+    /// A steward rejected a proposal, with a reason.
+    ProposalRejected(ProposalRejected),
+    /// A steward took the Party's work on ("assign to me" in the console).
+    WorkAssigned(WorkAssigned),
+}
+
+/// A steward is on the Party's work: others see who.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkAssigned {
+    /// The steward now on it.
+    pub steward: Slug,
+}
+
+/// A check proposed for review: nothing in the record changes until
+/// another steward approves it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeProposed {
+    /// The proposal's id.
+    pub proposal_id: String,
+    /// Its author.
+    pub proposer: Slug,
+    /// The check proposed.
+    pub check: super::review::ProposedCheck,
+    /// The field changes it would make on the record as it was (old, new).
+    pub changes: Vec<FieldChange>,
+}
+
+/// A proposal approved: its check is recorded in the same commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalApproved {
+    /// The proposal.
+    pub proposal_id: String,
+    /// Who approved it (never its author).
+    pub approver: Slug,
+    /// Who proposed it (the check's steward).
+    pub proposer: Slug,
+}
+
+/// A proposal rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposalRejected {
+    /// The proposal.
+    pub proposal_id: String,
+    /// Who rejected it.
+    pub reviewer: Slug,
+    /// Why.
+    pub reason: String,
+}
+
+/// A file that backs the check recorded just before it (in the same
+/// commit): an authority's reply (`.eml`), a designation letter (PDF), a
+/// screenshot. The bytes are not in the event: they are stored
+/// content-addressed beside the events (`console_evidence`), so erasure can
+/// delete them while every proof over the events stays valid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceAttached {
+    /// The contact the check concerned.
+    pub contact_id: String,
+    /// SHA-256 of the file's bytes, lower-case hex.
+    pub sha256: String,
+    /// The type read from the content (`application/pdf`, `message/rfc822`,
+    /// `image/png`, `image/jpeg`, `image/gif`).
+    pub media_type: String,
+    /// The file's name as the steward's browser sent it.
+    pub file_name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The steward who attached it.
+    pub steward: Option<Slug>,
 }
 
 /// A record created in error was retired; its history stays.
@@ -152,6 +229,11 @@ impl DomainEvent for AuthorityEvent {
             Self::ContactRemoved(_) => "ContactRemoved",
             Self::PrimaryDesignated(_) => "PrimaryDesignated",
             Self::AuthorityRetired(_) => "AuthorityRetired",
+            Self::EvidenceAttached(_) => "EvidenceAttached",
+            Self::ChangeProposed(_) => "ChangeProposed",
+            Self::ProposalApproved(_) => "ProposalApproved",
+            Self::ProposalRejected(_) => "ProposalRejected",
+            Self::WorkAssigned(_) => "WorkAssigned",
         }
     }
 
@@ -163,7 +245,12 @@ impl DomainEvent for AuthorityEvent {
             Self::ContactAdded(_)
             | Self::ContactRemoved(_)
             | Self::PrimaryDesignated(_)
-            | Self::AuthorityRetired(_) => "1",
+            | Self::AuthorityRetired(_)
+            | Self::EvidenceAttached(_)
+            | Self::ChangeProposed(_)
+            | Self::ProposalApproved(_)
+            | Self::ProposalRejected(_)
+            | Self::WorkAssigned(_) => "1",
         }
     }
 }

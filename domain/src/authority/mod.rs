@@ -15,6 +15,7 @@ mod decide;
 mod decide_contacts;
 mod events;
 mod party;
+pub mod review;
 #[cfg(test)]
 mod tests;
 pub mod upcast;
@@ -22,19 +23,21 @@ pub mod upcast;
 use serde::{Deserialize, Serialize};
 
 pub use commands::{
-    AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, NewContact, RegisterAuthority,
-    RemoveContact, RetireAuthority, SubmitVerificationUpdate, VerificationMethod,
-    DEFAULT_MAX_CONTACTS,
+    AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, Evidence, NewContact,
+    RegisterAuthority, RemoveContact, RetireAuthority, SubmitVerificationUpdate,
+    VerificationMethod, DEFAULT_MAX_CONTACTS,
 };
 pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
 pub use events::{
-    AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
-    ContactRemoved, FieldChange, PrimaryDesignated, VerificationRecorded,
+    AuthorityEvent, AuthorityRegistered, AuthorityRetired, ChangeProposed, ContactAdded,
+    ContactDetailsChanged, ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated,
+    ProposalApproved, ProposalRejected, VerificationRecorded, WorkAssigned,
 };
 pub use party::{
     CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role, RoleBasis,
     SourceRef, LEGACY_CONTACT_ID,
 };
+pub use review::{EvidenceRef, Proposal, ProposedCheck, ReviewCommand};
 
 use crate::aggregate::Aggregate;
 use crate::values::{CountryCode, Slug};
@@ -61,6 +64,15 @@ pub enum AuthorityError {
     /// REST contract: a check then concerns the Party's record itself).
     #[error("no competent authority is known for this Party: add one as a contact first")]
     NoCompetentAuthority,
+    /// A steward cannot approve their own proposal.
+    #[error("a steward cannot approve their own proposal")]
+    OwnProposal,
+    /// The record changed since the proposal was made.
+    #[error("the record changed since this proposal was made: it cannot be approved")]
+    StaleProposal,
+    /// No open proposal has this id (decided already, or never made).
+    #[error("no open proposal `{0}`")]
+    UnknownProposal(String),
     /// One or more fields are invalid.
     #[error("{} invalid field(s): {}", .0.len(), .0.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; "))]
     Invalid(Vec<FieldProblem>),
@@ -92,6 +104,12 @@ pub struct Authority {
     /// Why the record was retired, once it is (created in error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired: Option<String>,
+    /// Open proposals of checks awaiting review (`BASEL_REVIEW=required`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<Proposal>,
+    /// The steward on the Party's work, if one took it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assigned_to: Option<Slug>,
 }
 
 impl Authority {
@@ -158,6 +176,18 @@ impl Aggregate for Authority {
                 decide_contacts::designate(self, designate)
             }
             AuthorityCommand::Retire(retire) => decide::retire(self, retire),
+            AuthorityCommand::SubmitVerificationWithEvidence(update, evidence) => {
+                decide::submit_verification_with_evidence(self, update, evidence)
+            }
+            AuthorityCommand::Review(review) => review::decide(self, review),
+            AuthorityCommand::Assign(steward) => {
+                if self.country.is_none() {
+                    return Err(AuthorityError::NotRegistered);
+                }
+                Ok(vec![AuthorityEvent::WorkAssigned(WorkAssigned {
+                    steward: steward.clone(),
+                })])
+            }
         }
     }
 

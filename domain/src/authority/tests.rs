@@ -360,3 +360,136 @@ fn events_keep_their_published_names() {
     assert_eq!(json["VerificationRecorded"]["method"], "email");
     assert_eq!(json["VerificationRecorded"]["checked_on"], "2026-11-20");
 }
+
+fn check_by(steward: &str, email: &str) -> SubmitVerificationUpdate {
+    let mut changes = ContactPatch::new();
+    changes.insert(ContactField::Email, Some(email.into()));
+    SubmitVerificationUpdate {
+        contact_id: Some("c1".into()),
+        outcome: None,
+        verified: false,
+        checked_on: day("2026-11-20"),
+        method: VerificationMethod::Email,
+        source: "reply of the ministry".into(),
+        note: None,
+        changes,
+        steward: Some(Slug::parse(steward).expect("slug")),
+        today: day("2026-11-21"),
+    }
+}
+
+fn proposed(steward: &str, email: &str) -> Vec<AuthorityEvent> {
+    given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::Review(ReviewCommand::Propose {
+            proposal_id: "p1".into(),
+            update: check_by(steward, email),
+            evidence: Vec::new(),
+        }))
+        .result()
+        .expect("proposed")
+}
+
+#[test]
+fn a_proposal_records_the_diff_and_changes_nothing_else() {
+    let events = proposed("ana", "new@uba.de");
+    let [AuthorityEvent::ChangeProposed(p)] = events.as_slice() else {
+        panic!("one ChangeProposed: {events:?}");
+    };
+    assert_eq!(p.changes.len(), 1);
+    assert_eq!(p.changes[0].old.as_deref(), Some("basel@uba.de"));
+    assert_eq!(p.changes[0].new.as_deref(), Some("new@uba.de"));
+}
+
+#[test]
+fn the_author_cannot_approve_and_another_steward_records_the_authors_check() {
+    let history = [vec![registered()], proposed("ana", "new@uba.de")].concat();
+    let approve = |who: &str| {
+        AuthorityCommand::Review(ReviewCommand::Approve {
+            proposal_id: "p1".into(),
+            approver: Slug::parse(who).expect("slug"),
+            today: day("2026-11-21"),
+        })
+    };
+    given::<Authority>(history.clone())
+        .when(approve("ana"))
+        .then_refused(AuthorityError::OwnProposal);
+    let events = given::<Authority>(history)
+        .when(approve("ben"))
+        .result()
+        .expect("approved");
+    assert!(
+        matches!(&events[0], AuthorityEvent::ProposalApproved(a) if a.approver.as_str() == "ben" && a.proposer.as_str() == "ana")
+    );
+    assert!(events.iter().any(|e| matches!(e,
+        AuthorityEvent::VerificationRecorded(v) if v.steward.as_ref().map(Slug::as_str) == Some("ana"))));
+}
+
+#[test]
+fn a_change_of_the_record_makes_a_proposal_stale() {
+    let mut history = [vec![registered()], proposed("ana", "new@uba.de")].concat();
+    history.extend(
+        given::<Authority>(history.clone())
+            .when(AuthorityCommand::SubmitVerification(check_by(
+                "ben",
+                "other@uba.de",
+            )))
+            .result()
+            .expect("a direct check"),
+    );
+    given::<Authority>(history)
+        .when(AuthorityCommand::Review(ReviewCommand::Approve {
+            proposal_id: "p1".into(),
+            approver: Slug::parse("ben").expect("slug"),
+            today: day("2026-11-21"),
+        }))
+        .then_refused(AuthorityError::StaleProposal);
+}
+
+#[test]
+fn evidence_is_typed_by_its_content_not_its_name() {
+    assert_eq!(Evidence::sniff(b"%PDF-1.7\n"), Some("application/pdf"));
+    assert_eq!(Evidence::sniff(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
+    assert_eq!(
+        Evidence::sniff(&[0xFF, 0xD8, 0xFF, 0xE0]),
+        Some("image/jpeg")
+    );
+    assert_eq!(Evidence::sniff(b"GIF89a"), Some("image/gif"));
+    assert_eq!(
+        Evidence::sniff(b"Received: x\r\nFrom: a@b.org\r\n\r\nbody"),
+        Some("message/rfc822")
+    );
+    assert_eq!(Evidence::sniff(b"<html><script>x</script>"), None);
+    assert_eq!(Evidence::sniff(b"Subject: no sender\r\n\r\nbody"), None);
+    assert_eq!(Evidence::sniff(b"MZ\x90\x00"), None);
+}
+
+#[test]
+fn a_check_with_evidence_names_each_file_after_the_check() {
+    let file = Evidence {
+        sha256: "a".repeat(64),
+        media_type: "application/pdf".into(),
+        file_name: "letter.pdf".into(),
+        size: 12,
+    };
+    let events = given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerificationWithEvidence(
+            check_by("ana", "basel@uba.de"),
+            vec![file.clone()],
+        ))
+        .result()
+        .expect("recorded");
+    assert!(
+        matches!(events.last(), Some(AuthorityEvent::EvidenceAttached(e)) if e.contact_id == "c1" && e.sha256 == file.sha256)
+    );
+    let bad = Evidence {
+        media_type: "text/html".into(),
+        ..file
+    };
+    let refused = given::<Authority>(vec![registered()])
+        .when(AuthorityCommand::SubmitVerificationWithEvidence(
+            check_by("ana", "basel@uba.de"),
+            vec![bad],
+        ))
+        .result();
+    assert!(matches!(refused, Err(AuthorityError::Invalid(p)) if p[0].field == "evidence"));
+}

@@ -22,8 +22,9 @@ use serde::Deserialize;
 use super::contact::{Contact, ContactField};
 use super::events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
-    ContactRemoved, FieldChange, PrimaryDesignated, VerificationRecorded,
+    ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated, VerificationRecorded,
 };
+use super::events::{ChangeProposed, ProposalApproved, ProposalRejected, WorkAssigned};
 use super::party::{ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
 use super::VerificationMethod;
 use crate::values::{CountryCode, Slug};
@@ -38,6 +39,11 @@ pub(super) enum Wire {
     ContactRemoved(ContactRemoved),
     PrimaryDesignated(PrimaryDesignated),
     AuthorityRetired(AuthorityRetired),
+    EvidenceAttached(EvidenceAttached),
+    ChangeProposed(ChangeProposed),
+    ProposalApproved(ProposalApproved),
+    ProposalRejected(ProposalRejected),
+    WorkAssigned(WorkAssigned),
 }
 
 #[derive(Deserialize)]
@@ -111,6 +117,11 @@ impl From<Wire> for AuthorityEvent {
             Wire::ContactRemoved(e) => Self::ContactRemoved(e),
             Wire::PrimaryDesignated(e) => Self::PrimaryDesignated(e),
             Wire::AuthorityRetired(e) => Self::AuthorityRetired(e),
+            Wire::EvidenceAttached(e) => Self::EvidenceAttached(e),
+            Wire::ChangeProposed(e) => Self::ChangeProposed(e),
+            Wire::ProposalApproved(e) => Self::ProposalApproved(e),
+            Wire::ProposalRejected(e) => Self::ProposalRejected(e),
+            Wire::WorkAssigned(e) => Self::WorkAssigned(e),
         }
     }
 }

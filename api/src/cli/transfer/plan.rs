@@ -147,7 +147,10 @@ pub(super) fn simulate(
             e @ (AuthorityError::AlreadyRegistered(_)
             | AuthorityError::NotRegistered
             | AuthorityError::Retired
-            | AuthorityError::IsAParty(_)),
+            | AuthorityError::IsAParty(_)
+            | AuthorityError::OwnProposal
+            | AuthorityError::StaleProposal
+            | AuthorityError::UnknownProposal(_)),
         ) => {
             blame.at(row, cc, "country_code", &e.to_string());
             false

@@ -199,5 +199,17 @@ async fn execute(
             .await
             .map(|_| ()),
         AuthorityCommand::Retire(c) => commands.retire(country, c, metadata).await.map(|_| ()),
+        AuthorityCommand::Assign(steward) => commands
+            .assign(country, steward, metadata)
+            .await
+            .map(|_| ()),
+        AuthorityCommand::Review(c) => commands
+            .review(country, c, metadata, None)
+            .await
+            .map(|_| ()),
+        AuthorityCommand::SubmitVerificationWithEvidence(c, files) => commands
+            .submit_verification_with_evidence_at(country, c, files, metadata, None)
+            .await
+            .map(|_| ()),
     }
 }
