@@ -119,16 +119,62 @@ pub async fn of(db: &ReadDb, code: &str) -> Result<Vec<HistoryRow>, ProjectionEr
     rows.iter().map(|row| Ok(from_row(row)?.1)).collect()
 }
 
+/// Entries on a history page unless the client asks for fewer or more.
+pub const DEFAULT_PAGE_LIMIT: i64 = 100;
+/// The most entries a history page holds.
+pub const MAX_PAGE_LIMIT: i64 = 1000;
+
+/// One page of a country's history for clients: the entries after sequence
+/// `after`, oldest first, at most `limit`, and whether more follow.
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn page(
+    db: &ReadDb,
+    code: &str,
+    after: i64,
+    limit: i64,
+) -> Result<(Vec<HistoryItem>, bool), ProjectionError> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM authority_history WHERE country_code = $1 AND sequence > $2 \
+         ORDER BY sequence LIMIT $3"
+    ))
+    .bind(code)
+    .bind(after)
+    .bind(limit.saturating_add(1))
+    .fetch_all(db)
+    .await?;
+    let mut rows: Vec<HistoryRow> = rows
+        .iter()
+        .map(|row| Ok(from_row(row)?.1))
+        .collect::<Result<_, ProjectionError>>()?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(usize::try_from(limit).unwrap_or(0));
+    Ok((named(db, &rows).await?, more))
+}
+
+/// Whether a country has any history (a registered record).
+///
+/// # Errors
+/// [`ProjectionError::Database`] on failure.
+pub async fn exists(db: &ReadDb, code: &str) -> Result<bool, ProjectionError> {
+    Ok(first_recorded(db, code).await?.is_some())
+}
+
 /// A country's history for clients, oldest first: each entry flattened, with
 /// the steward shown by id and name (never e-mail).
 ///
 /// # Errors
 /// [`ProjectionError::Database`] on failure.
 pub async fn items(db: &ReadDb, code: &str) -> Result<Vec<HistoryItem>, ProjectionError> {
-    let rows = of(db, code).await?;
+    named(db, &of(db, code).await?).await
+}
+
+/// `rows` for clients, each steward named.
+async fn named(db: &ReadDb, rows: &[HistoryRow]) -> Result<Vec<HistoryItem>, ProjectionError> {
     let mut names = std::collections::HashMap::new();
     let mut items = Vec::with_capacity(rows.len());
-    for row in &rows {
+    for row in rows {
         let name = match row.details.get("steward").and_then(Value::as_str) {
             Some(id) => {
                 if !names.contains_key(id) {

@@ -202,8 +202,25 @@ pub struct HistoryItem {
 pub struct History {
     /// ISO alpha-2.
     pub country_code: String,
-    /// Every event of the record, oldest first.
+    /// The events of the record on this page, oldest first.
     pub items: Vec<HistoryItem>,
+    /// What to pass as `after` for the next page: the last entry's
+    /// `sequence` (or `after` itself when the page is empty).
+    pub next: i64,
+    /// Whether more entries follow this page.
+    pub has_more: bool,
+}
+
+impl History {
+    /// The page of `country_code` holding `items` (read after `after`).
+    pub fn page(country_code: &str, after: i64, items: Vec<HistoryItem>, has_more: bool) -> Self {
+        Self {
+            country_code: country_code.to_owned(),
+            next: items.last().map_or(after, |item| item.sequence),
+            items,
+            has_more,
+        }
+    }
 }
 
 /// One history entry for clients, with the steward's name when known.

@@ -29,12 +29,23 @@ const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
     responses((status = 200, description = "The API reference (HTML), rendered from this document", content_type = "text/html")))]
 pub async fn docs(State(state): State<Shared>, headers: HeaderMap) -> Response {
     let base = crate::rest::home::base_url(&state, &headers);
-    let doc = crate::rest::openapi::served(&base);
-    respond(
-        StatusCode::OK,
-        document("API reference — basel", &render(&doc)),
-        false,
-    )
+    respond(StatusCode::OK, page(&base), false)
+}
+
+/// Where the base URL goes in the page rendered once ([`page`]): no URL
+/// contains it, and escaping leaves it as it is.
+const BASE_MARK: &str = "BASEL-BASE-URL-MARK";
+
+/// The reference page for `base_url`: rendered once per process with a mark
+/// where the base URL goes (rendering costs as much as ~130 lookups; it
+/// depends on nothing else), then the escaped URL put in its place.
+fn page(base_url: &str) -> String {
+    static PAGE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PAGE.get_or_init(|| {
+        let doc = crate::rest::openapi::served(BASE_MARK);
+        document("API reference — basel", &render(&doc))
+    })
+    .replace(BASE_MARK, &escape(base_url))
 }
 
 /// The reference's HTML (the inside of `<main>`).
@@ -353,6 +364,14 @@ mod tests {
             );
         }
         assert!(html.contains("https://basel.example.org"));
+        let first = page("https://one.example.org");
+        let second = page("https://two.example.org/<x>");
+        assert!(first.contains("https://one.example.org") && !first.contains(BASE_MARK));
+        assert!(
+            second.contains("https://two.example.org/&lt;x&gt;"),
+            "escaped"
+        );
+        assert!(!second.contains("one.example.org"));
         assert!(!html.contains("<script"));
     }
 }

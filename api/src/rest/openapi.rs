@@ -81,9 +81,12 @@ pub async fn openapi_json(
 }
 
 /// The document as served: [`document`] with `servers` naming `base_url`
-/// (`BASEL_PUBLIC_URL`, or derived from the listen address).
+/// (`BASEL_PUBLIC_URL`, or derived from the listen address). The document
+/// is generated once per process (it depends on nothing else); each answer
+/// is a copy with its `servers`.
 pub fn served(base_url: &str) -> Value {
-    let mut doc = document();
+    static DOCUMENT: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let mut doc = DOCUMENT.get_or_init(document).clone();
     doc["servers"] = serde_json::json!([{ "url": base_url, "description": "this deployment" }]);
     doc
 }

@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use projections::directory::AuthorityRow;
+use projections::history::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use projections::listing::{self, Filter, Start};
 use projections::search::MAX_QUERY_CHARS;
 use projections::views::{History, ListItem, Record};
@@ -61,12 +62,16 @@ impl Movement {
     }
 }
 
-/// The arguments of the tools that take only a country.
+/// The arguments of `get_authority_history`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct CountryOnly {
+pub(crate) struct HistoryPage {
     /// ISO 3166-1 alpha-2 code (DE) or country name (Germany).
     country_code: Country,
+    /// Entries after this sequence: the previous page's next (default 0).
+    after: Option<Count<0, { i64::MAX as u64 }>>,
+    /// Entries per page (default 100).
+    limit: Option<Count<1, { MAX_PAGE_LIMIT as u64 }>>,
 }
 
 /// The arguments of `list_competent_authorities`.
@@ -199,21 +204,30 @@ impl Basel {
         Ok(Json(SearchResult { query, results }))
     }
 
-    /// The audit trail of one country's record, oldest first: registration, contact changes
-    /// (old and new values) and every verification, with who and when.
+    /// The audit trail of one country's record, oldest first, a page at a time: registration,
+    /// contact changes (old and new values) and every verification, with who and when.
     #[tool(title = "Get a record's history")]
     async fn get_authority_history(
         &self,
-        Parameters(input): Parameters<CountryOnly>,
+        Parameters(input): Parameters<HistoryPage>,
     ) -> Result<Json<History>, ToolError> {
         let row = self.country(&input.country_code).await?;
-        let items = projections::history::items(&self.state().read_db, &row.country_code)
-            .await
-            .map_err(|e| internal("reading a record's history", &e))?;
-        Ok(Json(History {
-            country_code: row.country_code,
+        let after = input
+            .after
+            .map_or(0, |a| i64::try_from(a.get()).unwrap_or(i64::MAX));
+        let limit = input.limit.map_or(DEFAULT_PAGE_LIMIT, |l| {
+            i64::try_from(l.get()).unwrap_or(MAX_PAGE_LIMIT)
+        });
+        let (items, has_more) =
+            projections::history::page(&self.state().read_db, &row.country_code, after, limit)
+                .await
+                .map_err(|e| internal("reading a record's history", &e))?;
+        Ok(Json(History::page(
+            &row.country_code,
+            after,
             items,
-        }))
+            has_more,
+        )))
     }
 }
 

@@ -446,6 +446,32 @@ async fn history_is_the_audit_trail_as_rest_shows_it() {
         .await
         .expect("items");
     assert_eq!(history["items"], serde_json::to_value(rest).expect("json"));
+    assert_eq!(history["has_more"], false);
+    // A page at a time, as REST: `limit` entries after `after`.
+    let first = checked(
+        &client,
+        "get_authority_history",
+        json!({"country_code": "DE", "limit": 2}),
+    )
+    .await;
+    assert_eq!(first["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(first["has_more"], true);
+    let next = first["next"].clone();
+    let rest_page = checked(
+        &client,
+        "get_authority_history",
+        json!({"country_code": "DE", "after": next, "limit": 2}),
+    )
+    .await;
+    assert_eq!(rest_page["items"][0], history["items"][2]);
+    assert_eq!(rest_page["has_more"], false);
+    for bad in [
+        json!({"country_code": "DE", "limit": 0}),
+        json!({"country_code": "DE", "after": -1}),
+    ] {
+        let result = call(&client, "get_authority_history", bad.clone()).await;
+        assert_eq!(refusal(&result), "invalid_argument", "{bad}");
+    }
 }
 
 #[tokio::test]

@@ -1,9 +1,11 @@
-//! `GET /api/v1/ca/{country_code}/history`: every event of a record, oldest
-//! first, for auditors. Stewards appear by id and name, never by e-mail.
+//! `GET /api/v1/ca/{country_code}/history`: the events of a record, oldest
+//! first, a page at a time (`after`, `limit`), for auditors. Stewards appear
+//! by id and name, never by e-mail.
 
 use axum::extract::State;
 use axum::Json;
 
+use projections::history::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 use projections::views::History;
 
 use super::CountryPath;
@@ -12,14 +14,21 @@ use crate::rest::params::Params;
 use crate::rest::state::Shared;
 use crate::rest::write::missing;
 
-/// `{country_code, items}` for a registered country.
+/// `{country_code, items, next, has_more}` for a registered country: the
+/// events after sequence `after` (default 0), at most `limit` (default 100,
+/// at most 1000).
 ///
 /// # Errors
-/// 400 malformed code, 404 unknown country, 503 read side unavailable.
+/// 400 malformed code or parameter, 404 unknown country, 503 read side
+/// unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/history", tag = "directory", security(("api_key" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
+    params(
+        ("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
+        ("after" = Option<i64>, Query, description = "Entries after this sequence (the previous page's `next`; default 0)"),
+        ("limit" = Option<i64>, Query, description = "Entries per page, 1–1000 (default 100)")
+    ),
     responses(
-        (status = 200, description = "Every event of the record, oldest first", body = crate::rest::openapi::History),
+        (status = 200, description = "A page of the record's events, oldest first; `has_more` says whether another follows (ask with `after=next`)", body = crate::rest::openapi::History),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
         (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
@@ -28,15 +37,20 @@ use crate::rest::write::missing;
 pub async fn history(
     State(state): State<Shared>,
     CountryPath(country): CountryPath,
-    params: Params,
+    mut params: Params,
 ) -> Result<Json<History>, ApiError> {
+    let after = params.integer(&["after"], 0, 0, i64::MAX)?;
+    let limit = params.integer(&["limit"], DEFAULT_PAGE_LIMIT, 1, MAX_PAGE_LIMIT)?;
     params.finish()?;
-    let items = projections::history::items(state.read_db(), country.as_str()).await?;
-    if items.is_empty() {
+    let db = state.read_db();
+    let (items, has_more) = projections::history::page(db, country.as_str(), after, limit).await?;
+    if items.is_empty() && !projections::history::exists(db, country.as_str()).await? {
         return Err(missing(&country));
     }
-    Ok(Json(History {
-        country_code: country.as_str().to_owned(),
+    Ok(Json(History::page(
+        country.as_str(),
+        after,
         items,
-    }))
+        has_more,
+    )))
 }
