@@ -14,6 +14,8 @@
 //!   the history as a timeline with per-field diffs;
 //! - [`check`]: recording a check: form → preview of the exact events →
 //!   commit (version conflicts show both versions);
+//! - [`contacts`]: add, withdraw, make primary a contact: form → preview
+//!   of the exact events → commit, as a check;
 //! - [`evidence`]: files backing a check: typed by content, stored by
 //!   SHA-256, downloaded only by signed-in stewards;
 //! - [`review`]: four-eyes review (`BASEL_REVIEW=required`): the queue,
@@ -26,6 +28,7 @@
 //! preview).
 
 pub mod check;
+pub mod contacts;
 pub mod evidence;
 pub mod html;
 pub mod party;
@@ -92,6 +95,14 @@ pub fn router(app: Shared) -> Router {
         .route(
             "/steward/party/{country_code}/check/preview",
             post(check::preview).layer(DefaultBodyLimit::max(evidence::MAX_FORM_BYTES)),
+        )
+        .route(
+            "/steward/party/{country_code}/contacts/{action}",
+            get(contacts::form).post(contacts::commit),
+        )
+        .route(
+            "/steward/party/{country_code}/contacts/{action}/preview",
+            post(contacts::preview),
         )
         .route("/steward/evidence/{sha256}", get(evidence::download))
         .route("/steward/reviews", get(review::queue))
