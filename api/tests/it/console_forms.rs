@@ -1,7 +1,8 @@
 //! The console's contact forms (`/steward/party/{cc}/contacts/…`, issue
 //! #28) over HTTP: add, make primary and withdraw a contact, each from form
 //! to preview to the record (as the REST call would change it) and the
-//! timeline; CSRF, field errors next to their fields, version conflicts.
+//! timeline; CSRF, field errors next to their fields, version conflicts;
+//! and imports: a file's dry run row by row, then applied once.
 
 use regex::Regex;
 use serde_json::{json, Value};
@@ -91,6 +92,18 @@ impl<'a> Browser<'a> {
         }
     }
 
+    async fn upload(&self, csrf: &str, name: &str, text: &str) -> Page {
+        let (content_type, body) =
+            crate::console::multipart(&[("csrf", csrf)], &[("file", name, text.as_bytes())]);
+        self.send(
+            self.client
+                .post(self.app.url("/steward/import/preview"))
+                .header("content-type", content_type)
+                .body(body),
+        )
+        .await
+    }
+
     async fn get(&self, path: &str) -> Page {
         self.send(self.client.get(self.app.url(path))).await
     }
@@ -124,7 +137,7 @@ impl<'a> Browser<'a> {
             .expect("form")[1]
             .to_owned();
         let hidden =
-            Regex::new(r#"<input type="hidden" name="([a-z_]+)" value="([^"]*)""#).expect("regex");
+            Regex::new(r#"<input type="hidden" name="([a-z0-9_]+)" value="([^"]*)""#).expect("regex");
         let mut fields: Vec<(String, String)> = hidden
             .captures_iter(&inner)
             .filter(|c| &c[1] != "csrf")
@@ -407,3 +420,99 @@ async fn a_contact_form_confirmed_after_the_record_changed_shows_both_and_writes
         "nothing written"
     );
 }
+
+const IMPORT_HEADER: &str =
+    "country_code,country_name,contact_id,role,primary,ca_name,email,phone,address,source";
+const TUVALU_ROW: &str = "TV,Tuvalu,c1,competent_authority,true,Ministry of Environment,ca@example.org,+688-2010-0999,Funafuti,reply of 3 March";
+
+fn import_file(nauru_email: &str) -> String {
+    format!(
+        "{IMPORT_HEADER}\n{TUVALU_ROW}\nNR,Nauru,c1,competent_authority,true,Department of Environment,{nauru_email},+674-557-3000,Yaren,factsheet 2024\n"
+    )
+}
+
+async fn an_import_is_a_dry_run_row_by_row_then_applied_once(mode: Mode) {
+    let app = App::start(mode).await;
+    let token = app.enrol("ana").await;
+    tuvalu(&app, &token).await;
+    let key = app.key().await;
+    let browser = Browser::signed_in(&app, &token).await;
+    let before = count_events(&app.store, "authority").await;
+
+    let form = browser.get("/steward/import").await;
+    assert_eq!(form.status, 200, "{}", form.text);
+    let no_token = browser
+        .upload("", "directory.csv", &import_file("env@example.org"))
+        .await;
+    assert_eq!(no_token.status, 403, "{}", no_token.text);
+
+    // A refused row: the dry run says which and why, and offers no import.
+    let csrf = form.csrf_of("/steward/import/preview");
+    let refused = browser
+        .upload(&csrf, "directory.csv", &import_file("not an address"))
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(refused.text.contains("Refused: 1 problem"), "{}", refused.text);
+    assert!(refused.text.contains("row 2 (NR)"), "{}", refused.text);
+    assert!(
+        !refused.text.contains("action=\"/steward/import\""),
+        "no confirmation"
+    );
+
+    // A good file: each row's fate, nothing written.
+    let csrf = refused.csrf_of("/steward/import/preview");
+    let dry = browser
+        .upload(&csrf, "directory.csv", &import_file("env@example.org"))
+        .await;
+    assert_eq!(dry.status, 200, "{}", dry.text);
+    assert!(dry.text.contains("would be updated"), "{}", dry.text);
+    assert!(dry.text.contains("would be registered"), "{}", dry.text);
+    assert_eq!(
+        count_events(&app.store, "authority").await,
+        before,
+        "a dry run writes nothing"
+    );
+    assert_eq!(app.get("/api/v1/ca/NR", &key).await.status, 404);
+
+    let applied = browser.confirm(&dry, "/steward/import").await;
+    assert_eq!(applied.status, 200, "{}", applied.text);
+    assert!(
+        applied.text.contains("Imported directory.csv"),
+        "{}",
+        applied.text
+    );
+    app.settle().await;
+    let after = count_events(&app.store, "authority").await;
+    assert!(after > before, "the import wrote");
+    let nauru = app.get("/api/v1/ca/NR", &key).await;
+    assert_eq!(nauru.status, 200, "{}", nauru.text);
+    assert_eq!(nauru.body["email"], "env@example.org");
+    let tv = app.get("/api/v1/ca/TV", &key).await;
+    assert_eq!(tv.body["phone"], "+688-2010-0999");
+    let party = browser.get("/steward/party/NR").await;
+    assert!(party.text.contains("AuthorityRegistered"), "{}", party.text);
+
+    // Confirming again (the same form, or a fresh token) writes nothing.
+    assert_eq!(browser.confirm(&dry, "/steward/import").await.status, 403);
+    let fresh = browser
+        .get("/steward/import")
+        .await
+        .csrf_of("/steward/import/preview");
+    let digest = Regex::new(r#"name="sha256" value="([0-9a-f]+)""#)
+        .expect("regex")
+        .captures(&dry.text)
+        .expect("digest")[1]
+        .to_owned();
+    let again = browser
+        .post("/steward/import", &[("csrf", &fresh), ("sha256", &digest)])
+        .await;
+    assert_eq!(again.status, 409, "{}", again.text);
+    assert!(again.text.contains("Nothing was written"));
+    assert_eq!(
+        count_events(&app.store, "authority").await,
+        after,
+        "applied once"
+    );
+}
+
+both_modes!(an_import_is_a_dry_run_row_by_row_then_applied_once);
