@@ -136,8 +136,8 @@ impl<'a> Browser<'a> {
             .captures(&preview.text)
             .expect("form")[1]
             .to_owned();
-        let hidden =
-            Regex::new(r#"<input type="hidden" name="([a-z0-9_]+)" value="([^"]*)""#).expect("regex");
+        let hidden = Regex::new(r#"<input type="hidden" name="([a-z0-9_]+)" value="([^"]*)""#)
+            .expect("regex");
         let mut fields: Vec<(String, String)> = hidden
             .captures_iter(&inner)
             .filter(|c| &c[1] != "csrf")
@@ -452,7 +452,11 @@ async fn an_import_is_a_dry_run_row_by_row_then_applied_once(mode: Mode) {
         .upload(&csrf, "directory.csv", &import_file("not an address"))
         .await;
     assert_eq!(refused.status, 422, "{}", refused.text);
-    assert!(refused.text.contains("Refused: 1 problem"), "{}", refused.text);
+    assert!(
+        refused.text.contains("Refused: 1 problem"),
+        "{}",
+        refused.text
+    );
     assert!(refused.text.contains("row 2 (NR)"), "{}", refused.text);
     assert!(
         !refused.text.contains("action=\"/steward/import\""),
