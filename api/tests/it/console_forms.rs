@@ -520,3 +520,35 @@ async fn an_import_is_a_dry_run_row_by_row_then_applied_once(mode: Mode) {
 }
 
 both_modes!(an_import_is_a_dry_run_row_by_row_then_applied_once);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_over_the_size_limit_or_of_another_type_is_refused_next_to_the_file() {
+    let app = App::start(Mode::Embedded).await;
+    let token = app.enrol("ana").await;
+    let browser = Browser::signed_in(&app, &token).await;
+    let csrf = browser
+        .get("/steward/import")
+        .await
+        .csrf_of("/steward/import/preview");
+    let big = format!("{IMPORT_HEADER}\n{}", "x".repeat(1024 * 1024));
+    let refused = browser.upload(&csrf, "directory.csv", &big).await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(
+        refused.text.contains("id=\"file-error\""),
+        "{}",
+        refused.text
+    );
+    assert!(refused.text.contains("at most 1048576"), "{}", refused.text);
+
+    let csrf = refused.csrf_of("/steward/import/preview");
+    let wrong = browser
+        .upload(&csrf, "directory.xlsx", &import_file("env@example.org"))
+        .await;
+    assert_eq!(wrong.status, 422, "{}", wrong.text);
+    assert!(
+        wrong.text.contains("must end in .csv or .json"),
+        "{}",
+        wrong.text
+    );
+    assert_eq!(count_events(&app.store, "authority").await, 0);
+}
