@@ -240,25 +240,10 @@ impl Draft {
                 }))
             }
             Action::Withdraw | Action::Primary => {
-                let mut problems = Problems::new();
+                // The domain decides whether the contact exists and the
+                // reason is given (the preview shows its refusals).
                 let contact = self.value("contact");
-                if row.state.contact(contact).is_none() {
-                    problems.insert(
-                        "contact".into(),
-                        "choose one of the Party's contacts".into(),
-                    );
-                }
                 let reason = self.value("reason");
-                if self.action == Action::Withdraw && reason.is_empty() {
-                    problems.insert(
-                        "reason".into(),
-                        "is required: why the contact is withdrawn (e.g. the ministry was merged)"
-                            .into(),
-                    );
-                }
-                if !problems.is_empty() {
-                    return Err(problems);
-                }
                 Ok(if self.action == Action::Withdraw {
                     AuthorityCommand::RemoveContact(RemoveContact {
                         contact_id: contact.to_owned(),
