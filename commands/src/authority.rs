@@ -105,6 +105,25 @@ impl AuthorityCommands {
             .await
     }
 
+    /// Any authority command, only if the record is still at
+    /// `expected_version` (the console's contact forms: the preview decided
+    /// the same command against that version).
+    ///
+    /// # Errors
+    /// [`CommandError::Rejected`] when the domain refuses it;
+    /// [`CommandError::VersionMismatch`] when the record moved on.
+    pub async fn execute_at(
+        &self,
+        country: &CountryCode,
+        command: &AuthorityCommand,
+        metadata: &Metadata,
+        expected_version: Option<i64>,
+    ) -> Result<Committed, CommandError<AuthorityError>> {
+        self.executor
+            .execute_at(country.as_str(), command, metadata, expected_version)
+            .await
+    }
+
     /// Proposes, approves or rejects a check under four-eyes review
     /// (`domain::authority::review`), pinned to `expected_version` if given.
     ///

@@ -474,7 +474,8 @@ fn with_files(command: SubmitVerificationUpdate, draft: &Draft) -> AuthorityComm
     }
 }
 
-fn event_markup(event: &domain::authority::AuthorityEvent) -> Markup {
+/// One event as the preview lists it: its type, then what it changes.
+pub(crate) fn event_markup(event: &domain::authority::AuthorityEvent) -> Markup {
     use domain::aggregate::DomainEvent;
     let name = event.event_type();
     let details = match serde_json::to_value(event) {

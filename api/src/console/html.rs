@@ -47,6 +47,8 @@ pub fn page(title: &str, chrome: Option<&Chrome<'_>>, body: &Markup) -> Markup {
                             a href="/steward/worklist" { "Worklist" }
                             " "
                             a href="/steward/reviews" { "Review queue" }
+                            " "
+                            a href="/steward/import" { "Import" }
                         }
                         form method="post" action="/steward/sign-out" {
                             input type="hidden" name="csrf" value=(chrome.csrf);

@@ -14,8 +14,12 @@
 //!   the history as a timeline with per-field diffs;
 //! - [`check`]: recording a check: form → preview of the exact events →
 //!   commit (version conflicts show both versions);
+//! - [`contacts`]: add, withdraw, make primary a contact: form → preview
+//!   of the exact events → commit, as a check;
 //! - [`evidence`]: files backing a check: typed by content, stored by
 //!   SHA-256, downloaded only by signed-in stewards;
+//! - [`imports`]: a `basel import` file uploaded, its dry run row by row,
+//!   then applied on confirmation;
 //! - [`review`]: four-eyes review (`BASEL_REVIEW=required`): the queue,
 //!   approve, reject;
 //! - [`html`]: the page layout (maud: every value escaped at compile time)
@@ -26,8 +30,10 @@
 //! preview).
 
 pub mod check;
+pub mod contacts;
 pub mod evidence;
 pub mod html;
+pub mod imports;
 pub mod party;
 pub mod review;
 pub mod session;
@@ -60,6 +66,8 @@ pub struct Console {
     pub sessions: ConsoleStore,
     /// Sign-in attempts per client.
     pub sign_ins: RegistrationLimit,
+    /// Import files previewed and awaiting confirmation, by session.
+    pub imports: imports::Pending,
 }
 
 /// The console's state as handlers get it.
@@ -70,6 +78,7 @@ pub fn router(app: Shared) -> Router {
     let console = Arc::new(Console {
         sessions: ConsoleStore::new(&app.wiring.store, Lifetimes::default()),
         sign_ins: RegistrationLimit::new(SIGN_IN_RATE),
+        imports: imports::Pending::default(),
         app,
     });
     Router::new()
@@ -92,6 +101,19 @@ pub fn router(app: Shared) -> Router {
         .route(
             "/steward/party/{country_code}/check/preview",
             post(check::preview).layer(DefaultBodyLimit::max(evidence::MAX_FORM_BYTES)),
+        )
+        .route(
+            "/steward/party/{country_code}/contacts/{action}",
+            get(contacts::form).post(contacts::commit),
+        )
+        .route(
+            "/steward/party/{country_code}/contacts/{action}/preview",
+            post(contacts::preview),
+        )
+        .route("/steward/import", get(imports::form).post(imports::commit))
+        .route(
+            "/steward/import/preview",
+            post(imports::preview).layer(DefaultBodyLimit::max(imports::IMPORT_FORM_BYTES)),
         )
         .route("/steward/evidence/{sha256}", get(evidence::download))
         .route("/steward/reviews", get(review::queue))

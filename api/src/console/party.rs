@@ -106,6 +106,7 @@ fn body(row: &AuthorityRow, history: &[HistoryRow], assign_csrf: &str) -> Markup
             button type="submit" { "Assign to me" }
         }
         p { a href=(format!("/steward/party/{}/check", row.country_code)) { "Record a check of this Party" } }
+        p { a href=(format!("/steward/party/{}/contacts/add", row.country_code)) { "Add a contact" } }
         h2 { "Contacts" }
         @if state.contacts.is_empty() { p { "No contact of this Party is known." } }
         @for contact in &state.contacts {
@@ -163,6 +164,10 @@ fn contact_section(row: &AuthorityRow, contact: &PartyContact, primary: bool) ->
                 }
             }
             p { a href=(format!("/steward/party/{}/check?contact={}", row.country_code, contact.id)) { "Record a check of contact " (contact.id) } }
+            p { a href=(format!("/steward/party/{}/contacts/withdraw?contact={}", row.country_code, contact.id)) { "Withdraw contact " (contact.id) } }
+            @if !primary && contact.role == domain::authority::Role::CompetentAuthority {
+                p { a href=(format!("/steward/party/{}/contacts/primary?contact={}", row.country_code, contact.id)) { "Make contact " (contact.id) " primary" } }
+            }
         }
     }
 }

@@ -52,11 +52,19 @@ pub const UPLOAD_BYTES: usize = 8 * 1024 * 1024;
 
 impl BodyLimit {
     /// The limit for a request to `path`: the listener's, or
-    /// [`UPLOAD_BYTES`] on the console's check preview.
+    /// [`UPLOAD_BYTES`] on the console's check preview, the import's size on
+    /// its import preview.
     fn for_path(self, path: &str) -> Self {
         if path.starts_with("/steward/party/") && path.ends_with("/check/preview") {
             Self {
                 max_bytes: self.max_bytes.max(UPLOAD_BYTES),
+                ..self
+            }
+        } else if path == "/steward/import/preview" {
+            Self {
+                max_bytes: self
+                    .max_bytes
+                    .max(crate::console::imports::IMPORT_FORM_BYTES),
                 ..self
             }
         } else {

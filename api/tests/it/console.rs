@@ -510,7 +510,10 @@ async fn a_check_goes_from_form_to_preview_to_the_timeline_with_its_diff() {
 
 /// A `multipart/form-data` body of `fields` and `files` (name, file name,
 /// bytes), as a browser sends the check form.
-fn multipart(fields: &[(&str, &str)], files: &[(&str, &str, &[u8])]) -> (String, Vec<u8>) {
+pub(crate) fn multipart(
+    fields: &[(&str, &str)],
+    files: &[(&str, &str, &[u8])],
+) -> (String, Vec<u8>) {
     let boundary = "----basel-console-test-boundary";
     let mut body = Vec::new();
     for (name, value) in fields {

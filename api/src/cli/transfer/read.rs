@@ -82,16 +82,30 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
     };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the file"))?;
+    parse(&name, &text, format)
+}
+
+/// Reads the text of a transfer file called `name` (an upload of the
+/// steward console, or a file `read` opened) in `format`.
+///
+/// # Errors
+/// As [`read`], once the file is open.
+pub fn parse(name: &str, text: &str, format: Format) -> anyhow::Result<Rows> {
     let mut problems = Vec::new();
     let lines = match format {
-        Format::Json => json_lines(&name, &text, &mut problems)?,
-        Format::Csv => csv_lines(&name, &text, &mut problems)?,
+        Format::Json => json_lines(name, text, &mut problems)?,
+        Format::Csv => csv_lines(name, text, &mut problems)?,
     };
     Ok(Rows { lines, problems })
 }
 
 fn format_of(path: &Path) -> Option<Format> {
-    match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+    format_of_name(path.extension()?.to_str()?)
+}
+
+/// The format a file extension (`json`, `CSV`) names.
+pub fn format_of_name(extension: &str) -> Option<Format> {
+    match extension.to_ascii_lowercase().as_str() {
         "json" => Some(Format::Json),
         "csv" => Some(Format::Csv),
         _ => None,

@@ -63,9 +63,6 @@ pub async fn import(
 ) -> anyhow::Result<()> {
     let name = import.file;
     let steward = Slug::parse(import.steward).map_err(|e| anyhow!("--steward: {e}"))?;
-    // Every row and every command is checked in one pass: the file's own
-    // problems, then the domain's refusals of the Parties that could be read.
-    let (parties, problems) = check_all(name, rows);
     runtime.catch_up().await?;
     match projections::stewards::by_id(&runtime.read_db, steward.as_str()).await? {
         Some(s) if s.status == "active" => {}
@@ -79,23 +76,15 @@ pub async fn import(
         today: Utc::now().date_naive(),
         max_contacts: runtime.max_contacts,
     };
-    let mut blame = Blame { name, problems };
-    let mut plans = Vec::new();
-    for party in &parties {
-        let state = commands
-            .current(&party.country)
-            .await
-            .map_err(|e| anyhow!("{e}"))?;
-        plans.push((party.country.clone(), plan(party, &state, &ctx, &mut blame)));
-    }
+    let (plans, problems) = prepare(&commands, &ctx, rows).await?;
     report(name, &plans, import.dry_run, out)?;
     let tally = Tally::of(&plans);
-    if !blame.problems.is_empty() {
+    if !problems.is_empty() {
         writeln!(out, "Nothing imported from {name}: {tally}.")?;
         bail!(
             "{} problem(s), nothing imported:\n{}",
-            blame.problems.len(),
-            blame.problems.join("\n")
+            problems.len(),
+            problems.join("\n")
         );
     }
     if import.dry_run {
@@ -118,6 +107,34 @@ pub async fn import(
     }
     writeln!(out, "Imported {name}: {tally}.")?;
     Ok(())
+}
+
+/// Checks `rows` (every row and every command in one pass: the file's own
+/// problems, then the domain's refusals of the Parties that could be read)
+/// and plans each Party against the store. Returns the plans and every
+/// problem; nothing may be written unless there is none.
+///
+/// # Errors
+/// When the store cannot be read.
+pub async fn prepare(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    rows: &Rows,
+) -> anyhow::Result<(Vec<(CountryCode, Plan)>, Vec<String>)> {
+    let (parties, problems) = check_all(ctx.file, rows);
+    let mut blame = Blame {
+        name: ctx.file,
+        problems,
+    };
+    let mut plans = Vec::new();
+    for party in &parties {
+        let state = commands
+            .current(&party.country)
+            .await
+            .map_err(|e| anyhow!("{e}"))?;
+        plans.push((party.country.clone(), plan(party, &state, ctx, &mut blame)));
+    }
+    Ok((plans, blame.problems))
 }
 
 /// One line per row that changes or is refused.
@@ -151,7 +168,7 @@ fn report(
 
 /// Writes every Party's commands in order; a Party whose command fails (the
 /// store changed since it was read) stops there. Returns what failed.
-async fn write(
+pub async fn write(
     commands: &AuthorityCommands,
     ctx: &Context<'_>,
     plans: &[(CountryCode, Plan)],
