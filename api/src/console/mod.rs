@@ -9,6 +9,7 @@
 //!   CSRF tokens spent once;
 //! - [`signin`]: `GET|POST /steward/sign-in`, `POST /steward/sign-out`,
 //!   sign-in attempts limited per client;
+//! - [`link`]: sign-in by a one-time mailed link (`BASEL_SMTP_URL` set);
 //! - [`worklist`]: `GET /steward/worklist` with its filters and paging;
 //! - [`party`]: `GET /steward/party/{cc}`: contacts, provenance, age and
 //!   the history as a timeline with per-field diffs;
@@ -28,6 +29,7 @@
 pub mod check;
 pub mod evidence;
 pub mod html;
+pub mod link;
 pub mod party;
 pub mod review;
 pub mod session;
@@ -82,6 +84,8 @@ pub fn router(app: Shared) -> Router {
             get(|| async { Redirect::to("/steward/worklist") }),
         )
         .route("/steward/sign-in", get(signin::form).post(signin::sign_in))
+        .route("/steward/sign-in/link", post(link::request))
+        .route("/steward/link/{token}", get(link::show).post(link::follow))
         .route("/steward/sign-out", post(signin::sign_out))
         .route("/steward/worklist", get(worklist::show))
         .route("/steward/party/{country_code}", get(party::show))

@@ -95,6 +95,22 @@ impl MailSettings {
     }
 }
 
+impl MailSetup {
+    /// How the console mails sign-in links: `None` without `BASEL_SMTP_URL`.
+    ///
+    /// # Errors
+    /// When the SMTP transport cannot be built.
+    pub fn link_mail(&self) -> anyhow::Result<Option<crate::console::link::LinkMail>> {
+        let (Some(url), Some(from)) = (&self.smtp, &self.from) else {
+            return Ok(None);
+        };
+        Ok(Some(crate::console::link::LinkMail {
+            transport: url.transport()?,
+            from: from.clone(),
+        }))
+    }
+}
+
 /// The service's public base URL, for links in mail: `BASEL_PUBLIC_URL`,
 /// else the URL of the REST listen address (a wildcard address shown as
 /// `127.0.0.1`), as on the start page.

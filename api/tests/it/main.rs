@@ -10,6 +10,7 @@ mod cli;
 mod cli_errors;
 mod console;
 mod console_browser;
+mod console_mail;
 mod directory_release;
 mod divergence;
 mod documents;
