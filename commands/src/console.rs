@@ -338,4 +338,38 @@ impl ConsoleStore {
         .await?);
         Ok(row.and_then(|(steward_id, expires_at)| (now <= expires_at).then_some(steward_id)))
     }
+
+    /// Claims the reminder digest of `steward_id` for `day`: `true` the
+    /// first time (then send it), `false` when it was claimed already.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn claim_digest(&self, steward_id: &str, day: &str) -> Result<bool, StoreError> {
+        let done = on_pool!(&self.backend, |pool| sqlx::query(
+            "INSERT INTO console_digests (steward_id, day) VALUES ($1, $2) \
+             ON CONFLICT (steward_id, day) DO NOTHING"
+        )
+        .bind(steward_id)
+        .bind(day)
+        .execute(pool)
+        .await?
+        .rows_affected());
+        Ok(done == 1)
+    }
+
+    /// Gives a claim back (its mail was not sent: the next pass tries again).
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn release_digest(&self, steward_id: &str, day: &str) -> Result<(), StoreError> {
+        on_pool!(&self.backend, |pool| sqlx::query(
+            "DELETE FROM console_digests WHERE steward_id = $1 AND day = $2"
+        )
+        .bind(steward_id)
+        .bind(day)
+        .execute(pool)
+        .await?
+        .rows_affected());
+        Ok(())
+    }
 }

@@ -166,3 +166,41 @@ nobody can sign in without it.\n"
         })
     })
 }
+
+/// Sends a steward their daily digest: `items` are `(label, link)` lines.
+///
+/// # Errors
+/// As [`send_sign_in_link`].
+pub async fn send_digest(
+    transport: &crate::smtp::Transport,
+    from: &Mailbox,
+    to: &str,
+    day: &str,
+    items: &[(String, String)],
+) -> Result<(), MailError> {
+    use lettre::AsyncTransport;
+    let to: Mailbox = to
+        .parse()
+        .map_err(|_| MailError::Build("the steward's address is not usable".to_owned()))?;
+    let mut body = format!("Due on {day} among the Parties you took on in the basel console:\n\n");
+    for (label, link) in items {
+        body.push_str(&format!("- {label}\n  {link}\n"));
+    }
+    body.push_str(
+        "\n-- \nYou get this digest at most once a day, only while a Party you took on is\n\
+due. It stops when you record the check (a new attempt moves the date).\n",
+    );
+    let message = Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject(format!("basel: {} due for you on {day}", items.len()))
+        .header(ContentType::TEXT_PLAIN)
+        .body(body)
+        .map_err(|e| MailError::Build(e.to_string()))?;
+    transport.send(message).await.map(|_| ()).map_err(|e| {
+        MailError::Build(match e.status() {
+            Some(code) => format!("the SMTP server answered {code}"),
+            None => e.to_string(),
+        })
+    })
+}

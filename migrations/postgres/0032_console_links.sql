@@ -10,3 +10,11 @@ CREATE TABLE console_links (
     steward_id  TEXT NOT NULL,
     expires_at  BIGINT NOT NULL
 );
+
+-- console_digests  one row per steward and day a reminder digest was sent
+--                  (the mail role's daily digest): never twice a day.
+CREATE TABLE console_digests (
+    steward_id  TEXT NOT NULL,
+    day         TEXT NOT NULL,
+    PRIMARY KEY (steward_id, day)
+);

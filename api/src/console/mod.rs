@@ -15,6 +15,7 @@
 //!   the history as a timeline with per-field diffs;
 //! - [`check`]: recording a check: form → preview of the exact events →
 //!   commit (version conflicts show both versions);
+//! - [`digest`]: the daily reminder digest the mail role sends;
 //! - [`evidence`]: files backing a check: typed by content, stored by
 //!   SHA-256, downloaded only by signed-in stewards;
 //! - [`review`]: four-eyes review (`BASEL_REVIEW=required`): the queue,
@@ -27,6 +28,7 @@
 //! preview).
 
 pub mod check;
+pub mod digest;
 pub mod evidence;
 pub mod html;
 pub mod link;

@@ -138,6 +138,19 @@ pub fn start_mail(
         Some(url) => tracing::info!(smtp = url.describe(), "mail leaves through the SMTP server"),
         None => tracing::info!("BASEL_SMTP_URL is not set: notices wait in the outbox until it is"),
     }
+    if let Some(link_mail) = setup.link_mail()? {
+        let digest = crate::console::digest::Digest {
+            read_db: runtime.read_db.clone(),
+            store: commands::console::ConsoleStore::new(
+                &runtime.backend,
+                commands::console::Lifetimes::default(),
+            ),
+            addresses: commands::identity::AddressBook::new(&runtime.backend, &runtime.secret),
+            mail: link_mail,
+            public_url: public_url(settings),
+        };
+        super::background(tasks, digest.run(super::wait(stopped.clone())));
+    }
     let from = setup.from.clone().unwrap_or_else(smtp::unset_sender);
     let sender = Sender {
         from,

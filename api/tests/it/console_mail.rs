@@ -1,14 +1,18 @@
 //! The steward console's mail (issue #28) against a real SMTP server on
 //! loopback (aiosmtpd, `scripts/smtp_sink.py`): sign-in by a one-time
-//! mailed link.
+//! mailed link, and the daily reminder digest.
 
 use std::time::Duration;
 
 use commands::console::{ConsoleStore, Lifetimes, LINK_SECONDS};
 use domain::credentials::hash_secret;
 
-use crate::console::{value_of, Browser, Page};
-use crate::inproc::App;
+use api::console::digest::Digest;
+use api::console::link::LinkMail;
+use commands::identity::AddressBook;
+
+use crate::console::{value_of, with_contact, Browser, Page};
+use crate::inproc::{today, App};
 use crate::mail::{recipient, Sink, FROM};
 use crate::support::{both_modes, Mode};
 
@@ -194,3 +198,71 @@ async fn without_smtp_the_link_option_is_not_offered_and_refused() {
         .await;
     assert_eq!(link.status, 404);
 }
+
+async fn the_digest_mails_a_steward_their_due_parties_once_a_day(mode: Mode) {
+    let sink = Sink::start(0.0, None);
+    let app = App::start_mailing(mode, &sink.url(), FROM).await;
+    let hal = app.enrol("hal").await;
+    app.enrol("ida").await;
+    with_contact(&app, &hal).await;
+    let unanswered = app
+        .post_as(
+            "/api/v1/ca/TV/verifications",
+            &hal,
+            &serde_json::json!({"verified": false, "checked_on": today(), "method": "phone",
+                    "source": "called the ministry", "outcome": "no_answer"}),
+        )
+        .await;
+    assert_eq!(unanswered.status, 200, "{}", unanswered.text);
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&hal).await;
+    let party = browser.get("/steward/party/TV").await;
+    let assigned = browser
+        .post(
+            "/steward/party/TV/assign",
+            &[("csrf", party.csrf_of("/steward/party/TV/assign").as_str())],
+        )
+        .await;
+    assert_eq!(assigned.status, 303, "{}", assigned.text);
+    app.settle().await;
+
+    let digest = Digest {
+        read_db: app.runtime.read_db.clone(),
+        store: ConsoleStore::new(&app.runtime.backend, Lifetimes::default()),
+        addresses: AddressBook::new(&app.runtime.backend, &app.runtime.secret),
+        mail: LinkMail {
+            transport: mail::smtp::SmtpUrl::parse(&sink.url())
+                .expect("url")
+                .transport()
+                .expect("transport"),
+            from: mail::smtp::parse_from(FROM).expect("from"),
+        },
+        public_url: app.base.clone(),
+    };
+    let today = chrono::Utc::now().date_naive();
+    // Not due yet (the retry is 14 days after the attempt): nothing.
+    assert_eq!(digest.send_due(today).await.expect("digest"), 0);
+    let due_day = today + chrono::Duration::days(14);
+    assert_eq!(digest.send_due(due_day).await.expect("digest"), 1);
+    let messages = sink.wait_for(1);
+    assert_eq!(recipient(&messages[0]), "hal@stewards.example.org");
+    let body = messages[0]["body"].as_str().unwrap_or_default();
+    assert!(
+        body.contains(&format!("{}/steward/party/TV", app.base)),
+        "{body}"
+    );
+    assert!(body.contains("Tuvalu"), "{body}");
+    // Not twice the same day; ida (nothing assigned) never.
+    assert_eq!(digest.send_due(due_day).await.expect("digest"), 0);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(sink.messages().len(), 1, "{:?}", sink.messages());
+    // The next day, still due: one more.
+    let next = due_day + chrono::Duration::days(1);
+    assert_eq!(digest.send_due(next).await.expect("digest"), 1);
+    let messages = sink.wait_for(2);
+    assert!(messages
+        .iter()
+        .all(|m| recipient(m) == "hal@stewards.example.org"));
+}
+
+both_modes!(the_digest_mails_a_steward_their_due_parties_once_a_day);
