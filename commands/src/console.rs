@@ -46,6 +46,9 @@ impl Default for Lifetimes {
     }
 }
 
+/// How long a mailed sign-in link is valid, in seconds (15 minutes).
+pub const LINK_SECONDS: i64 = 15 * 60;
+
 /// A live session as the store knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRow {
@@ -292,5 +295,81 @@ impl ConsoleStore {
             }
         }
         Ok(deleted)
+    }
+
+    /// Issues a one-time sign-in link for `steward_id` at `now`, valid
+    /// [`LINK_SECONDS`], and returns its token (for the mail only; the store
+    /// keeps its SHA-256). Expired links are deleted on the way.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn issue_link(&self, steward_id: &str, now: i64) -> Result<SecretString, StoreError> {
+        let token = new_console_secret();
+        on_pool!(&self.backend, |pool| {
+            sqlx::query("DELETE FROM console_links WHERE expires_at < $1")
+                .bind(now)
+                .execute(pool)
+                .await?;
+            sqlx::query(
+                "INSERT INTO console_links (link_hash, steward_id, expires_at) VALUES ($1, $2, $3)",
+            )
+            .bind(hash_secret(secrecy::ExposeSecret::expose_secret(&token)))
+            .bind(steward_id)
+            .bind(now + LINK_SECONDS)
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
+        Ok(token)
+    }
+
+    /// Spends the link `token` at `now`: the steward id the first time,
+    /// within its 15 minutes; `None` when it is unknown, used or expired (a
+    /// link signs in once: it is deleted here, atomically).
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn redeem_link(&self, token: &str, now: i64) -> Result<Option<String>, StoreError> {
+        let row: Option<(String, i64)> = on_pool!(&self.backend, |pool| sqlx::query_as(
+            "DELETE FROM console_links WHERE link_hash = $1 RETURNING steward_id, expires_at"
+        )
+        .bind(hash_secret(token))
+        .fetch_optional(pool)
+        .await?);
+        Ok(row.and_then(|(steward_id, expires_at)| (now <= expires_at).then_some(steward_id)))
+    }
+
+    /// Claims the reminder digest of `steward_id` for `day`: `true` the
+    /// first time (then send it), `false` when it was claimed already.
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn claim_digest(&self, steward_id: &str, day: &str) -> Result<bool, StoreError> {
+        let done = on_pool!(&self.backend, |pool| sqlx::query(
+            "INSERT INTO console_digests (steward_id, day) VALUES ($1, $2) \
+             ON CONFLICT (steward_id, day) DO NOTHING"
+        )
+        .bind(steward_id)
+        .bind(day)
+        .execute(pool)
+        .await?
+        .rows_affected());
+        Ok(done == 1)
+    }
+
+    /// Gives a claim back (its mail was not sent: the next pass tries again).
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be written.
+    pub async fn release_digest(&self, steward_id: &str, day: &str) -> Result<(), StoreError> {
+        on_pool!(&self.backend, |pool| sqlx::query(
+            "DELETE FROM console_digests WHERE steward_id = $1 AND day = $2"
+        )
+        .bind(steward_id)
+        .bind(day)
+        .execute(pool)
+        .await?
+        .rows_affected());
+        Ok(())
     }
 }

@@ -129,3 +129,78 @@ fn notice_text(body: &str, link: &str) -> String {
 API key. To receive no more, open: {link}\n"
     )
 }
+
+/// Sends a steward their one-time console sign-in `link` at once (not
+/// through the outbox: a queued row would have to keep the link, which is a
+/// secret; a link that is lost is asked for again).
+///
+/// # Errors
+/// [`MailError::Build`] when the address is unusable or lettre refuses, or
+/// the SMTP server does not accept the message (its text is not quoted: it
+/// may name the recipient).
+pub async fn send_sign_in_link(
+    transport: &crate::smtp::Transport,
+    from: &Mailbox,
+    to: &str,
+    link: &str,
+) -> Result<(), MailError> {
+    use lettre::AsyncTransport;
+    let to: Mailbox = to
+        .parse()
+        .map_err(|_| MailError::Build("the steward's address is not usable".to_owned()))?;
+    let message = Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject("Your basel console sign-in link")
+        .header(ContentType::TEXT_PLAIN)
+        .body(format!(
+            "Open this link to sign in to the basel steward console:\n\n    {link}\n\n\
+It works once, within 15 minutes. If you did not ask for it, ignore this mail:\n\
+nobody can sign in without it.\n"
+        ))
+        .map_err(|e| MailError::Build(e.to_string()))?;
+    transport.send(message).await.map(|_| ()).map_err(|e| {
+        MailError::Build(match e.status() {
+            Some(code) => format!("the SMTP server answered {code}"),
+            None => e.to_string(),
+        })
+    })
+}
+
+/// Sends a steward their daily digest: `items` are `(label, link)` lines.
+///
+/// # Errors
+/// As [`send_sign_in_link`].
+pub async fn send_digest(
+    transport: &crate::smtp::Transport,
+    from: &Mailbox,
+    to: &str,
+    day: &str,
+    items: &[(String, String)],
+) -> Result<(), MailError> {
+    use lettre::AsyncTransport;
+    let to: Mailbox = to
+        .parse()
+        .map_err(|_| MailError::Build("the steward's address is not usable".to_owned()))?;
+    let mut body = format!("Due on {day} among the Parties you took on in the basel console:\n\n");
+    for (label, link) in items {
+        body.push_str(&format!("- {label}\n  {link}\n"));
+    }
+    body.push_str(
+        "\n-- \nYou get this digest at most once a day, only while a Party you took on is\n\
+due. It stops when you record the check (a new attempt moves the date).\n",
+    );
+    let message = Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject(format!("basel: {} due for you on {day}", items.len()))
+        .header(ContentType::TEXT_PLAIN)
+        .body(body)
+        .map_err(|e| MailError::Build(e.to_string()))?;
+    transport.send(message).await.map(|_| ()).map_err(|e| {
+        MailError::Build(match e.status() {
+            Some(code) => format!("the SMTP server answered {code}"),
+            None => e.to_string(),
+        })
+    })
+}

@@ -9,6 +9,7 @@
 //!   CSRF tokens spent once;
 //! - [`signin`]: `GET|POST /steward/sign-in`, `POST /steward/sign-out`,
 //!   sign-in attempts limited per client;
+//! - [`link`]: sign-in by a one-time mailed link (`BASEL_SMTP_URL` set);
 //! - [`worklist`]: `GET /steward/worklist` with its filters and paging;
 //! - [`party`]: `GET /steward/party/{cc}`: contacts, provenance, age and
 //!   the history as a timeline with per-field diffs;
@@ -16,6 +17,7 @@
 //!   commit (version conflicts show both versions);
 //! - [`contacts`]: add, withdraw, make primary a contact: form → preview
 //!   of the exact events → commit, as a check;
+//! - [`digest`]: the daily reminder digest the mail role sends;
 //! - [`evidence`]: files backing a check: typed by content, stored by
 //!   SHA-256, downloaded only by signed-in stewards;
 //! - [`imports`]: a `basel import` file uploaded, its dry run row by row,
@@ -31,9 +33,11 @@
 
 pub mod check;
 pub mod contacts;
+pub mod digest;
 pub mod evidence;
 pub mod html;
 pub mod imports;
+pub mod link;
 pub mod party;
 pub mod review;
 pub mod session;
@@ -91,6 +95,8 @@ pub fn router(app: Shared) -> Router {
             get(|| async { Redirect::to("/steward/worklist") }),
         )
         .route("/steward/sign-in", get(signin::form).post(signin::sign_in))
+        .route("/steward/sign-in/link", post(link::request))
+        .route("/steward/link/{token}", get(link::show).post(link::follow))
         .route("/steward/sign-out", post(signin::sign_out))
         .route("/steward/worklist", get(worklist::show))
         .route("/steward/party/{country_code}", get(party::show))

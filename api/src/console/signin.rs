@@ -56,6 +56,40 @@ pub async fn form(
     )
 }
 
+/// Whether the sign-in form's CSRF field equals the browser's sign-in
+/// cookie (the double-submit check of every form before a session).
+pub fn sign_in_csrf_ok(headers: &HeaderMap, form: &FormData) -> bool {
+    let expected = cookie(headers, SIGN_IN_COOKIE).map(hash_secret);
+    let presented = form.get("csrf").map(hash_secret);
+    expected.is_some() && expected == presented
+}
+
+/// Spends one sign-in attempt of the client's bucket: `None` when allowed,
+/// else the sign-in page with 429 and `Retry-After` (beyond the limit).
+pub fn spend_attempt(
+    console: &super::Console,
+    extensions: &axum::http::Extensions,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    let peer = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
+    let Err(wait) = console.sign_ins.try_register(peer) else {
+        return None;
+    };
+    let mut response = render(
+        console,
+        headers,
+        StatusCode::TOO_MANY_REQUESTS,
+        None,
+        Some("Too many sign-in attempts from this address; wait a minute and try again."),
+    );
+    if let Ok(value) = HeaderValue::from_str(&wait.as_secs().max(1).to_string()) {
+        response.headers_mut().insert(RETRY_AFTER, value);
+    }
+    Some(response)
+}
+
 fn render(
     console: &super::Console,
     headers: &HeaderMap,
@@ -63,6 +97,21 @@ fn render(
     notice: Option<&str>,
     error: Option<&str>,
 ) -> Response {
+    render_page(console, headers, status, notice, error, None)
+}
+
+/// The sign-in page: the token form and, when the console can mail links,
+/// the e-mail form; `error` next to the token, `email_error` next to the
+/// address.
+pub fn render_page(
+    console: &super::Console,
+    headers: &HeaderMap,
+    status: StatusCode,
+    notice: Option<&str>,
+    error: Option<&str>,
+    email_error: Option<&str>,
+) -> Response {
+    let mails_links = super::link::offered(console);
     let csrf = commands::secrets::new_console_secret();
     let csrf = csrf.expose_secret();
     let body = html! {
@@ -82,6 +131,21 @@ fn render(
             }
             button type="submit" { "Sign in" }
         }
+        @if mails_links {
+            h2 { "Or get a sign-in link by e-mail" }
+            p { "Enter the address you are enrolled with: if it is an active steward's, a link that signs you in once, within 15 minutes, is mailed to it." }
+            form method="post" action="/steward/sign-in/link" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="email" { "E-mail address" }
+                @if let Some(error) = email_error {
+                    input id="email" name="email" type="email" autocomplete="email" required aria-invalid="true" aria-describedby="email-error";
+                    p id="email-error" class="error" role="alert" { (error) }
+                } @else {
+                    input id="email" name="email" type="email" autocomplete="email" required;
+                }
+                button type="submit" { "Mail me a sign-in link" }
+            }
+        }
     };
     let mut response = respond(status, page("Sign in", None, &body));
     response.headers_mut().append(
@@ -98,10 +162,7 @@ pub async fn sign_in(
     headers: HeaderMap,
     form: FormData,
 ) -> Response {
-    let secure = over_https(&console, &headers);
-    let expected = cookie(&headers, SIGN_IN_COOKIE).map(hash_secret);
-    let presented = form.get("csrf").map(hash_secret);
-    if expected.is_none() || expected != presented {
+    if !sign_in_csrf_ok(&headers, &form) {
         return render(
             &console,
             &headers,
@@ -110,21 +171,8 @@ pub async fn sign_in(
             Some("This sign-in form expired or was not sent by this browser; please try again."),
         );
     }
-    let peer = extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::from([0, 0, 0, 0]), |c| c.0.ip());
-    if let Err(wait) = console.sign_ins.try_register(peer) {
-        let mut response = render(
-            &console,
-            &headers,
-            StatusCode::TOO_MANY_REQUESTS,
-            None,
-            Some("Too many sign-in attempts from this address; wait a minute and try again."),
-        );
-        if let Ok(value) = HeaderValue::from_str(&wait.as_secs().max(1).to_string()) {
-            response.headers_mut().insert(RETRY_AFTER, value);
-        }
-        return response;
+    if let Some(refused) = spend_attempt(&console, &extensions, &headers) {
+        return refused;
     }
     let token = form.text("token");
     if let Err(error) = crate::rest::auth::catch_up(&console.app).await {
@@ -163,8 +211,20 @@ pub async fn sign_in(
             )
         }
     };
-    let replacing = cookie(&headers, COOKIE_NAME);
-    match console.sessions.open(&steward.id, now(), replacing).await {
+    open_session(&console, &headers, &steward.id).await
+}
+
+/// Opens a new session for `steward_id` (ending any the browser
+/// presented), sets its cookie, clears the sign-in cookie and goes on to
+/// the worklist: the end of every way of signing in.
+pub async fn open_session(
+    console: &super::Console,
+    headers: &HeaderMap,
+    steward_id: &str,
+) -> Response {
+    let secure = over_https(console, headers);
+    let replacing = cookie(headers, COOKIE_NAME);
+    match console.sessions.open(steward_id, now(), replacing).await {
         Ok(id) => {
             let mut response = Redirect::to("/steward/worklist").into_response();
             let headers = response.headers_mut();

@@ -95,6 +95,22 @@ impl MailSettings {
     }
 }
 
+impl MailSetup {
+    /// How the console mails sign-in links: `None` without `BASEL_SMTP_URL`.
+    ///
+    /// # Errors
+    /// When the SMTP transport cannot be built.
+    pub fn link_mail(&self) -> anyhow::Result<Option<crate::console::link::LinkMail>> {
+        let (Some(url), Some(from)) = (&self.smtp, &self.from) else {
+            return Ok(None);
+        };
+        Ok(Some(crate::console::link::LinkMail {
+            transport: url.transport()?,
+            from: from.clone(),
+        }))
+    }
+}
+
 /// The service's public base URL, for links in mail: `BASEL_PUBLIC_URL`,
 /// else the URL of the REST listen address (a wildcard address shown as
 /// `127.0.0.1`), as on the start page.
@@ -121,6 +137,19 @@ pub fn start_mail(
     match &setup.smtp {
         Some(url) => tracing::info!(smtp = url.describe(), "mail leaves through the SMTP server"),
         None => tracing::info!("BASEL_SMTP_URL is not set: notices wait in the outbox until it is"),
+    }
+    if let Some(link_mail) = setup.link_mail()? {
+        let digest = crate::console::digest::Digest {
+            read_db: runtime.read_db.clone(),
+            store: commands::console::ConsoleStore::new(
+                &runtime.backend,
+                commands::console::Lifetimes::default(),
+            ),
+            addresses: commands::identity::AddressBook::new(&runtime.backend, &runtime.secret),
+            mail: link_mail,
+            public_url: public_url(settings),
+        };
+        super::background(tasks, digest.run(super::wait(stopped.clone())));
     }
     let from = setup.from.clone().unwrap_or_else(smtp::unset_sender);
     let sender = Sender {

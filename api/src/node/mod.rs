@@ -103,13 +103,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
     if settings.runs(Role::Rest) {
         let rest = start_rest(
-            mcp_url,
-            &runtime,
-            settings,
-            &readers,
-            mail.key_delivery,
-            &stopped,
-            &mut tasks,
+            mcp_url, &runtime, settings, &readers, &mail, &stopped, &mut tasks,
         );
         bound.rest = Some(rest.await?);
     } else {
@@ -251,7 +245,7 @@ async fn start_rest(
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
-    key_delivery: rest::mail_delivery::KeyDelivery,
+    mail: &mail::MailSetup,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<std::net::SocketAddr> {
@@ -275,7 +269,8 @@ async fn start_rest(
             .clone()
             .unwrap_or_else(|| public::url_of(addr)),
     );
-    state.key_delivery = key_delivery;
+    state.key_delivery = mail.key_delivery;
+    state.console_mail = mail.link_mail()?;
     let shutdown = wait(stopped.clone());
     let limits = settings.conn.clone();
     tasks.spawn(async move {

@@ -85,6 +85,9 @@ pub struct AppState {
     /// Whether the steward console's checks need another steward's
     /// approval (`BASEL_REVIEW=required`).
     pub review: bool,
+    /// How the console mails sign-in links (`BASEL_SMTP_URL` set); `None`:
+    /// sign-in by mailed link is not offered.
+    pub console_mail: Option<crate::console::link::LinkMail>,
 }
 
 impl AppState {
@@ -111,6 +114,7 @@ impl AppState {
             readiness: crate::rest::readiness::Progress::default(),
             audit: None,
             review: false,
+            console_mail: None,
         }
     }
 

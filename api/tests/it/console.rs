@@ -11,14 +11,14 @@ use crate::inproc::{today, App};
 use crate::support::{both_modes, count_events, Mode};
 
 /// An HTTP answer of the console (HTML, redirects not followed).
-struct Page {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    text: String,
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) headers: reqwest::header::HeaderMap,
+    pub(crate) text: String,
 }
 
 impl Page {
-    fn location(&self) -> &str {
+    pub(crate) fn location(&self) -> &str {
         self.headers
             .get("location")
             .and_then(|v| v.to_str().ok())
@@ -34,14 +34,14 @@ impl Page {
     }
 
     /// The `Set-Cookie` line of cookie `name`.
-    fn cookie_line(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie_line(&self, name: &str) -> Option<String> {
         self.set_cookies()
             .into_iter()
             .find(|c| c.starts_with(&format!("{name}=")))
     }
 
     /// The CSRF token of the form posting to `action`.
-    fn csrf_of(&self, action: &str) -> String {
+    pub(crate) fn csrf_of(&self, action: &str) -> String {
         let pattern = format!(
             r#"action="{}"[^>]*><input type="hidden" name="csrf" value="([0-9a-f]+)""#,
             regex::escape(action)
@@ -54,7 +54,7 @@ impl Page {
     }
 }
 
-fn value_of(line: &str) -> String {
+pub(crate) fn value_of(line: &str) -> String {
     line.split(';')
         .next()
         .and_then(|kv| kv.split_once('='))
@@ -63,14 +63,14 @@ fn value_of(line: &str) -> String {
 }
 
 /// A browser without JavaScript: no redirects followed, cookies by hand.
-struct Browser<'a> {
-    app: &'a App,
-    client: reqwest::Client,
-    session: Option<String>,
+pub(crate) struct Browser<'a> {
+    pub(crate) app: &'a App,
+    pub(crate) client: reqwest::Client,
+    pub(crate) session: Option<String>,
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a App) -> Self {
+    pub(crate) fn new(app: &'a App) -> Self {
         Self {
             app,
             client: reqwest::Client::builder()
@@ -81,7 +81,7 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder) -> Page {
+    pub(crate) async fn send(&self, request: reqwest::RequestBuilder) -> Page {
         let request = match &self.session {
             Some(id) => request.header("cookie", format!("basel_console={id}")),
             None => request,
@@ -94,17 +94,17 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn get(&self, path: &str) -> Page {
+    pub(crate) async fn get(&self, path: &str) -> Page {
         self.send(self.client.get(self.app.url(path))).await
     }
 
-    async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
         self.send(self.client.post(self.app.url(path)).form(form))
             .await
     }
 
     /// Submits the sign-in form with `token`; keeps the session cookie.
-    async fn sign_in(&mut self, token: &str) -> Page {
+    pub(crate) async fn sign_in(&mut self, token: &str) -> Page {
         let form = self.get("/steward/sign-in").await;
         assert_eq!(form.status, 200, "{}", form.text);
         let pre = value_of(
@@ -135,7 +135,7 @@ impl<'a> Browser<'a> {
     }
 }
 
-async fn with_contact(app: &App, token: &str) {
+pub(crate) async fn with_contact(app: &App, token: &str) {
     let body = json!({
         "country_code": "TV", "country_name": "Tuvalu", "ca_name": "Ministry of Environment",
         "email": "ca@example.org", "phone": "+688-2010-0100", "address": "Funafuti",

@@ -125,6 +125,31 @@ impl App {
         .await
     }
 
+    /// An app on an empty store whose console mails sign-in links through
+    /// `smtp_url` (as `BASEL_SMTP_URL`), with its public URL set.
+    pub async fn start_mailing(mode: Mode, smtp_url: &str, from: &str) -> Self {
+        let store = Store::of(mode).await;
+        let runtime = Runtime::open(&store_settings(&store))
+            .await
+            .expect("runtime opens");
+        let mail = api::console::link::LinkMail {
+            transport: mail::smtp::SmtpUrl::parse(smtp_url)
+                .expect("smtp url")
+                .transport()
+                .expect("transport"),
+            from: mail::smtp::parse_from(from).expect("from"),
+        };
+        Self::serve_full(
+            store,
+            runtime,
+            true,
+            api::edge::ConnSettings::default(),
+            false,
+            Some(mail),
+        )
+        .await
+    }
+
     async fn serve_limited(
         store: Store,
         runtime: Runtime,
@@ -140,6 +165,17 @@ impl App {
         project: bool,
         limits: api::edge::ConnSettings,
         review: bool,
+    ) -> Self {
+        Self::serve_full(store, runtime, project, limits, review, None).await
+    }
+
+    async fn serve_full(
+        store: Store,
+        runtime: Runtime,
+        project: bool,
+        limits: api::edge::ConnSettings,
+        review: bool,
+        console_mail: Option<api::console::link::LinkMail>,
     ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
@@ -159,6 +195,10 @@ impl App {
         let cache = projections::cache::ReadCache::watching(&runtime.projector);
         let mut state = AppState::new(runtime.wiring(), classifier(), 365, cache);
         state.review = review;
+        if console_mail.is_some() {
+            state.public_url = Some(base.clone());
+            state.console_mail = console_mail;
+        }
         tokio::spawn(async move {
             let shutdown = async move {
                 let _ = stopped.await;

@@ -17,10 +17,10 @@ use crate::support::{
 };
 
 /// The sender every test configures.
-const FROM: &str = "basel <noreply@basel.test>";
+pub(crate) const FROM: &str = "basel <noreply@basel.test>";
 
 /// An aiosmtpd server of the test's own, on a port the OS picked.
-struct Sink {
+pub(crate) struct Sink {
     child: Child,
     dir: tempfile::TempDir,
     port: u16,
@@ -30,7 +30,7 @@ struct Sink {
 impl Sink {
     /// Starts it; each RCPT TO is answered after `rcpt_delay` seconds; with
     /// `auth`, the server requires AUTH with that user and password.
-    fn start(rcpt_delay: f64, auth: Option<(&'static str, &'static str)>) -> Self {
+    pub(crate) fn start(rcpt_delay: f64, auth: Option<(&'static str, &'static str)>) -> Self {
         Self::start_on(0, rcpt_delay, auth)
     }
 
@@ -90,7 +90,7 @@ impl Sink {
     }
 
     /// `BASEL_SMTP_URL` for it (credentials percent-encoded).
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         match self.auth {
             Some((user, password)) => format!(
                 "smtp://{user}:{}@127.0.0.1:{}",
@@ -116,7 +116,7 @@ impl Sink {
     }
 
     /// Every message accepted so far, in order.
-    fn messages(&self) -> Vec<Value> {
+    pub(crate) fn messages(&self) -> Vec<Value> {
         self.files("", ".json")
             .iter()
             .map(|p| serde_json::from_slice(&std::fs::read(p).expect("message")).expect("json"))
@@ -129,7 +129,7 @@ impl Sink {
     }
 
     /// Waits (≤ 60 s) for at least `n` messages.
-    fn wait_for(&self, n: usize) -> Vec<Value> {
+    pub(crate) fn wait_for(&self, n: usize) -> Vec<Value> {
         let arrived = eventually_blocking(Duration::from_secs(60), || self.messages().len() >= n);
         assert!(
             arrived.is_some(),
@@ -161,7 +161,7 @@ fn header<'a>(message: &'a Value, name: &str) -> &'a str {
     message["headers"][name][0].as_str().unwrap_or_default()
 }
 
-fn recipient(message: &Value) -> String {
+pub(crate) fn recipient(message: &Value) -> String {
     message["rcpt_tos"][0]
         .as_str()
         .unwrap_or_default()

@@ -11,6 +11,7 @@ mod cli_errors;
 mod console;
 mod console_browser;
 mod console_forms;
+mod console_mail;
 mod directory_release;
 mod divergence;
 mod documents;

@@ -164,6 +164,41 @@ impl AddressBook {
         Ok(ids)
     }
 
+    /// The address steward `steward_id` was enrolled with, or `None` (no
+    /// such steward, or forgotten).
+    ///
+    /// # Errors
+    /// [`StoreError::Database`] when the store cannot be read.
+    pub async fn steward(&self, steward_id: &str) -> Result<Option<Email>, StoreError> {
+        let sql = |payload: &str| {
+            format!(
+                "SELECT {payload} FROM events WHERE aggregate_type = 'steward' AND aggregate_id = $1 \
+                 AND event_type = 'StewardEnrolled' ORDER BY sequence LIMIT 1"
+            )
+        };
+        let payload: Option<String> = match &self.backend {
+            Backend::Postgres(pool) => {
+                sqlx::query_scalar(&sql("payload::text"))
+                    .bind(steward_id)
+                    .fetch_optional(pool)
+                    .await?
+            }
+            Backend::Sqlite(pool) => {
+                sqlx::query_scalar(&sql("payload"))
+                    .bind(steward_id)
+                    .fetch_optional(pool)
+                    .await?
+            }
+        };
+        match payload
+            .as_deref()
+            .and_then(|p| address_in(p, "StewardEnrolled"))
+        {
+            Some(address) => self.open(&address).await,
+            None => Ok(None),
+        }
+    }
+
     /// Destroys every key of `email`'s person.
     pub(crate) async fn destroy(&self, email: &Email) -> Result<u64, StoreError> {
         self.keys.destroy(&self.subject_of(email)).await
