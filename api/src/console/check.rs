@@ -291,21 +291,6 @@ fn form_markup(row: &AuthorityRow, draft: &Draft, problems: &Problems, csrf: &st
     }
 }
 
-fn chrome<'a>(signed: &'a Signed, csrf: &'a str) -> Chrome<'a> {
-    Chrome {
-        name: &signed.steward.name,
-        csrf,
-    }
-}
-
-async fn tokens(console: &Console, signed: &Signed, n: usize) -> Result<Vec<String>, Response> {
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(console.form_token(signed).await?);
-    }
-    Ok(out)
-}
-
 /// The form page (`status` 422 with problems).
 async fn form_page(
     console: &Console,
@@ -315,7 +300,7 @@ async fn form_page(
     problems: &Problems,
     status: StatusCode,
 ) -> Response {
-    let t = match tokens(console, signed, 2).await {
+    let t = match console.form_tokens(signed, 2).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -328,7 +313,10 @@ async fn form_page(
         p { a href=(format!("/steward/party/{}", row.country_code)) { "Back to " (row.country_name) } }
         (form_markup(row, draft, problems, &t[0]))
     };
-    respond(status, page(&title, Some(&chrome(signed, &t[1])), &body))
+    respond(
+        status,
+        page(&title, Some(&Chrome::of(signed, &t[1])), &body),
+    )
 }
 
 /// `?contact=` of the form page.
@@ -431,7 +419,7 @@ pub async fn preview(
         }
         Err(other) => return refused(&other),
     };
-    let t = match tokens(&console, &signed, 3).await {
+    let t = match console.form_tokens(&signed, 3).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -461,7 +449,7 @@ pub async fn preview(
     };
     respond(
         StatusCode::OK,
-        page(&title, Some(&chrome(&signed, &t[2])), &body),
+        page(&title, Some(&Chrome::of(&signed, &t[2])), &body),
     )
 }
 
@@ -632,7 +620,7 @@ async fn conflict(
     history: &[projections::history::HistoryRow],
     draft: &Draft,
 ) -> Response {
-    let t = match tokens(console, signed, 2).await {
+    let t = match console.form_tokens(signed, 2).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -665,6 +653,6 @@ async fn conflict(
     };
     respond(
         StatusCode::CONFLICT,
-        page(&title, Some(&chrome(signed, &t[1])), &body),
+        page(&title, Some(&Chrome::of(signed, &t[1])), &body),
     )
 }

@@ -334,21 +334,6 @@ fn form_markup(row: &AuthorityRow, draft: &Draft, problems: &Problems, csrf: &st
     }
 }
 
-fn chrome<'a>(signed: &'a Signed, csrf: &'a str) -> Chrome<'a> {
-    Chrome {
-        name: &signed.steward.name,
-        csrf,
-    }
-}
-
-async fn tokens(console: &Console, signed: &Signed, n: usize) -> Result<Vec<String>, Response> {
-    let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
-        out.push(console.form_token(signed).await?);
-    }
-    Ok(out)
-}
-
 async fn form_page(
     console: &Console,
     signed: &Signed,
@@ -357,7 +342,7 @@ async fn form_page(
     problems: &Problems,
     status: StatusCode,
 ) -> Response {
-    let t = match tokens(console, signed, 2).await {
+    let t = match console.form_tokens(signed, 2).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -372,7 +357,10 @@ async fn form_page(
         p { a href=(format!("/steward/party/{}", row.country_code)) { "Back to " (row.country_name) } }
         (form_markup(row, draft, problems, &t[0]))
     };
-    respond(status, page(&title, Some(&chrome(signed, &t[1])), &body))
+    respond(
+        status,
+        page(&title, Some(&Chrome::of(signed, &t[1])), &body),
+    )
 }
 
 fn unknown_action() -> Response {
@@ -459,7 +447,7 @@ pub async fn preview(
             return form_page(&console, &signed, &row, &draft, &problems, unprocessable).await;
         }
     };
-    let t = match tokens(&console, &signed, 3).await {
+    let t = match console.form_tokens(&signed, 3).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -486,7 +474,7 @@ pub async fn preview(
     };
     respond(
         StatusCode::OK,
-        page(&title, Some(&chrome(&signed, &t[2])), &body),
+        page(&title, Some(&Chrome::of(&signed, &t[2])), &body),
     )
 }
 
@@ -576,7 +564,7 @@ async fn conflict(
     history: &[HistoryRow],
     draft: &Draft,
 ) -> Response {
-    let t = match tokens(console, signed, 2).await {
+    let t = match console.form_tokens(signed, 2).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -618,6 +606,6 @@ async fn conflict(
     };
     respond(
         StatusCode::CONFLICT,
-        page(&title, Some(&chrome(signed, &t[1])), &body),
+        page(&title, Some(&Chrome::of(signed, &t[1])), &body),
     )
 }

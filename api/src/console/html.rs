@@ -28,6 +28,16 @@ pub struct Chrome<'a> {
     pub csrf: &'a str,
 }
 
+impl<'a> Chrome<'a> {
+    /// The header of `signed`'s pages, with `csrf` for its sign-out form.
+    pub fn of(signed: &'a crate::console::session::Signed, csrf: &'a str) -> Self {
+        Self {
+            name: &signed.steward.name,
+            csrf,
+        }
+    }
+}
+
 /// A whole page: title, header (when signed in), `body` inside `<main>`.
 pub fn page(title: &str, chrome: Option<&Chrome<'_>>, body: &Markup) -> Markup {
     html! {

@@ -82,13 +82,6 @@ impl Pending {
     }
 }
 
-fn chrome<'a>(signed: &'a Signed, csrf: &'a str) -> Chrome<'a> {
-    Chrome {
-        name: &signed.steward.name,
-        csrf,
-    }
-}
-
 fn upload_form(csrf: &str, problem: Option<&str>) -> Markup {
     html! {
         form method="post" enctype="multipart/form-data" action="/steward/import/preview" {
@@ -122,7 +115,10 @@ async fn form_page(
         p { "The file is checked row by row with the rules of " code { "basel import" } "; you see what each row would do before anything is written." }
         (upload_form(&form, problem))
     };
-    respond(status, page("Import", Some(&chrome(signed, &out)), &body))
+    respond(
+        status,
+        page("Import", Some(&Chrome::of(signed, &out)), &body),
+    )
 }
 
 /// `GET /steward/import`.
@@ -282,7 +278,10 @@ pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormDa
     } else {
         unprocessable
     };
-    respond(status, page(&title, Some(&chrome(&signed, &out)), &body))
+    respond(
+        status,
+        page(&title, Some(&Chrome::of(&signed, &out)), &body),
+    )
 }
 
 /// `POST /steward/import`.
@@ -320,7 +319,7 @@ pub async fn commit(State(console): State<Handle>, signed: Signed, form: FormDat
         };
         return respond(
             StatusCode::CONFLICT,
-            page("Nothing imported", Some(&chrome(&signed, &out)), &body),
+            page("Nothing imported", Some(&Chrome::of(&signed, &out)), &body),
         );
     }
     let commands = AuthorityCommands::new(&console.app.wiring.store);
@@ -344,5 +343,8 @@ pub async fn commit(State(console): State<Handle>, signed: Signed, form: FormDat
     } else {
         StatusCode::CONFLICT
     };
-    respond(status, page(&title, Some(&chrome(&signed, &out)), &body))
+    respond(
+        status,
+        page(&title, Some(&Chrome::of(&signed, &out)), &body),
+    )
 }

@@ -168,6 +168,18 @@ impl Console {
         }
     }
 
+    /// `n` fresh CSRF tokens for the forms of one page of `signed`'s session.
+    ///
+    /// # Errors
+    /// The 503 page when the store cannot be written.
+    pub async fn form_tokens(&self, signed: &Signed, n: usize) -> Result<Vec<String>, Response> {
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(self.form_token(signed).await?);
+        }
+        Ok(out)
+    }
+
     /// Spends the form's CSRF token `presented`.
     ///
     /// # Errors
