@@ -286,18 +286,7 @@ fn to_form(found: Vec<FieldProblem>) -> Problems {
 }
 
 fn form_markup(row: &AuthorityRow, draft: &Draft, problems: &Problems, csrf: &str) -> Markup {
-    let contacts: Vec<(String, String)> = row
-        .state
-        .contacts
-        .iter()
-        .map(|c| {
-            let name = c.details.get(ContactField::CaName).unwrap_or_default();
-            (
-                c.id.clone(),
-                format!("{} — {} {}", c.id, c.role.as_str(), name),
-            )
-        })
-        .collect();
+    let contacts = crate::console::party::contact_choices(row);
     let contact_options: Vec<(&str, &str)> = contacts
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))

@@ -23,6 +23,24 @@ use super::{Console, Handle};
 /// The Party's row and history, or the page saying why not.
 ///
 /// # Errors
+/// The Party's contacts as a form's choices: `(id, "id — role name")`.
+pub fn contact_choices(row: &AuthorityRow) -> Vec<(String, String)> {
+    row.state
+        .contacts
+        .iter()
+        .map(|c| {
+            let name = c
+                .details
+                .get(domain::authority::ContactField::CaName)
+                .unwrap_or_default();
+            (
+                c.id.clone(),
+                format!("{} — {} {}", c.id, c.role.as_str(), name),
+            )
+        })
+        .collect()
+}
+
 /// 404 for a code the directory does not hold, 503 when it cannot be read.
 pub async fn load(
     console: &Console,
