@@ -20,7 +20,7 @@ pub enum ProposedChange {
     /// A check, with any corrections (the first kind).
     Check(ProposedCheck),
     /// A contact to add, as the addition would record it (its id drawn).
-    AddContact(ProposedContact),
+    AddContact(Box<ProposedContact>),
     /// A contact to withdraw.
     RemoveContact(ProposedRemoval),
     /// A competent authority to make primary.

@@ -264,7 +264,9 @@ fn proposed(
         }
     }
     let change = match (command, added) {
-        (AuthorityCommand::AddContact(_), Some(added)) => ProposedChange::AddContact(added),
+        (AuthorityCommand::AddContact(_), Some(added)) => {
+            ProposedChange::AddContact(Box::new(added))
+        }
         (AuthorityCommand::RemoveContact(r), _) => {
             if let Some(contact) = state.contact(&r.contact_id) {
                 changes.extend(whole_contact(contact, false));
