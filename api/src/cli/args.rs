@@ -219,6 +219,12 @@ pub struct ImportSettings {
     /// Print what would change, row by row, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Four-eyes review, as the server reads it: with `required` each
+    /// Party's changes become one proposal that another steward approves
+    /// in the console or over REST, instead of being written (a Party not
+    /// yet in the store is registered at once).
+    #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
+    pub review: bool,
 }
 
 /// `basel export`.

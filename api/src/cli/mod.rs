@@ -88,6 +88,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 file: &settings.file.display().to_string(),
                 steward: &settings.steward,
                 dry_run: settings.dry_run,
+                review: settings.review,
             };
             transfer::import(&runtime, &import, &rows, &mut stdout).await
         }

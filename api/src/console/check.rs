@@ -525,11 +525,11 @@ pub async fn commit(
     let version = Some(draft.expected_version);
     let review = console.app.review;
     let written = if review {
-        let propose = domain::authority::ReviewCommand::Propose {
-            proposal_id: uuid::Uuid::new_v4().simple().to_string(),
-            update: command,
-            evidence: draft.evidence.clone(),
-        };
+        let propose = domain::authority::ReviewCommand::propose_check(
+            uuid::Uuid::new_v4().simple().to_string(),
+            command,
+            draft.evidence.clone(),
+        );
         commands.review(&code, propose, &metadata, version).await
     } else if draft.evidence.is_empty() {
         commands

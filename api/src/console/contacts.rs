@@ -13,8 +13,10 @@
 //!    saw; a record that moved on meanwhile is the 409 page (the steward's
 //!    change beside the record now, the events since, the form to redo).
 //!
-//! These changes are recorded directly also with `BASEL_REVIEW=required`:
-//! four-eyes proposals carry a check, not a contact's addition or removal.
+//! With `BASEL_REVIEW=required` step 3 proposes the command instead
+//! (`ReviewCommand::Propose`, pinned the same way): nothing changes until
+//! another steward approves it in the review queue, where the steward is
+//! sent to see it.
 
 use std::collections::BTreeMap;
 
@@ -29,7 +31,7 @@ use commands::authority::AuthorityCommands;
 use commands::CommandError;
 use domain::authority::{
     AddContact, AuthorityCommand, AuthorityError, ContactField, DesignatePrimary, FieldProblem,
-    RemoveContact,
+    RemoveContact, ReviewCommand,
 };
 use domain::values::CountryCode;
 use domain::Aggregate;
@@ -451,12 +453,15 @@ pub async fn preview(
         p role="status" { "Nothing is recorded yet. Confirming will append exactly these events to version " (row.version) " of the record:" }
         ol { @for event in &events { li { (super::check::event_markup(event)) } } }
         @if console.app.review {
-            p { "Four-eyes review applies to checks only: this change is recorded at once." }
+            p role="note" { "Four-eyes review is on: confirming makes this change a proposal. Nothing is recorded until another steward approves it in the "
+                a href="/steward/reviews" { "review queue" } "; then exactly these events are appended." }
         }
         form method="post" action=(format!("/steward/party/{}/contacts/{}", row.country_code, action.segment())) {
             input type="hidden" name="csrf" value=(t[0]);
             (draft.hidden())
-            button type="submit" { (action.button()) }
+            button type="submit" {
+                @if console.app.review { "Propose: " (action.button().to_lowercase()) } @else { (action.button()) }
+            }
         }
         h2 { "Or change it" }
         (form_markup(&row, &draft, &Problems::new(), &t[1]))
@@ -500,13 +505,29 @@ pub async fn commit(
         return refused(&AuthorityError::NotRegistered);
     };
     let metadata = crate::rest::write::metadata(&signed.steward, &headers);
-    let written = AuthorityCommands::new(&console.app.wiring.store)
-        .execute_at(&code, &command, &metadata, Some(draft.expected_version))
-        .await;
+    let commands = AuthorityCommands::new(&console.app.wiring.store);
+    let version = Some(draft.expected_version);
+    let proposal_id = uuid::Uuid::new_v4().simple().to_string();
+    let written = if console.app.review {
+        let propose = ReviewCommand::Propose {
+            proposal_id: proposal_id.clone(),
+            command: Box::new(command),
+        };
+        commands.review(&code, propose, &metadata, version).await
+    } else {
+        commands
+            .execute_at(&code, &command, &metadata, version)
+            .await
+    };
     match written {
         Ok(committed) => {
             super::check::settle(&console, committed.position).await;
-            Redirect::to(&format!("/steward/party/{code}#history")).into_response()
+            let to = if console.app.review {
+                format!("/steward/reviews#proposal-{proposal_id}")
+            } else {
+                format!("/steward/party/{code}#history")
+            };
+            Redirect::to(&to).into_response()
         }
         Err(CommandError::VersionMismatch { .. } | CommandError::Conflict) => {
             conflict(&console, &signed, &row, &history, &draft).await

@@ -14,7 +14,10 @@
 //!   confirmation finds nothing and writes nothing), checks and plans it
 //!   again against the store as it is now, and writes it with
 //!   `transfer::run::write`, attributed to the steward, or writes nothing
-//!   if any row is refused now.
+//!   if any row is refused now. With `BASEL_REVIEW=required` it proposes
+//!   instead (`transfer::run::propose`): one proposal per Party, holding
+//!   all its rows' changes in order, so they are approved or rejected
+//!   together and each is decided on the record the ones before leave.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -267,7 +270,13 @@ pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormDa
             form method="post" action="/steward/import" {
                 input type="hidden" name="csrf" value=(confirm);
                 input type="hidden" name="sha256" value=(digest);
-                button type="submit" { "Import " (file_name) }
+                @if console.app.review {
+                    p role="note" { "Four-eyes review is on: confirming proposes each Party's changes as one proposal; another steward approves them in the "
+                        a href="/steward/reviews" { "review queue" } ". A Party not yet in the directory is registered at once." }
+                    button type="submit" { "Propose the import of " (file_name) }
+                } @else {
+                    button type="submit" { "Import " (file_name) }
+                }
             }
         }
         h2 { "Or upload another file" }
@@ -282,6 +291,40 @@ pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormDa
         status,
         page(&title, Some(&Chrome::of(&signed, &out)), &body),
     )
+}
+
+/// The answer to an import under four-eyes review: one proposal per Party
+/// (a new Party is registered at once), each linked in the review queue.
+fn proposed_page(
+    signed: &Signed,
+    file_name: &str,
+    plans: &[(CountryCode, Plan)],
+    proposed: &crate::cli::transfer::run::Proposed,
+    out: &str,
+) -> Response {
+    let title = format!("Proposed {file_name}");
+    let body = html! {
+        h1 { (title) }
+        p role="status" { "Four-eyes review is on: " (proposed.proposals.len())
+            " proposal(s) made, one per Party. Nothing of them is recorded until another steward approves it in the "
+            a href="/steward/reviews" { "review queue" } "." }
+        ul { @for line in &proposed.proposals {
+            @let id = line.rsplit(' ').next().unwrap_or_default();
+            li { a href=(format!("/steward/reviews#proposal-{id}")) { (line) } }
+        } }
+        @if !proposed.failed.is_empty() {
+            p role="alert" class="error" { (proposed.failed.len()) " Party(ies) could not be proposed (the store changed meanwhile):" }
+            ul { @for f in &proposed.failed { li { (f) } } }
+        }
+        (rows_table(plans, &[], true))
+        p { a href="/steward/worklist" { "Back to the worklist" } }
+    };
+    let status = if proposed.failed.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::CONFLICT
+    };
+    respond(status, page(&title, Some(&Chrome::of(signed, out)), &body))
 }
 
 /// `POST /steward/import`.
@@ -324,6 +367,13 @@ pub async fn commit(State(console): State<Handle>, signed: Signed, form: FormDat
     }
     let commands = AuthorityCommands::new(&console.app.wiring.store);
     let ctx = context(&console, &signed, &held.file_name);
+    if console.app.review {
+        let proposed = crate::cli::transfer::run::propose(&commands, &ctx, &plans).await;
+        if let Ok(head) = console.app.wiring.store.max_position().await {
+            super::check::settle(&console, head).await;
+        }
+        return proposed_page(&signed, &held.file_name, &plans, &proposed, &out);
+    }
     let failed = crate::cli::transfer::run::write(&commands, &ctx, &plans).await;
     if let Ok(head) = console.app.wiring.store.max_position().await {
         super::check::settle(&console, head).await;

@@ -11,7 +11,7 @@ use chrono::Utc;
 use maud::{html, Markup};
 use serde_json::Value;
 
-use domain::authority::{ContactField, PartyContact};
+use domain::authority::{ChangeProposed, ContactField, PartyContact};
 use domain::values::CountryCode;
 use projections::directory::AuthorityRow;
 use projections::history::HistoryRow;
@@ -125,6 +125,17 @@ fn body(row: &AuthorityRow, history: &[HistoryRow], assign_csrf: &str) -> Markup
         }
         p { a href=(format!("/steward/party/{}/check", row.country_code)) { "Record a check of this Party" } }
         p { a href=(format!("/steward/party/{}/contacts/add", row.country_code)) { "Add a contact" } }
+        @if !state.proposals.is_empty() {
+            h2 { "Open proposals" }
+            p { (state.proposals.len()) " change(s) await another steward's review: " a href="/steward/reviews" { "open the review queue" } "." }
+            @for proposal in &state.proposals {
+                section aria-label=(format!("Proposal {}", proposal.id)) {
+                    h3 { (super::review::kind_title(&proposal.change)) " by " (proposal.proposer.as_str())
+                        @if proposal.stale { " (stale)" } }
+                    (super::review::change_markup(&proposal.change, &proposal.changes))
+                }
+            }
+        }
         h2 { "Contacts" }
         @if state.contacts.is_empty() { p { "No contact of this Party is known." } }
         @for contact in &state.contacts {
@@ -244,13 +255,16 @@ pub fn what(event_type: &str, d: &Value) -> Markup {
                 a href=(format!("/steward/evidence/{}", text(&d["sha256"]))) { (text(&d["file_name"])) }
                 " (" (text(&d["media_type"])) ", " (text(&d["size"])) " bytes, SHA-256 " code { (text(&d["sha256"])) } "), downloaded, never opened in the page." }
         },
-        "ChangeProposed" => html! {
-            p { "Proposal " code { (text(&d["proposal_id"])) } " by " (text(&d["proposer"]))
-                ": a check of contact " (text(&d["check"]["contact_id"])) " against " (text(&d["check"]["source"]))
-                " (" (d["changes"].as_array().map_or(0, Vec::len)) " field change(s)), awaiting review." }
+        "ChangeProposed" => match serde_json::from_value::<ChangeProposed>(d.clone()) {
+            Ok(p) => html! {
+                p { "Proposal " code { (p.proposal_id) } " by " (p.proposer.as_str())
+                    ": " (super::review::kind_title(&p.change)) ", awaiting review." }
+                (super::review::change_markup(&p.change, &p.changes))
+            },
+            Err(_) => html! { pre { (serde_json::to_string_pretty(d).unwrap_or_default()) } },
         },
         "ProposalApproved" => html! {
-            p { "Proposal " code { (text(&d["proposal_id"])) } " by " (text(&d["proposer"])) " approved by " (text(&d["approver"])) "; its check follows." }
+            p { "Proposal " code { (text(&d["proposal_id"])) } " by " (text(&d["proposer"])) " approved by " (text(&d["approver"])) "; its change follows." }
         },
         "ProposalRejected" => html! {
             p { "Proposal " code { (text(&d["proposal_id"])) } " rejected by " (text(&d["reviewer"])) ": " (text(&d["reason"])) "." }

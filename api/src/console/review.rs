@@ -1,21 +1,23 @@
-//! Four-eyes review (`BASEL_REVIEW=required`): with it on, the check form
-//! proposes instead of recording (`ChangeProposed`). `GET /steward/reviews`
-//! lists the open proposals of every Party with their diff; another steward
-//! approves one (`POST /steward/party/{cc}/proposals/{id}/approve`: the
-//! check is recorded, attributed to its author, after `ProposalApproved`
-//! naming the approver) or rejects it with a reason (`…/reject`). The
-//! domain refuses an author approving their own proposal and a proposal
-//! made stale by a later change of the record.
+//! Four-eyes review (`BASEL_REVIEW=required`): with it on, every steward
+//! change — the check form, the contact forms (add, withdraw, make
+//! primary), an import — proposes instead of recording (`ChangeProposed`).
+//! `GET /steward/reviews` lists the open proposals of every Party, each
+//! kind with its diff; another steward approves one
+//! (`POST /steward/party/{cc}/proposals/{id}/approve`: the change is
+//! recorded, attributed to its author, after `ProposalApproved` naming the
+//! approver) or rejects it with a reason (`…/reject`). The domain refuses
+//! an author approving their own proposal and a proposal made stale by a
+//! later change of the record.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
-use maud::html;
+use maud::{html, Markup};
 
 use commands::authority::AuthorityCommands;
 use commands::CommandError;
-use domain::authority::{AuthorityError, ReviewCommand};
+use domain::authority::{AuthorityError, FieldChange, ProposedChange, ReviewCommand};
 use domain::values::CountryCode;
 
 use super::html::{message, page, respond, Chrome};
@@ -36,6 +38,58 @@ pub fn parse_setting(text: &str) -> Result<bool, String> {
 
 fn value(v: Option<&String>) -> &str {
     v.map_or("(empty)", String::as_str)
+}
+
+/// A proposal's kind as a heading names it.
+pub fn kind_title(change: &ProposedChange) -> String {
+    let contact = change.contact_id().unwrap_or("(the Party)");
+    match change {
+        ProposedChange::Check(_) => format!("a check of contact {contact}"),
+        ProposedChange::AddContact(_) => format!("add contact {contact}"),
+        ProposedChange::RemoveContact(_) => format!("withdraw contact {contact}"),
+        ProposedChange::DesignatePrimary(_) => format!("make contact {contact} primary"),
+        ProposedChange::Retire(_) => "retire the record".to_owned(),
+        ProposedChange::Batch(parts) => format!("{} changes together (an import)", parts.len()),
+    }
+}
+
+/// What a proposal would do: its kind's details, then the field diff
+/// (old → new) as of when it was proposed. The queue, the Party page and
+/// the timeline show proposals with this.
+pub fn change_markup(change: &ProposedChange, changes: &[FieldChange]) -> Markup {
+    html! {
+        p class="proposal-kind" { "Proposed: " (change.summary()) "." }
+        @if let ProposedChange::Check(check) = change {
+            p { "Outcome " (check.outcome.map_or("(from the corrections)", |o| o.as_str()))
+                ", verified " (if check.verified { "yes" } else { "no" })
+                ", checked on " (check.checked_on) " by " (check.method.as_str())
+                ", evidence: " (check.source)
+                @if let Some(note) = &check.note { ", note: " (note) } "." }
+            @if !check.evidence.is_empty() {
+                ul { @for e in &check.evidence {
+                    li { a href=(format!("/steward/evidence/{}", e.sha256)) { (e.file_name) } " (" (e.media_type) ", " (e.size) " bytes)" }
+                } }
+            }
+        }
+        @if let ProposedChange::DesignatePrimary(p) = change {
+            table {
+                caption { "Primary competent authority" }
+                thead { tr { th scope="col" { "Old" } th scope="col" { "New" } } }
+                tbody { tr { td class="old" { (p.old_primary.as_deref().unwrap_or("(none)")) } td class="new" { (p.contact_id) } } }
+            }
+        }
+        @if changes.is_empty() {
+            p { "No field changes." }
+        } @else {
+            table {
+                caption { "Changes proposed" }
+                thead { tr { th scope="col" { "Field" } th scope="col" { "Old" } th scope="col" { "New" } } }
+                tbody { @for c in changes {
+                    tr { th scope="row" { (c.field.name()) } td class="old" { (value(c.old.as_ref())) } td class="new" { (value(c.new.as_ref())) } }
+                } }
+            }
+        }
+    }
 }
 
 /// `GET /steward/reviews`: the open proposals, oldest Party first.
@@ -69,45 +123,25 @@ pub async fn queue(State(console): State<Handle>, signed: Signed) -> Response {
     let me = signed.steward.id.as_str();
     let body = html! {
         h1 { "Review queue" }
-        @if !console.app.review { p role="status" { "Four-eyes review is off (BASEL_REVIEW=off): checks are recorded at once." } }
+        @if !console.app.review { p role="status" { "Four-eyes review is off (BASEL_REVIEW=off): changes are recorded at once." } }
         p role="status" { (open.len()) " proposal(s) await review." }
         @for (i, (row, proposal)) in open.iter().enumerate() {
             section aria-labelledby=(format!("proposal-{}", proposal.id)) {
                 h2 id=(format!("proposal-{}", proposal.id)) {
                     a href=(format!("/steward/party/{}", row.country_code)) { (row.country_name) " (" (row.country_code) ")" }
-                    ": a check of contact " (proposal.check.contact_id.as_deref().unwrap_or("(the Party)")) " by " (proposal.proposer.as_str())
+                    ": " (kind_title(&proposal.change)) " by " (proposal.proposer.as_str())
                 }
                 @if proposal.stale {
-                    p class="error" role="alert" { "Stale: the record changed after this proposal was made. It cannot be approved; reject it, and its author proposes the check again." }
+                    p class="error" role="alert" { "Stale: the record changed after this proposal was made. It cannot be approved; reject it, and its author proposes the change again." }
                 }
-                p { "Outcome " (proposal.check.outcome.map_or("(from the corrections)", |o| o.as_str()))
-                    ", verified " (if proposal.check.verified { "yes" } else { "no" })
-                    ", checked on " (proposal.check.checked_on) " by " (proposal.check.method.as_str())
-                    ", evidence: " (proposal.check.source)
-                    @if let Some(note) = &proposal.check.note { ", note: " (note) } "." }
-                @if proposal.changes.is_empty() {
-                    p { "No field changes." }
-                } @else {
-                    table {
-                        caption { "Changes proposed" }
-                        thead { tr { th scope="col" { "Field" } th scope="col" { "Old" } th scope="col" { "New" } } }
-                        tbody { @for c in &proposal.changes {
-                            tr { th scope="row" { (c.field.name()) } td class="old" { (value(c.old.as_ref())) } td class="new" { (value(c.new.as_ref())) } }
-                        } }
-                    }
-                }
-                @if !proposal.check.evidence.is_empty() {
-                    ul { @for e in &proposal.check.evidence {
-                        li { a href=(format!("/steward/evidence/{}", e.sha256)) { (e.file_name) } " (" (e.media_type) ", " (e.size) " bytes)" }
-                    } }
-                }
+                (change_markup(&proposal.change, &proposal.changes))
                 @let action = format!("/steward/party/{}/proposals/{}", row.country_code, proposal.id);
                 @if proposal.proposer.as_str() == me {
                     p { "Your proposal: another steward must approve it." }
                 } @else if !proposal.stale {
                     form method="post" action=(format!("{action}/approve")) {
                         input type="hidden" name="csrf" value=(tokens[2 * i]);
-                        button type="submit" { "Approve and record this check" }
+                        button type="submit" { "Approve and record this change" }
                     }
                 }
                 form method="post" action=(format!("{action}/reject")) {
@@ -206,7 +240,7 @@ async fn decide(
         Err(CommandError::Rejected(AuthorityError::StaleProposal)) => message(
             StatusCode::CONFLICT,
             "This proposal is stale",
-            "The record changed after it was proposed; nothing was recorded. Reject it, and its author proposes the check again on the record as it is now.",
+            "The record changed after it was proposed; nothing was recorded. Reject it, and its author proposes the change again on the record as it is now.",
             back,
         ),
         Err(CommandError::Rejected(AuthorityError::UnknownProposal(_))) => message(

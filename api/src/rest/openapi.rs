@@ -109,6 +109,9 @@ fn components() -> serde_json::Map<String, Value> {
         .add::<projections::views::History>("History")
         .add::<crate::rest::changes::Changes>("Changes")
         .add::<b::Accepted>("Accepted")
+        .add::<crate::rest::ca::proposals::Deferred>("Deferred")
+        .add::<crate::rest::ca::proposals::ProposalView>("Proposal")
+        .add::<crate::rest::ca::proposals::Proposals>("Proposals")
         .add::<crate::rest::error::ErrorBody>("Error")
         .add::<crate::rest::error::ErrorBody>("ValidationError")
         .add::<crate::rest::error::ApiKeyErrorBody>("ApiKeyError")
@@ -158,6 +161,9 @@ named!(
     History,
     Changes,
     Accepted,
+    Deferred,
+    Proposal,
+    Proposals,
     Error,
     ValidationError,
     ApiKeyError,

@@ -70,7 +70,7 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
         },
         CommandError::Rejected(AuthorityError::StaleProposal) => ApiError::StateConflict {
             code: "stale_proposal",
-            message: "the record changed since this proposal was made: reject it and propose the check again".into(),
+            message: "the record changed since this proposal was made: reject it and propose the change again".into(),
         },
         CommandError::Rejected(AuthorityError::UnknownProposal(id)) => ApiError::NotFound {
             code: "proposal_not_found",
@@ -144,6 +144,31 @@ pub fn location(country: &CountryCode) -> String {
     format!("/api/v1/ca/{country}")
 }
 
+/// After a commit at `position`: rings the projector and waits (bounded by
+/// [`READ_YOUR_WRITES`]) for the directory, then the history, to apply it.
+/// Whether the directory shows it.
+pub async fn settle(state: &AppState, position: i64) -> bool {
+    let projector = &state.wiring.projector;
+    state.committed();
+    let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
+    let shown = projector
+        .wait_for(Projection::Directory, position, READ_YOUR_WRITES)
+        .await;
+    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+    if shown
+        && !projector
+            .wait_for(Projection::History, position, left)
+            .await
+    {
+        tracing::warn!(
+            event.position = position,
+            "history projection did not reach a steward write within the bound"
+        );
+    }
+    state.cache.bump();
+    shown
+}
+
 /// After a commit: `status` with the record once the directory shows the
 /// commit, else 202 with `Location` (the write is safe in the store either way).
 pub async fn answer(
@@ -163,24 +188,7 @@ pub async fn answer_at(
     status: StatusCode,
     location: String,
 ) -> Response {
-    let projector = &state.wiring.projector;
-    state.committed();
-    let deadline = tokio::time::Instant::now() + READ_YOUR_WRITES;
-    let shown = projector
-        .wait_for(Projection::Directory, committed.position, READ_YOUR_WRITES)
-        .await;
-    let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-    if shown
-        && !projector
-            .wait_for(Projection::History, committed.position, left)
-            .await
-    {
-        tracing::warn!(
-            event.position = committed.position,
-            "history projection did not reach a steward write within the bound"
-        );
-    }
-    state.cache.bump();
+    let shown = settle(state, committed.position).await;
     if shown {
         match crate::rest::ca::record(state, country).await {
             Ok(Some(record)) => {

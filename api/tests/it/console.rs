@@ -779,6 +779,9 @@ async fn with_review_required_another_steward_approves_and_the_author_cannot() {
     // A proposal goes stale when the record changes underneath.
     let second = propose(&author, "5", "other@example.org").await;
     assert_eq!(second.status, 303, "{}", second.text);
+    // Over REST a steward's write is a proposal too: 202 with the proposal
+    // and its Location; another steward approves it over REST, and the
+    // record changing makes the console proposal stale.
     let direct = app
         .post_as(
             "/api/v1/ca/TV/verifications",
@@ -787,7 +790,44 @@ async fn with_review_required_another_steward_approves_and_the_author_cannot() {
                     "source": "ministry website", "outcome": "confirmed"}),
         )
         .await;
-    assert_eq!(direct.status, 200, "{}", direct.text);
+    assert_eq!(direct.status, 202, "{}", direct.text);
+    assert_eq!(direct.body["status"], "proposed");
+    assert_eq!(direct.body["proposal"]["kind"], "check");
+    assert_eq!(direct.body["proposal"]["proposer"], "ben");
+    let at = direct.header("location").expect("Location").to_owned();
+    assert_eq!(at, direct.body["proposal"]["location"]);
+    let read = app
+        .send(app.client().get(app.url(&at)).bearer_auth(&ben))
+        .await;
+    assert_eq!(read.status, 200, "{}", read.text);
+    assert_eq!(read.body["kind"], "check");
+    let listed = app
+        .send(
+            app.client()
+                .get(app.url("/api/v1/ca/TV/proposals"))
+                .bearer_auth(&ana),
+        )
+        .await;
+    assert_eq!(
+        listed.body["proposals"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        listed.text
+    );
+    let own = app
+        .post_as(&format!("{at}/approve"), &ben, &json!({}))
+        .await;
+    assert_eq!(own.status, 409, "{}", own.text);
+    assert_eq!(own.body["code"], "own_proposal");
+    let approved = app
+        .post_as(&format!("{at}/approve"), &ana, &json!({}))
+        .await;
+    assert_eq!(approved.status, 200, "{}", approved.text);
+    let again = app
+        .post_as(&format!("{at}/approve"), &ana, &json!({}))
+        .await;
+    assert_eq!(again.status, 404, "decided once: {}", again.text);
+    assert_eq!(again.body["code"], "proposal_not_found");
     let queue = reviewer.get("/steward/reviews").await;
     assert!(queue.text.contains("Stale:"), "{}", queue.text);
     let id = Regex::new(r"/steward/party/TV/proposals/([0-9a-f]+)/reject")

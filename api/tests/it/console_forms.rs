@@ -552,3 +552,193 @@ async fn an_import_over_the_size_limit_or_of_another_type_is_refused_next_to_the
     );
     assert_eq!(count_events(&app.store, "authority").await, 0);
 }
+
+/// The proposal id a confirmation under review redirects to.
+fn proposal_of(page: &Page) -> String {
+    assert_eq!(page.status, 303, "{}", page.text);
+    page.location
+        .strip_prefix("/steward/reviews#proposal-")
+        .unwrap_or_else(|| panic!("to the review queue: {}", page.location))
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_review_contact_forms_propose_and_another_steward_approves() {
+    let app = App::start_reviewed(Mode::Embedded).await;
+    let ana = app.enrol("ana").await;
+    let ben = app.enrol("ben").await;
+    tuvalu(&app, &ana).await;
+    let key = app.key().await;
+    let author = Browser::signed_in(&app, &ana).await;
+    let reviewer = Browser::signed_in(&app, &ben).await;
+
+    // Add: the preview says it becomes a proposal; confirming changes nothing.
+    let preview = author
+        .preview(
+            ADD,
+            ADD,
+            &[
+                ("role", "competent_authority"),
+                ("ca_name", "Department of Waste"),
+                ("email", "waste@example.org"),
+                ("phone", "+688-2010-0200"),
+                ("address", "Vaiaku, Funafuti"),
+                ("source", "letter of 3 March"),
+                ("primary", "no"),
+                ("expected_version", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.text);
+    assert!(
+        preview
+            .text
+            .contains("confirming makes this change a proposal"),
+        "{}",
+        preview.text
+    );
+    let add = proposal_of(&author.confirm(&preview, ADD).await);
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    assert!(contact(&record, "c2").is_none(), "a proposal adds nothing");
+
+    // Withdraw and make primary: proposals too (each a new version).
+    let preview = author
+        .preview(
+            WITHDRAW,
+            WITHDRAW,
+            &[
+                ("contact", "c1"),
+                ("reason", "merged"),
+                ("expected_version", "2"),
+            ],
+        )
+        .await;
+    let withdraw = proposal_of(&author.confirm(&preview, WITHDRAW).await);
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    assert!(
+        contact(&record, "c1").is_some(),
+        "a proposal withdraws nothing"
+    );
+
+    // The queue shows each kind with its diff; the Party page lists them.
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(
+        queue.text.contains("add contact c2 by ana"),
+        "{}",
+        queue.text
+    );
+    assert!(queue.text.contains("withdraw contact c1 by ana"));
+    assert!(queue
+        .text
+        .contains("<td class=\"new\">waste@example.org</td>"));
+    assert!(queue.text.contains("<td class=\"old\">ca@example.org</td>"));
+    let party = reviewer.get("/steward/party/TV").await;
+    assert!(party.text.contains("Open proposals"), "{}", party.text);
+    assert!(party.text.contains("awaiting review"), "the timeline");
+
+    // The author cannot approve; another steward approves the addition,
+    // recorded as the author's; the withdrawal is stale then.
+    let approve = |id: &str| format!("/steward/party/TV/proposals/{id}/approve");
+    let mine = author.get("/steward/reviews").await;
+    assert!(mine
+        .text
+        .contains("Your proposal: another steward must approve it."));
+    let token = mine.csrf_of(&format!("/steward/party/TV/proposals/{add}/reject"));
+    let own = author
+        .post(&approve(&add), &[("csrf", token.as_str())])
+        .await;
+    assert_eq!(own.status, 403, "{}", own.text);
+    let queue = reviewer.get("/steward/reviews").await;
+    let approved = reviewer
+        .post(
+            &approve(&add),
+            &[("csrf", queue.csrf_of(&approve(&add)).as_str())],
+        )
+        .await;
+    assert_eq!(approved.status, 303, "{}", approved.text);
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    let c2 = contact(&record, "c2").expect("c2 added on approval");
+    assert_eq!(c2["provenance"]["steward"], "ana");
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(queue.text.contains("Stale:"), "{}", queue.text);
+    assert!(
+        !queue
+            .text
+            .contains(&format!("action=\"{}\"", approve(&withdraw))),
+        "a stale proposal offers no approval"
+    );
+    let stale = reviewer
+        .post(
+            &approve(&withdraw),
+            &[(
+                "csrf",
+                queue
+                    .csrf_of(&format!("/steward/party/TV/proposals/{withdraw}/reject"))
+                    .as_str(),
+            )],
+        )
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.text);
+    let record = app.get("/api/v1/ca/TV", &key).await.body;
+    assert!(
+        contact(&record, "c1").is_some(),
+        "the stale withdrawal did nothing"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_review_an_import_proposes_each_partys_rows_as_one_proposal() {
+    let app = App::start_reviewed(Mode::Embedded).await;
+    let ana = app.enrol("ana").await;
+    let ben = app.enrol("ben").await;
+    tuvalu(&app, &ana).await;
+    let key = app.key().await;
+    let author = Browser::signed_in(&app, &ana).await;
+    let reviewer = Browser::signed_in(&app, &ben).await;
+
+    let csrf = author
+        .get("/steward/import")
+        .await
+        .csrf_of("/steward/import/preview");
+    let dry = author
+        .upload(&csrf, "directory.csv", &import_file("env@example.org"))
+        .await;
+    assert_eq!(dry.status, 200, "{}", dry.text);
+    assert!(
+        dry.text.contains("Propose the import of directory.csv"),
+        "{}",
+        dry.text
+    );
+    let proposed = author.confirm(&dry, "/steward/import").await;
+    assert_eq!(proposed.status, 200, "{}", proposed.text);
+    assert!(
+        proposed.text.contains("1 proposal(s) made, one per Party"),
+        "{}",
+        proposed.text
+    );
+    assert!(proposed.text.contains("href=\"/steward/reviews\""));
+    app.settle().await;
+    // Tuvalu's correction awaits review; Nauru, new, is registered at once.
+    let tv = app.get("/api/v1/ca/TV", &key).await;
+    assert_eq!(tv.body["phone"], "+688-2010-0100", "nothing applied yet");
+    assert_eq!(app.get("/api/v1/ca/NR", &key).await.status, 200);
+
+    let queue = reviewer.get("/steward/reviews").await;
+    assert!(
+        queue.text.contains("<td class=\"new\">+688-2010-0999</td>"),
+        "{}",
+        queue.text
+    );
+    let id = Regex::new(r"/steward/party/TV/proposals/([0-9a-f]+)/approve")
+        .expect("regex")
+        .captures(&queue.text)
+        .expect("Tuvalu's proposal")[1]
+        .to_owned();
+    let approve = format!("/steward/party/TV/proposals/{id}/approve");
+    let approved = reviewer
+        .post(&approve, &[("csrf", queue.csrf_of(&approve).as_str())])
+        .await;
+    assert_eq!(approved.status, 303, "{}", approved.text);
+    let tv = app.get("/api/v1/ca/TV", &key).await;
+    assert_eq!(tv.body["phone"], "+688-2010-0999", "applied on approval");
+}

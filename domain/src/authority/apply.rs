@@ -121,7 +121,7 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
         AuthorityEvent::ChangeProposed(e) => state.proposals.push(super::Proposal {
             id: e.proposal_id,
             proposer: e.proposer,
-            check: e.check,
+            change: e.change,
             changes: e.changes,
             stale: false,
         }),
@@ -131,6 +131,9 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
         }
         AuthorityEvent::AuthorityRetired(e) => {
             state.retired = Some(e.reason);
+            // Nothing more can be written to a retired record: its open
+            // proposals can be neither approved nor rejected.
+            state.proposals.clear();
             if e.steward.is_some() {
                 state.last_steward = e.steward;
             }

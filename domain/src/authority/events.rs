@@ -42,9 +42,9 @@ pub enum AuthorityEvent {
     /// A file backs a check (the steward console, issue #28): the check's
     /// evidence, referenced by the SHA-256 of its bytes.
     EvidenceAttached(EvidenceAttached),
-    /// A steward proposed a check for review (`BASEL_REVIEW=required`).
+    /// A steward proposed a change for review (`BASEL_REVIEW=required`).
     ChangeProposed(ChangeProposed),
-    /// Another steward approved a proposal; the check's events follow in
+    /// Another steward approved a proposal; the change's events follow in
     /// the same commit, attributed to its author.
     ProposalApproved(ProposalApproved),
     /// A steward rejected a proposal, with a reason.
@@ -60,28 +60,34 @@ pub struct WorkAssigned {
     pub steward: Slug,
 }
 
-/// A check proposed for review: nothing in the record changes until
+/// A change proposed for review: nothing in the record changes until
 /// another steward approves it.
+///
+/// Version 2 proposes any steward change of the record: the change is
+/// flattened under its kind's key (`check`, `add_contact`,
+/// `remove_contact`, `designate_primary`, `retire`). Version 1 proposed
+/// checks only, as `{"check": {..}}`: the same shape, read unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangeProposed {
     /// The proposal's id.
     pub proposal_id: String,
     /// Its author.
     pub proposer: Slug,
-    /// The check proposed.
-    pub check: super::review::ProposedCheck,
+    /// The change proposed.
+    #[serde(flatten)]
+    pub change: super::review::ProposedChange,
     /// The field changes it would make on the record as it was (old, new).
     pub changes: Vec<FieldChange>,
 }
 
-/// A proposal approved: its check is recorded in the same commit.
+/// A proposal approved: its change is recorded in the same commit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposalApproved {
     /// The proposal.
     pub proposal_id: String,
     /// Who approved it (never its author).
     pub approver: Slug,
-    /// Who proposed it (the check's steward).
+    /// Who proposed it (the change's steward).
     pub proposer: Slug,
 }
 
@@ -241,13 +247,13 @@ impl DomainEvent for AuthorityEvent {
         match self {
             Self::AuthorityRegistered(_)
             | Self::ContactDetailsChanged(_)
-            | Self::VerificationRecorded(_) => "2",
+            | Self::VerificationRecorded(_)
+            | Self::ChangeProposed(_) => "2",
             Self::ContactAdded(_)
             | Self::ContactRemoved(_)
             | Self::PrimaryDesignated(_)
             | Self::AuthorityRetired(_)
             | Self::EvidenceAttached(_)
-            | Self::ChangeProposed(_)
             | Self::ProposalApproved(_)
             | Self::ProposalRejected(_)
             | Self::WorkAssigned(_) => "1",

@@ -15,6 +15,7 @@ mod decide;
 mod decide_contacts;
 mod events;
 mod party;
+mod proposal;
 pub mod review;
 #[cfg(test)]
 mod tests;
@@ -37,7 +38,10 @@ pub use party::{
     CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role, RoleBasis,
     SourceRef, LEGACY_CONTACT_ID,
 };
-pub use review::{EvidenceRef, Proposal, ProposedCheck, ReviewCommand};
+pub use review::{
+    EvidenceRef, Proposal, ProposedChange, ProposedCheck, ProposedContact, ProposedPrimary,
+    ProposedRemoval, ProposedRetirement, ReviewCommand,
+};
 
 use crate::aggregate::Aggregate;
 use crate::values::{CountryCode, Slug};
@@ -104,7 +108,7 @@ pub struct Authority {
     /// Why the record was retired, once it is (created in error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired: Option<String>,
-    /// Open proposals of checks awaiting review (`BASEL_REVIEW=required`).
+    /// Open proposals of changes awaiting review (`BASEL_REVIEW=required`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proposals: Vec<Proposal>,
     /// The steward on the Party's work, if one took it.
@@ -197,3 +201,5 @@ impl Aggregate for Authority {
 }
 #[cfg(test)]
 mod tests_contacts;
+#[cfg(test)]
+mod tests_review;

@@ -380,11 +380,11 @@ fn check_by(steward: &str, email: &str) -> SubmitVerificationUpdate {
 
 fn proposed(steward: &str, email: &str) -> Vec<AuthorityEvent> {
     given::<Authority>(vec![registered()])
-        .when(AuthorityCommand::Review(ReviewCommand::Propose {
-            proposal_id: "p1".into(),
-            update: check_by(steward, email),
-            evidence: Vec::new(),
-        }))
+        .when(AuthorityCommand::Review(ReviewCommand::propose_check(
+            "p1".into(),
+            check_by(steward, email),
+            Vec::new(),
+        )))
         .result()
         .expect("proposed")
 }

@@ -10,7 +10,7 @@ use chrono::Utc;
 
 use commands::authority::AuthorityCommands;
 use commands::CommandError;
-use domain::authority::{AuthorityCommand, AuthorityError};
+use domain::authority::{AuthorityCommand, AuthorityError, ReviewCommand};
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Slug};
 
@@ -27,6 +27,8 @@ pub struct Import<'a> {
     pub steward: &'a str,
     /// Report only, write nothing.
     pub dry_run: bool,
+    /// Four-eyes review is on: propose each Party's changes ([`propose`]).
+    pub review: bool,
 }
 
 /// How many rows had each fate, indexed by [`Status`] in its declared order.
@@ -89,6 +91,29 @@ pub async fn import(
     }
     if import.dry_run {
         writeln!(out, "Dry run of {name}, nothing written: {tally}.")?;
+        return Ok(());
+    }
+    if import.review {
+        let proposed = propose(&commands, &ctx, &plans).await;
+        runtime.wake.notify_one();
+        for line in &proposed.proposals {
+            writeln!(
+                out,
+                "{name}: proposed {line} (awaiting another steward's review)"
+            )?;
+        }
+        if !proposed.failed.is_empty() {
+            bail!(
+                "{} Party(ies) could not be proposed:\n{}",
+                proposed.failed.len(),
+                proposed.failed.join("\n")
+            );
+        }
+        writeln!(
+            out,
+            "Proposed {name} for review (BASEL_REVIEW=required): {} proposal(s), nothing else written.",
+            proposed.proposals.len()
+        )?;
         return Ok(());
     }
     let failed = write(&commands, &ctx, &plans).await;
@@ -190,6 +215,61 @@ pub async fn write(
         }
     }
     failed
+}
+
+/// What [`propose`] did: the proposals made (`CC: id`), and what failed.
+#[derive(Debug, Default)]
+pub struct Proposed {
+    /// One line per proposal: the Party and the proposal's id.
+    pub proposals: Vec<String>,
+    /// One line per Party whose changes could not be proposed or written.
+    pub failed: Vec<String>,
+}
+
+/// Under four-eyes review (`BASEL_REVIEW=required`): each Party's planned
+/// changes become **one proposal** (`ReviewCommand::ProposeBatch`, or a
+/// single change), attributed to the importing steward, so a reviewer
+/// approves or rejects a Party's rows together and a Party's later rows
+/// are decided on the record as its earlier ones leave it. A Party not yet
+/// in the store is registered at once, as `POST /ca` does under review
+/// (there is no record to review a change of).
+pub async fn propose(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    plans: &[(CountryCode, Plan)],
+) -> Proposed {
+    let request = uuid::Uuid::new_v4();
+    let mut done = Proposed::default();
+    for (country, plan) in plans {
+        if plan.steps.is_empty() {
+            continue;
+        }
+        let metadata = Metadata {
+            recorded_at: Utc::now(),
+            actor: Actor::Steward(ctx.steward.clone()),
+            request_id: format!("import-{request}-party-{country}"),
+            client_request_id: None,
+        };
+        let registers = plan
+            .steps
+            .iter()
+            .any(|(_, c)| matches!(c, AuthorityCommand::Register(_)));
+        if registers {
+            let one = [(country.clone(), plan.clone())];
+            done.failed.extend(write(commands, ctx, &one).await);
+            continue;
+        }
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let review = ReviewCommand::ProposeBatch {
+            proposal_id: id.clone(),
+            commands: plan.steps.iter().map(|(_, c)| c.clone()).collect(),
+        };
+        match commands.review(country, review, &metadata, None).await {
+            Ok(_) => done.proposals.push(format!("{country}: {id}")),
+            Err(e) => done.failed.push(format!("{}: {country}: {e}", ctx.file)),
+        }
+    }
+    done
 }
 
 async fn execute(

@@ -20,11 +20,11 @@ use serde_json::Value;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
-    AddContact, ContactInput, DesignatePrimary, NewContact, RemoveContact, Role,
+    AddContact, AuthorityCommand, ContactInput, DesignatePrimary, NewContact, RemoveContact, Role,
 };
 use domain::values::CountryCode;
 
-use super::CountryPath;
+use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
@@ -82,7 +82,7 @@ pub fn location(country: &CountryCode, id: &str) -> String {
     responses(
         (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}/contacts/{contact_id}"))),
-        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
         (status = 400, description = "Malformed country code or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
         (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
@@ -105,6 +105,10 @@ pub async fn add(
         steward: Some(steward.id.clone()),
         today: Utc::now().date_naive(),
     };
+    if state.review {
+        let command = AuthorityCommand::AddContact(command);
+        return proposals::propose(&state, &steward, &country, command, &headers, None).await;
+    }
     let (committed, id) = AuthorityCommands::new(&state.wiring.store)
         .add_contact(&country, command, &write::metadata(&steward, &headers))
         .await
@@ -222,7 +226,7 @@ fn unknown_contact(id: &str) -> ApiError {
     request_body = crate::rest::openapi::VerificationBody,
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
         (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
         (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
@@ -242,6 +246,11 @@ pub async fn verify(
     input.update.contact_id = Some(id);
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
+    if state.review {
+        let command = AuthorityCommand::SubmitVerification(input.update);
+        let version = input.expected_version;
+        return proposals::propose(&state, &steward, &country, command, &headers, version).await;
+    }
     let committed = AuthorityCommands::new(&state.wiring.store)
         .submit_verification_at(
             &country,
@@ -264,7 +273,7 @@ pub async fn verify(
            ("contact_id" = String, Path, description = "The contact's id")),
     responses(
         (status = 200, description = "Designated; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
         (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
         (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
@@ -283,6 +292,10 @@ pub async fn make_primary(
         contact_id: id,
         steward: Some(steward.id.clone()),
     };
+    if state.review {
+        let command = AuthorityCommand::DesignatePrimary(command);
+        return proposals::propose(&state, &steward, &country, command, &headers, None).await;
+    }
     let committed = AuthorityCommands::new(&state.wiring.store)
         .designate_primary(&country, command, &write::metadata(&steward, &headers))
         .await
@@ -300,7 +313,7 @@ pub async fn make_primary(
     request_body = crate::rest::openapi::RemovalBody,
     responses(
         (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
         (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
         (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
@@ -322,6 +335,10 @@ pub async fn remove(
         reason,
         steward: Some(steward.id.clone()),
     };
+    if state.review {
+        let command = AuthorityCommand::RemoveContact(command);
+        return proposals::propose(&state, &steward, &country, command, &headers, None).await;
+    }
     let committed = AuthorityCommands::new(&state.wiring.store)
         .remove_contact(&country, command, &write::metadata(&steward, &headers))
         .await

@@ -3,6 +3,11 @@
 //! Body: `{country_code, country_name, ca_name?, email?, phone?, address?,
 //! notes?, verified?, last_checked?, source?}`. 201 with `Location` and the
 //! record; 409 when the country is already in the directory.
+//!
+//! With four-eyes review on (`BASEL_REVIEW=required`) a registration is
+//! still made at once: a proposal is a change of a record, and there is
+//! none yet to hang it on; only a Party the registry names can be
+//! registered, and every later change of its record is reviewed.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};

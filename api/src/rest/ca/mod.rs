@@ -6,7 +6,9 @@
 //! - [`create`]: `POST /ca` (a steward adds a country);
 //! - [`verify`]: `POST /ca/{country_code}/verifications` (a steward's check);
 //! - [`contacts`]: a Party's contacts (add, read, check, make primary, withdraw);
-//! - [`retire`]: `DELETE /ca/{country_code}` (a record created in error).
+//! - [`retire`]: `DELETE /ca/{country_code}` (a record created in error);
+//! - [`proposals`]: four-eyes review (`BASEL_REVIEW=required`): the writes
+//!   above but `create` answer 202 with a proposal; list, approve, reject.
 //!
 //! Reads come from the `directory` projection only; writes go through
 //! `commands::authority::AuthorityCommands`.
@@ -16,6 +18,7 @@ pub mod create;
 pub mod get;
 pub mod history;
 pub mod list;
+pub mod proposals;
 pub mod retire;
 pub mod verify;
 

@@ -9,11 +9,11 @@ use axum::Json;
 use serde_json::json;
 
 use commands::authority::AuthorityCommands;
-use domain::authority::RetireAuthority;
+use domain::authority::{AuthorityCommand, RetireAuthority};
 use projections::registry::Projection;
 
 use super::contacts::parse_removal;
-use super::CountryPath;
+use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
@@ -30,7 +30,7 @@ use crate::rest::write;
     request_body = crate::rest::openapi::RemovalBody,
     responses(
         (status = 200, description = "Retired: `{country_code, retired}` (the reason); lookups no longer serve it"),
-        (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`"),
+        (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`; or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location", body = crate::rest::openapi::Deferred),
         (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
         (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
@@ -51,6 +51,10 @@ pub async fn retire(
         reason: reason.clone(),
         steward: Some(steward.id.clone()),
     };
+    if state.review {
+        let command = AuthorityCommand::Retire(command);
+        return proposals::propose(&state, &steward, &country, command, &headers, None).await;
+    }
     let committed = AuthorityCommands::new(&state.wiring.store)
         .retire(&country, command, &write::metadata(&steward, &headers))
         .await

@@ -19,11 +19,11 @@ use serde_json::{Map, Value};
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
-    CheckOutcome, ContactField, ContactPatch, FieldProblem, SubmitVerificationUpdate,
-    VerificationMethod,
+    AuthorityCommand, CheckOutcome, ContactField, ContactPatch, FieldProblem,
+    SubmitVerificationUpdate, VerificationMethod,
 };
 
-use super::CountryPath;
+use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
@@ -40,7 +40,8 @@ pub struct VerificationInput {
     pub expected_version: Option<i64>,
 }
 
-/// Records a steward's check and answers with the record as `GET` now returns it.
+/// Records a steward's check and answers with the record as `GET` now
+/// returns it; with four-eyes review on, proposes it (202 `proposed`).
 ///
 /// # Errors
 /// 401/403 (token), 400 (code), 404 (unknown country), 409 (version moved or
@@ -51,7 +52,7 @@ pub struct VerificationInput {
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted,
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
         (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::rest::openapi::Error),
@@ -73,6 +74,18 @@ pub async fn submit(
     let mut input = parse(&body)?;
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
+    if state.review {
+        let command = AuthorityCommand::SubmitVerification(input.update);
+        return proposals::propose(
+            &state,
+            &steward,
+            &country,
+            command,
+            &headers,
+            input.expected_version,
+        )
+        .await;
+    }
     let committed = AuthorityCommands::new(&state.wiring.store)
         .submit_verification_at(
             &country,
