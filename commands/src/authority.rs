@@ -1,8 +1,9 @@
 //! Commands on competent-authority records.
 
 use domain::authority::{
-    AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, Evidence,
-    RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand, SubmitVerificationUpdate,
+    AddContact, Authority, AuthorityCommand, AuthorityError, AuthorityEvent, DesignatePrimary,
+    Evidence, RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand,
+    SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
 use domain::values::{CountryCode, Slug};
@@ -179,6 +180,18 @@ impl AuthorityCommands {
         mut command: AddContact,
         metadata: &Metadata,
     ) -> Result<(Committed, String), CommandError<AuthorityError>> {
+        if let Some(earlier) = self.executor.replay(metadata).await? {
+            // A retried Idempotency-Key: the contact that commit added.
+            let id = self
+                .executor
+                .last_up_to(country.as_str(), earlier.sequence, |event| match event {
+                    AuthorityEvent::ContactAdded(added) => Some(added.contact.id.clone()),
+                    _ => None,
+                })
+                .await?
+                .unwrap_or_default();
+            return Ok((earlier, id));
+        }
         if command.contact.id.is_none() {
             let state = self.current(country).await?;
             command.contact.id = Some(state.next_contact_id());
