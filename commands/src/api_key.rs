@@ -56,6 +56,9 @@ impl ApiKeyCommands {
     ) -> Result<Registration, CommandError<ApiKeyError>> {
         let normalized = email.normalized();
         let id = self.secret.api_key_id(&normalized);
+        if let Some(replayed) = self.replayed(email, metadata).await? {
+            return Ok(replayed);
+        }
         let mut last_error = CommandError::Conflict;
         for _ in 0..ATTEMPTS {
             let state = self.executor.load(&id).await?;
@@ -70,6 +73,7 @@ impl ApiKeyCommands {
                         sequence: 0,
                         position: 0,
                         events: 0,
+                        replayed: false,
                     },
                 });
             }
@@ -102,6 +106,30 @@ impl ApiKeyCommands {
             }
         }
         Err(last_error)
+    }
+
+    /// The original answer to a registration retried under the same
+    /// `Idempotency-Key` as an earlier one that recorded something: `None`
+    /// when `metadata` carries no key or the key is new.
+    ///
+    /// # Errors
+    /// [`CommandError::IdempotencyKeyReused`] when the key was used for
+    /// another request; infrastructure errors.
+    pub async fn replayed(
+        &self,
+        email: &Email,
+        metadata: &Metadata,
+    ) -> Result<Option<Registration>, CommandError<ApiKeyError>> {
+        let Some(committed) = self.executor.replay(metadata).await? else {
+            return Ok(None);
+        };
+        let normalized = email.normalized();
+        let state = self.executor.load(&committed.aggregate_id).await?;
+        Ok(Some(Registration {
+            api_key: self.secret.api_key(&normalized, state.generation),
+            created: true,
+            committed,
+        }))
     }
 
     /// Revokes the active key of `email`: it is refused once the `api_keys`

@@ -1,8 +1,9 @@
 //! Commands on competent-authority records.
 
 use domain::authority::{
-    AddContact, Authority, AuthorityCommand, AuthorityError, DesignatePrimary, Evidence,
-    RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand, SubmitVerificationUpdate,
+    AddContact, Authority, AuthorityCommand, AuthorityError, AuthorityEvent, DesignatePrimary,
+    Evidence, RegisterAuthority, RemoveContact, RetireAuthority, ReviewCommand,
+    SubmitVerificationUpdate,
 };
 use domain::metadata::Metadata;
 use domain::values::{CountryCode, Slug};
@@ -179,6 +180,18 @@ impl AuthorityCommands {
         mut command: AddContact,
         metadata: &Metadata,
     ) -> Result<(Committed, String), CommandError<AuthorityError>> {
+        if let Some(earlier) = self.executor.replay(metadata).await? {
+            // A retried Idempotency-Key: the contact that commit added.
+            let id = self
+                .executor
+                .last_up_to(country.as_str(), earlier.sequence, |event| match event {
+                    AuthorityEvent::ContactAdded(added) => Some(added.contact.id.clone()),
+                    _ => None,
+                })
+                .await?
+                .unwrap_or_default();
+            return Ok((earlier, id));
+        }
         if command.contact.id.is_none() {
             let state = self.current(country).await?;
             command.contact.id = Some(state.next_contact_id());
@@ -193,6 +206,24 @@ impl AuthorityCommands {
             )
             .await?;
         Ok((committed, id))
+    }
+
+    /// The id of the proposal the commit ending at `sequence` made (for a
+    /// retried `Idempotency-Key`).
+    ///
+    /// # Errors
+    /// [`CommandError::Infrastructure`] when the store cannot be read.
+    pub async fn proposal_made_by(
+        &self,
+        country: &CountryCode,
+        sequence: i64,
+    ) -> Result<Option<String>, CommandError<AuthorityError>> {
+        self.executor
+            .last_up_to(country.as_str(), sequence, |event| match event {
+                AuthorityEvent::ChangeProposed(proposed) => Some(proposed.proposal_id.clone()),
+                _ => None,
+            })
+            .await
     }
 
     /// Withdraws a contact with a reason (history keeps it).

@@ -43,6 +43,10 @@ pub struct Committed {
     pub position: i64,
     /// How many events were appended.
     pub events: usize,
+    /// True when nothing was appended because the command's
+    /// `Idempotency-Key` had been committed already: the fields then
+    /// describe that earlier commit, and the caller answers as it did.
+    pub replayed: bool,
 }
 
 /// How often a command without a pinned version is decided again after
@@ -82,6 +86,36 @@ where
     pub async fn load(&self, aggregate_id: &str) -> Result<A, CommandError<A::Error>> {
         let mut context = self.rebuild(aggregate_id).await?;
         Ok(std::mem::take(&mut context.aggregate().0))
+    }
+
+    /// The last value `pick` finds among the aggregate's events up to
+    /// `sequence` (streamed, one at a time): e.g. what the commit a retried
+    /// `Idempotency-Key` names had added.
+    ///
+    /// # Errors
+    /// [`CommandError::Infrastructure`] when the store cannot be read.
+    pub async fn last_up_to<T>(
+        &self,
+        aggregate_id: &str,
+        sequence: i64,
+        pick: impl Fn(&A::Event) -> Option<T>,
+    ) -> Result<Option<T>, CommandError<A::Error>> {
+        let mut events = self
+            .repository
+            .stream_events::<Agg<A>>(aggregate_id)
+            .await
+            .map_err(from_persistence_error)?;
+        let mut found = None;
+        while let Some(envelope) = events.next::<Agg<A>>(&[]).await {
+            let envelope = envelope.map_err(from_persistence_error)?;
+            if version(envelope.sequence) > sequence {
+                break;
+            }
+            if let Some(value) = pick(&envelope.payload.0) {
+                found = Some(value);
+            }
+        }
+        Ok(found)
     }
 
     /// The aggregate's state and version, its events applied one at a time
@@ -193,6 +227,13 @@ where
         expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
         let mut context = self.rebuild(aggregate_id).await?;
+        // Looked up after the state is read, on every attempt: a commit of
+        // the same key that the state already holds is found here; one made
+        // after the state was read takes the sequence this attempt wants, so
+        // this attempt loses the optimistic lock and, decided again, finds it.
+        if let Some(earlier) = self.replay(metadata).await? {
+            return Ok(earlier);
+        }
         let current = version(context.current_sequence);
         if let Some(expected) = expected.filter(|e| current != 0 && *e != current) {
             return Err(CommandError::VersionMismatch { expected, current });
@@ -219,7 +260,43 @@ where
             sequence: version(sequence),
             position,
             events: count,
+            replayed: false,
         })
+    }
+
+    /// The earlier commit of a command carrying the same `Idempotency-Key`
+    /// (scoped to its sender) as `metadata`, if there is one; `None` when
+    /// `metadata` carries no key.
+    ///
+    /// # Errors
+    /// [`CommandError::IdempotencyKeyReused`] when that commit was made for
+    /// a different request; [`CommandError::Infrastructure`] when the store
+    /// cannot be read.
+    pub async fn replay(
+        &self,
+        metadata: &Metadata,
+    ) -> Result<Option<Committed>, CommandError<A::Error>> {
+        let Some(idempotency) = &metadata.idempotency else {
+            return Ok(None);
+        };
+        let found = self
+            .backend
+            .find_idempotent(A::TYPE, &idempotency.key)
+            .await
+            .map_err(|error| CommandError::Infrastructure(error.to_string()))?;
+        match found {
+            None => Ok(None),
+            Some(earlier) if earlier.request != idempotency.request => {
+                Err(CommandError::IdempotencyKeyReused)
+            }
+            Some(earlier) => Ok(Some(Committed {
+                aggregate_id: earlier.aggregate_id,
+                sequence: earlier.sequence,
+                position: earlier.position,
+                events: 0,
+                replayed: true,
+            })),
+        }
     }
 }
 

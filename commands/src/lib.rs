@@ -53,6 +53,10 @@ pub enum CommandError<E: std::error::Error> {
         /// The version the event store holds.
         current: i64,
     },
+    /// The request's `Idempotency-Key` was used before by the same sender
+    /// for a different request.
+    #[error("this Idempotency-Key was used for a different request")]
+    IdempotencyKeyReused,
     /// The store failed; the cause is logged where this is handled.
     #[error("the event store failed: {0}")]
     Infrastructure(String),

@@ -54,6 +54,7 @@ pub async fn seed_if_empty(
         actor: Actor::Seed,
         request_id: "seed".to_owned(),
         client_request_id: None,
+        idempotency: None,
     };
     let mut registered = 0;
     for record in domain::seed::bundled()? {
@@ -114,6 +115,7 @@ pub async fn apply_release(
         actor: Actor::Release,
         request_id: format!("release-{}", domain::release::RELEASE),
         client_request_id: None,
+        idempotency: None,
     };
     let mut report = ReleaseReport::default();
     for record in domain::seed::bundled()? {

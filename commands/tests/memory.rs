@@ -35,6 +35,7 @@ fn metadata() -> Metadata {
         actor: Actor::Steward(Slug::parse("ana").expect("slug")),
         request_id: "req-memory".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

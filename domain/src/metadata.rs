@@ -66,6 +66,21 @@ pub struct Metadata {
     pub request_id: String,
     /// The `x-request-id` the client sent, kept beside the server's.
     pub client_request_id: Option<String>,
+    /// The client's `Idempotency-Key` for this command, when it sent one.
+    pub idempotency: Option<Idempotency>,
+}
+
+/// A client's `Idempotency-Key`, as stored with the command's events: a
+/// retry of the same request under the same key finds them and gets the
+/// original answer instead of a second change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idempotency {
+    /// SHA-256 (hex) of the key scoped to its sender (the actor), so two
+    /// senders' keys never collide and the key itself is not stored.
+    pub key: String,
+    /// SHA-256 (hex) of the request (method, path and body): a different
+    /// request under the same key is refused.
+    pub request: String,
 }
 
 impl Metadata {
@@ -83,6 +98,13 @@ impl Metadata {
         if let Some(client) = &self.client_request_id {
             map.insert("client_request_id".to_owned(), client.clone());
         }
+        if let Some(idempotency) = &self.idempotency {
+            map.insert("idempotency_key".to_owned(), idempotency.key.clone());
+            map.insert(
+                "idempotency_request".to_owned(),
+                idempotency.request.clone(),
+            );
+        }
         map
     }
 
@@ -95,6 +117,13 @@ impl Metadata {
             actor: Actor::parse(map.get("actor")?)?,
             request_id: map.get("request_id")?.clone(),
             client_request_id: map.get("client_request_id").cloned(),
+            idempotency: match (map.get("idempotency_key"), map.get("idempotency_request")) {
+                (Some(key), Some(request)) => Some(Idempotency {
+                    key: key.clone(),
+                    request: request.clone(),
+                }),
+                _ => None,
+            },
         })
     }
 }
@@ -123,6 +152,7 @@ mod tests {
                 actor,
                 request_id: "req-1".into(),
                 client_request_id: None,
+                idempotency: None,
             };
             assert_eq!(
                 Metadata::from_map(&metadata.to_map()),

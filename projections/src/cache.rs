@@ -79,6 +79,9 @@ pub struct ReadCache {
     rows: Line<Mutex<Rows>>,
     /// False when no watcher runs: then nothing is remembered.
     watched: bool,
+    /// The highest log position a `min_position` read saw applied when it
+    /// last moved the generation ([`ReadCache::applied`]).
+    applied: std::sync::atomic::AtomicI64,
 }
 
 impl ReadCache {
@@ -100,6 +103,20 @@ impl ReadCache {
     /// The current generation: take it before reading the database.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
+    }
+
+    /// Tells the cache that the projections have applied the log up to
+    /// `position` (a `min_position` read waited for it): unless an earlier
+    /// such read saw that far already, everything cached so far is forgotten,
+    /// so nothing read before `position` was applied is served after. The
+    /// watcher would do the same, but only when it next looks.
+    pub fn applied(&self, position: i64) {
+        // Moved before it is recorded: a read that finds `position`
+        // recorded finds the generation moved too.
+        if self.applied.load(Ordering::Acquire) < position {
+            self.bump();
+            self.applied.fetch_max(position, Ordering::AcqRel);
+        }
     }
 
     /// Forgets everything cached so far (the read tables changed).

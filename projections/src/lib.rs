@@ -39,6 +39,7 @@
 pub mod api_keys;
 pub mod cache;
 pub mod changes;
+pub mod consistency;
 pub mod contacts;
 pub mod coverage;
 pub mod directory;

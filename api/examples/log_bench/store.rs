@@ -157,6 +157,7 @@ pub fn metadata(n: u64) -> Metadata {
         actor: Actor::Steward(bench_steward()),
         request_id: format!("bench-{n}"),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

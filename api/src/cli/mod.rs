@@ -25,6 +25,7 @@ pub fn cli_metadata(actor: Actor) -> Metadata {
         actor,
         request_id: format!("cli-{}", uuid::Uuid::new_v4()),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

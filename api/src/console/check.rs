@@ -555,9 +555,11 @@ pub async fn commit(
                 Redirect::to(&format!("/steward/party/{code}#history")).into_response()
             }
         }
-        Err(CommandError::VersionMismatch { .. } | CommandError::Conflict) => {
-            conflict(&console, &signed, &row, &history, &draft).await
-        }
+        Err(
+            CommandError::VersionMismatch { .. }
+            | CommandError::Conflict
+            | CommandError::IdempotencyKeyReused,
+        ) => conflict(&console, &signed, &row, &history, &draft).await,
         Err(CommandError::Rejected(AuthorityError::Invalid(found))) => {
             form_page(
                 &console,

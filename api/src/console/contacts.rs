@@ -529,9 +529,11 @@ pub async fn commit(
             };
             Redirect::to(&to).into_response()
         }
-        Err(CommandError::VersionMismatch { .. } | CommandError::Conflict) => {
-            conflict(&console, &signed, &row, &history, &draft).await
-        }
+        Err(
+            CommandError::VersionMismatch { .. }
+            | CommandError::Conflict
+            | CommandError::IdempotencyKeyReused,
+        ) => conflict(&console, &signed, &row, &history, &draft).await,
         Err(CommandError::Rejected(AuthorityError::Invalid(found))) => {
             form_page(
                 &console,

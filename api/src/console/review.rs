@@ -262,7 +262,7 @@ async fn decide(
         Err(CommandError::Rejected(other)) => {
             message(StatusCode::CONFLICT, "This cannot be done", &other.to_string(), back)
         }
-        Err(CommandError::VersionMismatch { .. } | CommandError::Conflict) => message(
+        Err(CommandError::VersionMismatch { .. } | CommandError::Conflict | CommandError::IdempotencyKeyReused) => message(
             StatusCode::CONFLICT,
             "Another write came first",
             "The record changed while this was decided; nothing was recorded. Open the queue again.",

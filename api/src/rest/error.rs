@@ -86,6 +86,12 @@ pub enum ApiError {
         /// Whole seconds until the address may try again.
         retry_after_secs: u64,
     },
+    /// 503 with `Retry-After`: this replica has not applied the log up to
+    /// the `min_position` the read asked for within the bound.
+    NotCaughtUp {
+        /// The position asked for.
+        position: i64,
+    },
     /// 503: the store is unreachable; the cause is logged.
     Unavailable(String),
     /// 500: a defect; the cause is logged.
@@ -118,6 +124,14 @@ impl IntoResponse for ApiError {
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static("Bearer realm=\"basel stewards\""),
                 );
+                response
+            }
+            Self::NotCaughtUp { .. } => {
+                let (status, body) = self.parts();
+                let mut response = (status, Json(body)).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
                 response
             }
             Self::TooManyRegistrations { retry_after_secs }
@@ -254,6 +268,14 @@ impl ApiError {
                     "too many failed attempts",
                     "too_many_failed_attempts",
                     &format!("too many requests from this address failed authentication; retry in {retry_after_secs} s"),
+                ),
+            ),
+            Self::NotCaughtUp { position } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                body(
+                    "not caught up",
+                    "not_caught_up",
+                    &format!("this replica has not applied the log up to position {position} yet; retry shortly"),
                 ),
             ),
             Self::Unavailable(cause) => {

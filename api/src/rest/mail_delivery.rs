@@ -63,6 +63,8 @@ pub async fn mail_key(state: &AppState, email: &Email, caller: &Caller) -> Resul
         actor: Actor::Registrant,
         request_id: caller.request_id.clone(),
         client_request_id: caller.client_request_id.clone(),
+        // A retry under the same Idempotency-Key asks for no second mail.
+        idempotency: caller.idempotency.clone(),
     };
     let wiring = &state.wiring;
     MailingCommands::new(&wiring.store, wiring.secret.clone())
@@ -73,6 +75,7 @@ pub async fn mail_key(state: &AppState, email: &Email, caller: &Caller) -> Resul
                 ApiError::Internal(format!("key mail refused: {refusal}"))
             }
             CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
+            CommandError::IdempotencyKeyReused => crate::rest::write::idempotency_key_reused(),
             CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
         })?;
     // Wakes this process's mail task (and projections) at once.

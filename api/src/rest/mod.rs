@@ -26,6 +26,7 @@ pub mod bounds;
 pub mod ca;
 pub mod changes;
 pub mod classify;
+pub mod consistency;
 pub mod coverage;
 pub mod docs;
 pub mod error;
@@ -74,6 +75,10 @@ pub fn router(state: AppState) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            consistency::layer,
+        ))
         .with_state(state.clone())
         .merge(crate::console::router(state)) // the steward console, `/steward/…`
 }

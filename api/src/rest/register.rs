@@ -55,6 +55,9 @@ pub struct Issued {
     pub email: Email,
     /// `false` when the address already had this key.
     pub created: bool,
+    /// What was recorded (or, for a retried `Idempotency-Key`, what was
+    /// recorded the first time); `None` when nothing was.
+    pub committed: Option<commands::executor::Committed>,
 }
 
 /// `GET /register`: the form.
@@ -121,6 +124,8 @@ pub struct Caller {
     pub request_id: String,
     /// The id the client sent, when sane and not reserved.
     pub client_request_id: Option<String>,
+    /// Its `Idempotency-Key`, scoped to registrants, with the request's digest.
+    pub idempotency: Option<domain::metadata::Idempotency>,
 }
 
 impl Caller {
@@ -133,6 +138,10 @@ impl Caller {
                 .map(|info| info.0.ip()),
             request_id: crate::telemetry::request_id::of(request.headers()),
             client_request_id: crate::telemetry::request_id::client_of(request.headers()),
+            idempotency: crate::rest::consistency::idempotency(
+                &Actor::Registrant,
+                request.headers(),
+            ),
         }
     }
 }
@@ -177,13 +186,18 @@ pub async fn register_json(
     state: &AppState,
     JsonBody(body): JsonBody,
     caller: &Caller,
-) -> Result<Json<RegisterAnswer>, ApiError> {
+) -> Result<Response, ApiError> {
     let issued = issue(state, parse(&body)?, caller).await?;
-    Ok(Json(RegisterAnswer {
+    let mut response = Json(RegisterAnswer {
         api_key: issued.api_key.expose_secret().to_owned(),
         email: issued.email.as_str().to_owned(),
         created: issued.created,
-    }))
+    })
+    .into_response();
+    if let Some(committed) = &issued.committed {
+        crate::rest::write::mark(&mut response, committed);
+    }
+    Ok(response)
 }
 
 /// Reads a JSON registration with the strict field reader.
@@ -246,11 +260,33 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
             retry_after_secs: crate::rest::register_limit::retry_after_secs(wait),
         });
     }
+    let metadata = Metadata {
+        recorded_at: Utc::now(),
+        actor: Actor::Registrant,
+        request_id: caller.request_id.clone(),
+        client_request_id: caller.client_request_id.clone(),
+        idempotency: caller.idempotency.clone(),
+    };
+    let commands = ApiKeyCommands::new(&state.wiring.store, state.wiring.secret.clone());
+    // A retry under the same Idempotency-Key gets the original answer.
+    if let Some(replayed) = commands
+        .replayed(&email, &metadata)
+        .await
+        .map_err(refused)?
+    {
+        return Ok(Issued {
+            api_key: replayed.api_key,
+            email,
+            created: true,
+            committed: Some(replayed.committed),
+        });
+    }
     if let Some(api_key) = active_key(state, &email).await? {
         return Ok(Issued {
             api_key,
             email,
             created: false,
+            committed: None,
         });
     }
     if let Err(wait) = state.registrations.try_register(client) {
@@ -259,27 +295,19 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
         });
     }
     let wiring = &state.wiring;
-    let metadata = Metadata {
-        recorded_at: Utc::now(),
-        actor: Actor::Registrant,
-        request_id: caller.request_id.clone(),
-        client_request_id: caller.client_request_id.clone(),
-    };
-    let registration = ApiKeyCommands::new(&wiring.store, wiring.secret.clone())
+    let registration = commands
         .register(&email, &metadata)
         .await
-        .map_err(|e| match e {
-            CommandError::Rejected(refusal) => {
-                ApiError::Internal(format!("registration refused: {refusal}"))
-            }
-            CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
-            CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
-        })?;
+        .map_err(refused)?;
     if registration.committed.events == 0 {
         return Ok(Issued {
             api_key: registration.api_key,
             email,
             created: registration.created,
+            committed: registration
+                .committed
+                .replayed
+                .then_some(registration.committed),
         });
     }
     state.committed();
@@ -302,5 +330,18 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
         api_key: registration.api_key,
         email,
         created: registration.created,
+        committed: Some(registration.committed),
     })
+}
+
+/// The answer to a failed registration command.
+fn refused(error: CommandError<domain::api_key::ApiKeyError>) -> ApiError {
+    match error {
+        CommandError::Rejected(refusal) => {
+            ApiError::Internal(format!("registration refused: {refusal}"))
+        }
+        CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
+        CommandError::IdempotencyKeyReused => crate::rest::write::idempotency_key_reused(),
+        CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
+    }
 }

@@ -87,6 +87,7 @@ pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Re
         actor: Actor::Registrant,
         request_id: uuid::Uuid::new_v4().to_string(),
         client_request_id: None,
+        idempotency: None,
     };
     MailingCommands::new(&state.wiring.store, state.wiring.secret.clone())
         .unsubscribe(&key_id, &metadata)
@@ -95,7 +96,9 @@ pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Re
             CommandError::Rejected(refusal) => {
                 ApiError::Internal(format!("unsubscribe refused: {refusal}"))
             }
-            CommandError::Conflict | CommandError::VersionMismatch { .. } => ApiError::Conflict,
+            CommandError::Conflict
+            | CommandError::VersionMismatch { .. }
+            | CommandError::IdempotencyKeyReused => ApiError::Conflict,
             CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
         })?;
     let body = "<h1>Unsubscribed</h1>\

@@ -29,10 +29,15 @@ pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);
 /// The metadata of a steward's command: now, `steward:<id>`, the request's
 /// server-issued id, and the client's `X-Request-Id` beside it when it is a
 /// sane one that claims no reserved label.
+///
+/// With an `Idempotency-Key`, the key (scoped to the steward) and the
+/// request's digest go with it ([`crate::rest::consistency`]).
 pub fn metadata(steward: &Steward, headers: &HeaderMap) -> Metadata {
+    let actor = Actor::Steward(steward.id.clone());
     Metadata {
         recorded_at: Utc::now(),
-        actor: Actor::Steward(steward.id.clone()),
+        idempotency: crate::rest::consistency::idempotency(&actor, headers),
+        actor,
         request_id: crate::telemetry::request_id::of(headers),
         client_request_id: crate::telemetry::request_id::client_of(headers),
     }
@@ -78,7 +83,17 @@ pub fn from_command(error: CommandError<AuthorityError>) -> ApiError {
         },
         CommandError::VersionMismatch { expected, .. } => ApiError::VersionMismatch { expected },
         CommandError::Conflict => ApiError::Conflict,
+        CommandError::IdempotencyKeyReused => idempotency_key_reused(),
         CommandError::Infrastructure(cause) => ApiError::Unavailable(cause),
+    }
+}
+
+/// 422 when an `Idempotency-Key` is sent again with a different request.
+pub fn idempotency_key_reused() -> ApiError {
+    ApiError::Unprocessable {
+        code: "idempotency_key_reused",
+        message: "this Idempotency-Key was used for a different request (method, path or body); use a new key for a new request".into(),
+        field: "Idempotency-Key",
     }
 }
 
@@ -181,7 +196,36 @@ pub async fn answer(
 }
 
 /// [`answer`] with another `Location` (a contact's, for a new contact).
+/// Either way the answer names the commit's log position in
+/// `X-Basel-Position` (a read on any replica can ask for it as
+/// `min_position`), and an answer to a retried `Idempotency-Key` says
+/// `Idempotent-Replayed: true`.
 pub async fn answer_at(
+    state: &AppState,
+    country: &CountryCode,
+    committed: &Committed,
+    status: StatusCode,
+    location: String,
+) -> Response {
+    let mut response = shown_or_accepted(state, country, committed, status, location).await;
+    mark(&mut response, committed);
+    response
+}
+
+/// Adds `X-Basel-Position` (and `Idempotent-Replayed` for a replay) to the
+/// answer to `committed`.
+pub fn mark(response: &mut Response, committed: &Committed) {
+    use crate::rest::consistency::{POSITION, REPLAYED};
+    let headers = response.headers_mut();
+    if committed.position > 0 {
+        headers.insert(POSITION, header::HeaderValue::from(committed.position));
+    }
+    if committed.replayed {
+        headers.insert(REPLAYED, header::HeaderValue::from_static("true"));
+    }
+}
+
+async fn shown_or_accepted(
     state: &AppState,
     country: &CountryCode,
     committed: &Committed,

@@ -294,6 +294,7 @@ async fn register_as_an_older_release(app: &App, parties: &[(&str, &str)]) {
         actor: domain::metadata::Actor::Import,
         request_id: "older".into(),
         client_request_id: None,
+        idempotency: None,
     };
     for (code, name) in parties {
         let register = domain::authority::RegisterAuthority {

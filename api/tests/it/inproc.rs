@@ -363,6 +363,7 @@ fn admin() -> Metadata {
         actor: Actor::Admin,
         request_id: "test".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

@@ -31,6 +31,7 @@ mod replay;
 mod rest;
 mod rest_browser;
 mod rest_changes;
+mod rest_consistency;
 mod rest_contacts;
 mod rest_errors;
 mod rest_first_hour;

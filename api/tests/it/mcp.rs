@@ -539,6 +539,7 @@ async fn a_client_hears_that_a_country_was_added() {
         actor: domain::metadata::Actor::Import,
         request_id: "first-release-import".into(),
         client_request_id: None,
+        idempotency: None,
     };
     commands::authority::AuthorityCommands::new(&backend)
         .register(register, &metadata)

@@ -200,6 +200,53 @@ impl Backend {
         Ok(position)
     }
 
+    /// The last event of the command of `aggregate_type` stored under the
+    /// idempotency key `key` (see [`domain::metadata::Idempotency`]), if
+    /// any: where it landed and the digest of the request that made it.
+    /// Served by the `events_idempotency` index.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Database`] if the query fails.
+    pub async fn find_idempotent(
+        &self,
+        aggregate_type: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentCommit>, StoreError> {
+        let row: Option<(String, i64, i64, Option<String>)> = match self {
+            Self::Postgres(pool) => {
+                sqlx::query_as(
+                    "SELECT aggregate_id, sequence, position, metadata->>'idempotency_request' FROM events \
+                     WHERE metadata->>'idempotency_key' = $2 AND aggregate_type = $1 \
+                     ORDER BY position DESC LIMIT 1",
+                )
+                .bind(aggregate_type)
+                .bind(key)
+                .fetch_optional(pool)
+                .await?
+            }
+            Self::Sqlite(pool) => {
+                sqlx::query_as(
+                    "SELECT aggregate_id, sequence, position, json_extract(metadata, '$.idempotency_request') FROM events \
+                     WHERE json_extract(metadata, '$.idempotency_key') = ? AND aggregate_type = ? \
+                     ORDER BY position DESC LIMIT 1",
+                )
+                .bind(key)
+                .bind(aggregate_type)
+                .fetch_optional(pool)
+                .await?
+            }
+        };
+        Ok(row.map(
+            |(aggregate_id, sequence, position, request)| IdempotentCommit {
+                aggregate_id,
+                sequence,
+                position,
+                request: request.unwrap_or_default(),
+            },
+        ))
+    }
+
     /// The highest committed position, 0 when the store is empty.
     ///
     /// # Errors
@@ -213,4 +260,17 @@ impl Backend {
         };
         Ok(max)
     }
+}
+
+/// A command committed under an idempotency key ([`Backend::find_idempotent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotentCommit {
+    /// Its aggregate.
+    pub aggregate_id: String,
+    /// The sequence of its last event.
+    pub sequence: i64,
+    /// The log position of its last event.
+    pub position: i64,
+    /// The digest of the request that made it.
+    pub request: String,
 }

@@ -21,6 +21,7 @@ fn metadata(request: usize) -> Metadata {
         actor: Actor::Steward(Slug::parse("ana").expect("slug")),
         request_id: format!("req-{request}"),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

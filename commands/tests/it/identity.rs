@@ -21,6 +21,7 @@ fn metadata() -> Metadata {
         actor: Actor::Admin,
         request_id: "req".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

@@ -51,6 +51,7 @@ fn metadata() -> Metadata {
         actor: Actor::Seed,
         request_id: "relay-test".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

@@ -23,6 +23,7 @@ fn metadata() -> Metadata {
         actor: Actor::Registrant,
         request_id: "t".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

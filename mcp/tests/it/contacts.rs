@@ -19,6 +19,7 @@ fn metadata(actor: Actor) -> Metadata {
         actor,
         request_id: "test".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

@@ -72,6 +72,7 @@ pub fn metadata(actor: Actor) -> Metadata {
         actor,
         request_id: "test".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

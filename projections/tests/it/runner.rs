@@ -19,6 +19,7 @@ pub(crate) fn metadata() -> Metadata {
         actor: Actor::Seed,
         request_id: "t".into(),
         client_request_id: None,
+        idempotency: None,
     }
 }
 

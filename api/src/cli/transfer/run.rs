@@ -207,6 +207,7 @@ pub async fn write(
                 actor: Actor::Steward(ctx.steward.clone()),
                 request_id: format!("import-{request}-row-{row}"),
                 client_request_id: None,
+                idempotency: None,
             };
             if let Err(e) = execute(commands, country, command.clone(), &metadata).await {
                 failed.push(format!("{}: row {row} ({country}): {e}", ctx.file));
@@ -249,6 +250,7 @@ pub async fn propose(
             actor: Actor::Steward(ctx.steward.clone()),
             request_id: format!("import-{request}-party-{country}"),
             client_request_id: None,
+            idempotency: None,
         };
         let registers = plan
             .steps

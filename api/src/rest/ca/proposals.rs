@@ -158,6 +158,17 @@ pub async fn propose(
         )
         .await
         .map_err(write::from_command)?;
+    // A retried Idempotency-Key answers with the proposal its first
+    // request made.
+    let id = if committed.replayed {
+        commands
+            .proposal_made_by(country, committed.sequence)
+            .await
+            .map_err(write::from_command)?
+            .unwrap_or(id)
+    } else {
+        id
+    };
     write::settle(state, committed.position).await;
     let record = commands
         .current(country)
@@ -175,7 +186,9 @@ pub async fn propose(
         proposal: view(country, proposal),
     };
     let at = body.proposal.location.clone();
-    Ok((StatusCode::ACCEPTED, [(header::LOCATION, at)], Json(body)).into_response())
+    let mut response = (StatusCode::ACCEPTED, [(header::LOCATION, at)], Json(body)).into_response();
+    write::mark(&mut response, &committed);
+    Ok(response)
 }
 
 /// `{country_code}` and `{proposal_id}` of the path.
