@@ -78,7 +78,14 @@ async fn settled_to(limit: usize) -> usize {
 
 #[tokio::test]
 async fn idle_sessions_keep_no_task_and_wake_for_their_next_request() {
-    let app = spawn().await;
+    let config = McpConfig {
+        sessions: mcp::SessionLimits {
+            per_key: 1_000,
+            ..mcp::SessionLimits::default()
+        },
+        ..McpConfig::default()
+    };
+    let app = spawn_configured(&[], None, config).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let sessions_before = alive_tasks();
     let mut sessions = Vec::new();
