@@ -7,7 +7,8 @@
 //! itself, where SSE means "the last event I saw was N": the client got N
 //! twice.
 //!
-//! [`NumberedEvents`] wraps rmcp's manager and adds one to the number of
+//! [`NumberedEvents`] wraps the session manager (rmcp's, behind
+//! [`crate::dormant::Dormant`]) and adds one to the number of
 //! every event it streams (`3` → `4`, `3/7` → `4/7` for the stream of
 //! request 7), and passes `Last-Event-ID` through unchanged. The priming
 //! event keeps `0`; the first real event is `1`; and `Last-Event-ID: N`
@@ -18,16 +19,17 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
-/// rmcp's session manager, with event ids numbered from 1 (see the module).
-pub(crate) struct NumberedEvents(pub(crate) Arc<LocalSessionManager>);
+use crate::dormant::Dormant;
 
-type Error = <LocalSessionManager as SessionManager>::Error;
-type Transport = <LocalSessionManager as SessionManager>::Transport;
+/// The session manager, with event ids numbered from 1 (see the module).
+pub(crate) struct NumberedEvents(pub(crate) Arc<Dormant>);
+
+type Error = <Dormant as SessionManager>::Error;
+type Transport = <Dormant as SessionManager>::Transport;
 
 impl SessionManager for NumberedEvents {
     type Error = Error;

@@ -8,6 +8,7 @@
 //! identity in `_meta["io.modelcontextprotocol/serverInfo"]`, as that
 //! revision asks servers to.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use axum::http::request::Parts;
@@ -23,7 +24,9 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::dormant::Records;
 use crate::guard::Caller;
 use crate::live::{self, Subscriptions};
 use crate::rate::Limiter;
@@ -88,14 +91,27 @@ pub(crate) struct Basel {
     added: Option<tokio::sync::broadcast::Sender<String>>,
     /// This session's `resources/subscribe`s.
     subscriptions: Arc<Subscriptions>,
+    /// The streamable sessions, pinned awake while they have subscriptions.
+    records: Arc<Records>,
+    /// Cancelled when this session's handler is dropped (its service ended:
+    /// closed, or put to sleep), ending the tasks it started.
+    ended: CancellationToken,
+    _ending: Arc<DropGuard>,
+    /// Whether `notifications/initialized` was handled.
+    initialized: Arc<AtomicBool>,
 }
 
 impl Basel {
     /// A handler over `state`, limited by `config.rate`.
-    pub(crate) fn new(state: Arc<McpState>, config: &McpConfig) -> Self {
+    pub(crate) fn new(state: Arc<McpState>, config: &McpConfig, records: Arc<Records>) -> Self {
         let router = tools::router();
         let definitions = tools::published(&router);
+        let ended = CancellationToken::new();
         Self {
+            records,
+            _ending: Arc::new(ended.clone().drop_guard()),
+            ended,
+            initialized: Arc::default(),
             state,
             instructions: instructions(&definitions).into(),
             router: Arc::new(router),
@@ -110,8 +126,12 @@ impl Basel {
 
     /// This handler for one new session: no subscriptions yet.
     pub(crate) fn session(&self) -> Self {
+        let ended = CancellationToken::new();
         Self {
             subscriptions: Arc::default(),
+            _ending: Arc::new(ended.clone().drop_guard()),
+            ended,
+            initialized: Arc::default(),
             ..self.clone()
         }
     }
@@ -166,8 +186,15 @@ impl ServerHandler for Basel {
     /// Once a session is initialised, it hears of every country added to
     /// the directory (`notifications/resources/list_changed`).
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.initialized.swap(true, Ordering::AcqRel) {
+            return;
+        }
         if let Some(added) = &self.added {
-            tokio::spawn(live::announce_additions(added.subscribe(), context.peer));
+            tokio::spawn(live::announce_additions(
+                added.subscribe(),
+                context.peer,
+                self.ended.clone(),
+            ));
         }
     }
 
@@ -241,6 +268,9 @@ impl ServerHandler for Basel {
             return Err(not_offered("resources/subscribe"));
         };
         let uri = live::record_uri(&request.uri)?;
+        if let Some(id) = session_id(&context) {
+            self.records.pin(id, true);
+        }
         self.subscriptions.add(uri, changes, context.peer);
         Ok(())
     }
@@ -248,12 +278,15 @@ impl ServerHandler for Basel {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if self.changes.is_none() {
             return Err(not_offered("resources/unsubscribe"));
         }
-        self.subscriptions.remove(&live::record_uri(&request.uri)?);
+        let left = self.subscriptions.remove(&live::record_uri(&request.uri)?);
+        if let (0, Some(id)) = (left, session_id(&context)) {
+            self.records.pin(id, false);
+        }
         Ok(())
     }
 
@@ -335,6 +368,17 @@ impl ServerHandler for Basel {
         sign(&context, &mut result.meta);
         Ok(ReadResourceResponse::from(result))
     }
+}
+
+/// The streamable HTTP session a request came in (its `Mcp-Session-Id`).
+fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
+    context
+        .extensions
+        .get::<Parts>()?
+        .headers
+        .get("mcp-session-id")?
+        .to_str()
+        .ok()
 }
 
 /// -32601 for a method of a capability this server does not advertise.

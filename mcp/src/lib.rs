@@ -36,7 +36,10 @@
 //!   opened them, capped per key, per client address and in all, expired
 //!   when idle;
 //! - `revoked`: closes the sessions (and streams) of keys no longer active;
-//! - `event_ids`: rmcp's session manager with event ids a client can resume
+//! - `dormant`: rmcp's session manager with idle sessions asleep: kept as
+//!   their `initialize` params, the per-session service started again by
+//!   the next request or stream;
+//! - `event_ids`: the session manager with event ids a client can resume
 //!   from (the priming event alone has id 0; `Last-Event-ID: N` replays
 //!   what came after N).
 //!
@@ -44,6 +47,7 @@
 //! whose `Default` is what [`router`] and [`router_until`] use.
 
 mod cursor;
+mod dormant;
 mod event_ids;
 mod guard;
 mod handler;
@@ -167,8 +171,14 @@ where
 
 fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Router {
     let state = Arc::new(state);
-    let handler = handler::Basel::new(state.clone(), &config);
-    let manager = Arc::new(session_manager(config.sessions));
+    let records = Arc::new(dormant::Records::default());
+    let handler = handler::Basel::new(state.clone(), &config, records.clone());
+    let manager = dormant::Dormant::new(
+        session_manager(config.sessions),
+        records,
+        handler.clone(),
+        shutdown.clone(),
+    );
     let registry = sessions::Registry::new(config.sessions, manager.clone());
     registry.sweep_until(shutdown.clone());
     revoked::watch(&registry, state.clone(), shutdown.clone());
@@ -205,8 +215,8 @@ fn build(state: McpState, config: McpConfig, shutdown: CancellationToken) -> Rou
         ))
 }
 
-/// rmcp's session manager; its own idle expiry is a safety net behind the
-/// registry's sweeper.
+/// rmcp's session manager (under `dormant`); its own idle expiry is a
+/// safety net behind the registry's sweeper.
 fn session_manager(limits: SessionLimits) -> LocalSessionManager {
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(limits.idle + std::time::Duration::from_secs(60));

@@ -26,6 +26,7 @@ use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 
 /// The URI prefix of a record that can be subscribed to.
 const CA_PREFIX: &str = "basel://ca/";
@@ -75,9 +76,12 @@ impl Subscriptions {
         }
     }
 
-    /// Removes `uri` (canonical).
-    pub(crate) fn remove(&self, uri: &str) {
-        self.with_uris(|uris| uris.remove(uri));
+    /// Removes `uri` (canonical): how many subscriptions are left.
+    pub(crate) fn remove(&self, uri: &str) -> usize {
+        self.with_uris(|uris| {
+            uris.remove(uri);
+            uris.len()
+        })
     }
 
     /// The subscribed URIs among those of `changed` (None: all of them).
@@ -125,13 +129,18 @@ async fn watch(
 
 /// The part of a `subscriptions/listen` filter served here: its record URIs.
 /// Sends `notifications/resources/list_changed` to `peer` for every country
-/// added, until its transport closes.
+/// added, until its transport closes or its session's service ends.
 pub(crate) async fn announce_additions(
     mut added: broadcast::Receiver<String>,
     peer: Peer<RoleServer>,
+    ended: CancellationToken,
 ) {
     loop {
-        match added.recv().await {
+        let received = tokio::select! {
+            received = added.recv() => received,
+            () = ended.cancelled() => return,
+        };
+        match received {
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
             Err(broadcast::error::RecvError::Closed) => return,
         }

@@ -33,7 +33,6 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tokio_util::sync::CancellationToken;
 
@@ -150,19 +149,28 @@ pub(crate) struct Holder<'a> {
     pub(crate) address: Option<IpAddr>,
 }
 
+/// Closes a streamable HTTP session in the session manager.
+type CloseStreamable = Box<dyn Fn(String) + Send + Sync>;
+
 /// The open sessions.
 pub(crate) struct Registry {
     limits: SessionLimits,
-    manager: Arc<LocalSessionManager>,
+    close_streamable: CloseStreamable,
     open: Mutex<HashMap<String, Entry>>,
 }
 
 impl Registry {
     /// No sessions yet; streamable sessions live in `manager`.
-    pub(crate) fn new(limits: SessionLimits, manager: Arc<LocalSessionManager>) -> Arc<Self> {
+    pub(crate) fn new<M: SessionManager>(limits: SessionLimits, manager: Arc<M>) -> Arc<Self> {
+        let close_streamable: CloseStreamable = Box::new(move |id: String| {
+            let manager = manager.clone();
+            tokio::spawn(async move {
+                let _ = manager.close_session(&id.into()).await;
+            });
+        });
         Arc::new(Self {
             limits,
-            manager,
+            close_streamable,
             open: Mutex::default(),
         })
     }
@@ -395,12 +403,7 @@ impl Registry {
         entry.ended.cancel();
         match entry.closer {
             Closer::Sse(token) => token.cancel(),
-            Closer::Streamable => {
-                let manager = self.manager.clone();
-                tokio::spawn(async move {
-                    let _ = manager.close_session(&id.into()).await;
-                });
-            }
+            Closer::Streamable => (self.close_streamable)(id),
         }
     }
 }
@@ -452,6 +455,7 @@ impl Drop for StreamGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
     fn registry(per_key: usize, total: usize) -> Arc<Registry> {
         Registry::new(

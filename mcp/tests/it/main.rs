@@ -2,6 +2,7 @@
 //! SQLite store, driven by the rmcp client and by raw HTTP.
 
 mod contacts;
+mod dormant;
 mod http;
 mod interop;
 mod live;
