@@ -140,17 +140,24 @@ impl Cluster {
         jetstream::new(client)
     }
 
-    /// Waits (at most 30 s) until JetStream has a meta leader.
+    /// Waits (at most 30 s) until JetStream places an R3 stream (a probe,
+    /// deleted again).
     async fn ready(&self) {
         let context = self.jetstream().await;
         let ready = eventually(Duration::from_secs(30), || async {
-            context.query_account().await.is_ok()
+            context
+                .get_or_create_stream(jetstream::stream::Config {
+                    name: "PROBE".into(),
+                    subjects: vec!["probe.>".into()],
+                    num_replicas: 3,
+                    ..Default::default()
+                })
+                .await
+                .is_ok()
         })
         .await;
-        assert!(
-            ready.is_some(),
-            "the cluster elected no JetStream leader in 30 s"
-        );
+        assert!(ready.is_some(), "the cluster placed no R3 stream in 30 s");
+        let _ = context.delete_stream("PROBE").await;
     }
 
     /// The stream's leader and followers, once every replica is current
