@@ -12,6 +12,7 @@
 //! - [`executor`]: load, decide, append, report the committed position;
 //! - [`authority`], [`steward`], [`api_key`]: one command service per aggregate;
 //! - [`mailing`]: key mails, unsubscribing and notices (events the mail outbox reads);
+//! - [`nats`]: reaching NATS (URL lists, credentials, TLS);
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
 //! - [`seed`]: the bundled dataset on first start;
 //! - [`secrets`]: tokens, keys and their hashes;
@@ -28,6 +29,7 @@ pub mod console;
 pub mod executor;
 pub mod identity;
 pub mod mailing;
+pub mod nats;
 pub mod relay;
 pub mod secrets;
 pub mod seed;

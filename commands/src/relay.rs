@@ -29,6 +29,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row};
 
+use crate::nats::NatsAccess;
 use crate::store::NOTIFY_CHANNEL;
 
 /// The advisory-lock key the active relay holds (distinct from the position lock).
@@ -51,7 +52,7 @@ const ACK_TIMEOUT: Duration = Duration::from_secs(5);
 /// Where the log lives on NATS.
 #[derive(Debug, Clone)]
 pub struct LogSettings {
-    /// The NATS server URL.
+    /// The NATS server URLs, comma-separated (`nats://a:4222,nats://b:4222`).
     pub url: String,
     /// The stream's name (`BASEL_EVENTS`).
     pub stream: String,
@@ -76,19 +77,27 @@ fn nats(error: impl std::fmt::Display) -> RelayError {
     RelayError::Nats(error.to_string())
 }
 
-/// Connects to NATS (retrying in the background when it is down) and returns
-/// a JetStream context whose requests time out after [`ACK_TIMEOUT`].
+/// Connects to NATS without credentials or TLS of the operator's own
+/// ([`connect_with`]).
 ///
 /// # Errors
 /// [`RelayError::Nats`] when the URL is unusable.
 pub async fn connect(settings: &LogSettings) -> Result<jetstream::Context, RelayError> {
-    let client = async_nats::ConnectOptions::new()
-        .name("basel")
-        .retry_on_initial_connect()
-        .connection_timeout(Duration::from_secs(2))
-        .connect(settings.url.as_str())
-        .await
-        .map_err(nats)?;
+    connect_with(settings, &NatsAccess::default()).await
+}
+
+/// Connects to NATS at the comma-separated URLs of `settings` with `access`
+/// (retrying in the background while every server is down; see
+/// [`crate::nats::connect`]) and returns a JetStream context whose requests
+/// time out after [`ACK_TIMEOUT`].
+///
+/// # Errors
+/// [`RelayError::Nats`] when the URLs or `access` are unusable.
+pub async fn connect_with(
+    settings: &LogSettings,
+    access: &NatsAccess,
+) -> Result<jetstream::Context, RelayError> {
+    let client = crate::nats::connect(&settings.url, access).await?;
     let mut context = jetstream::new(client);
     context.set_timeout(ACK_TIMEOUT);
     Ok(context)
@@ -112,7 +121,13 @@ pub fn stream_config(settings: &LogSettings) -> stream::Config {
     }
 }
 
-/// Creates the stream if it is missing (an existing one is left as it is).
+/// Creates the stream if it is missing. An existing stream with another
+/// number of replicas than configured is updated to it (a server that
+/// refuses, e.g. a single server asked for three, is logged and the stream
+/// kept); settings that JetStream cannot change in place (storage,
+/// retention) are logged when they differ. Deletes and purges are denied
+/// by the active relay ([`Relay::run`]), after any rewrite that needs a
+/// purge.
 ///
 /// # Errors
 /// [`RelayError::Nats`] when NATS cannot be reached or refuses.
@@ -120,10 +135,42 @@ pub async fn ensure_stream(
     context: &jetstream::Context,
     settings: &LogSettings,
 ) -> Result<stream::Stream, RelayError> {
-    context
-        .get_or_create_stream(stream_config(settings))
+    let wanted = stream_config(settings);
+    let mut stream = context
+        .get_or_create_stream(wanted.clone())
         .await
-        .map_err(nats)
+        .map_err(nats)?;
+    let config = stream.info().await.map_err(nats)?.config.clone();
+    if config.storage != wanted.storage || config.retention != wanted.retention {
+        tracing::warn!(
+            stream = %wanted.name,
+            storage = ?config.storage,
+            retention = ?config.retention,
+            "the stream is not file-backed with limits retention as basel creates it; JetStream cannot change that in place: re-create the stream (and republish with `basel relay --republish-from 1`) to change it"
+        );
+    }
+    if config.num_replicas != wanted.num_replicas {
+        let replicas = stream::Config {
+            num_replicas: wanted.num_replicas,
+            ..config.clone()
+        };
+        match context.update_stream(replicas).await {
+            Ok(_) => tracing::info!(
+                stream = %wanted.name,
+                from = config.num_replicas,
+                to = wanted.num_replicas,
+                "the stream's replicas now match BASEL_NATS_REPLICAS"
+            ),
+            Err(error) => tracing::warn!(
+                stream = %wanted.name,
+                replicas = config.num_replicas,
+                wanted = wanted.num_replicas,
+                error = %error,
+                "cannot change the stream's replicas to BASEL_NATS_REPLICAS; it keeps its own"
+            ),
+        }
+    }
+    Ok(stream)
 }
 
 /// Makes a stream created before the verifiable log (issue #29) refuse

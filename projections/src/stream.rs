@@ -1,10 +1,12 @@
 //! Projections fed by the JetStream log (server mode).
 //!
-//! Each projection of [`crate::registry`] is a pull consumer with explicit
-//! acks, filtered to the subjects of the aggregate it reads, created afresh
-//! on every start from the stream sequence after the projection's own
-//! checkpoint (so a restart after a crash resumes at once, with nothing
-//! waiting for redelivery to a dead consumer). A batch of
+//! Each projection of [`crate::registry`] is a durable pull consumer named
+//! `basel_<projection>` ([`LogSource::durable`]) with explicit acks,
+//! filtered to the subjects of the aggregate it reads. A restarted process
+//! resumes it, unless it cannot deliver everything after the projection's
+//! own checkpoint (the checkpoint is the truth, the consumer only a
+//! delivery channel): then it is re-created from the stream sequence after
+//! the checkpoint ([`durable_consumer`]). A batch of
 //! messages is applied in one transaction together with the checkpoint; only
 //! after the commit are the messages acknowledged. So a crash anywhere
 //! redelivers, and redelivery is harmless (per-aggregate sequence guards).
@@ -24,11 +26,18 @@
 //!   (subject and stream sequence, or the event) is stored with the
 //!   checkpoint, logged, and reported by `/readyz` and `/metrics`.
 //! - A database failure naks the batch (redelivered a second later) and the
-//!   consumer is re-created after a pause; so is a lost NATS connection.
+//!   consumer is bound again after a pause; so after a lost NATS connection.
+//!
+//! Several projector processes may bind the same durable consumer (a
+//! standby): the server splits the messages between them, and each batch
+//! fills from the store what the other process was handed, so both stay
+//! correct (the checkpoint row is locked per batch, sequence guards skip
+//! what was applied).
 
 use std::time::Duration;
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy, PullConsumer};
+use async_nats::jetstream::context::ConsumerInfoErrorKind;
 use async_nats::jetstream::{self, AckKind};
 use futures::{FutureExt, StreamExt};
 use sqlx::Row;
@@ -46,9 +55,10 @@ const BATCH: usize = 500;
 /// Pause before re-creating a consumer after a failure.
 const RETRY: Duration = Duration::from_secs(1);
 
-/// An ephemeral consumer nobody pulls from for this long is removed by the
-/// server (that of a process that died).
-const INACTIVE: Duration = Duration::from_secs(60);
+/// How long a message handed to a consumer may stay unacknowledged before
+/// the server hands it out again (a process that died with it, a lost
+/// acknowledgement); applying it twice changes nothing.
+const ACK_WAIT: Duration = Duration::from_secs(10);
 
 /// Where the log is.
 #[derive(Clone)]
@@ -72,9 +82,8 @@ impl LogSource {
         )
     }
 
-    /// The name of the durable consumer earlier versions kept for
-    /// `projection` (`basel_<name>`); it is deleted at start (consumers are
-    /// now ephemeral, created from the projection's checkpoint).
+    /// The name of `projection`'s durable consumer (`basel_<name>`): what
+    /// NATS-side monitoring and alerting watch (`nats consumer info`).
     pub fn durable(projection: Projection) -> String {
         format!("basel_{}", projection.name())
     }
@@ -169,30 +178,7 @@ impl Projector {
             .get_stream(&source.stream)
             .await
             .map_err(|e| format!("stream {}: {e}", source.stream))?;
-        // A fresh consumer from the projection's own checkpoint on every
-        // start: messages a crashed process had been handed are read again
-        // at once, not after the server's ack wait. Consumers are
-        // ephemeral (removed by the server once unused), so a standby
-        // projector process reads the log too and applies nothing twice
-        // (checkpoint row lock, per-aggregate sequence guards).
-        forget_durable(&stream, projection).await;
-        let consumer: PullConsumer = stream
-            .create_consumer(pull::Config {
-                filter_subject: source.filter(projection),
-                ack_policy: AckPolicy::Explicit,
-                ack_wait: Duration::from_secs(30),
-                max_ack_pending: 20_000,
-                inactive_threshold: INACTIVE,
-                deliver_policy: match u64::try_from(applied) {
-                    Ok(applied) if applied > 0 => DeliverPolicy::ByStartSequence {
-                        start_sequence: applied + 1,
-                    },
-                    _ => DeliverPolicy::All,
-                },
-                ..pull::Config::default()
-            })
-            .await
-            .map_err(|e| format!("consumer of {name}: {e}"))?;
+        let consumer = durable_consumer(&stream, source, projection, applied).await?;
         let mut messages = consumer
             .stream()
             .max_messages_per_batch(BATCH)
@@ -409,24 +395,96 @@ struct BatchOutcome {
     position: i64,
 }
 
-/// Deletes the durable consumer of earlier versions, if there is one (its
-/// undelivered state would otherwise be kept by the server for ever).
-async fn forget_durable(stream: &jetstream::stream::Stream, projection: Projection) {
-    let durable = LogSource::durable(projection);
-    if stream.consumer_info(&durable).await.is_ok() {
-        match stream.delete_consumer(&durable).await {
-            Ok(_) => tracing::info!(
-                projection.name = projection.name(),
-                "removed the durable consumer of an earlier version"
-            ),
-            Err(error) => tracing::debug!(error = %error, "cannot remove an old durable consumer"),
-        }
-    }
-}
-
 fn sequence_of(message: &jetstream::Message) -> i64 {
     message
         .info()
         .map(|info| i64::try_from(info.stream_sequence).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+/// Why the durable consumer as it stands cannot serve the checkpoint at
+/// `applied` (its stream sequence); `None` when it can be resumed.
+fn stale_reason(info: &jetstream::consumer::Info, filter: &str, applied: u64) -> Option<String> {
+    let config = &info.config;
+    if config.filter_subject != filter || config.ack_policy != AckPolicy::Explicit {
+        return Some(format!(
+            "its filter {:?} or ack policy {:?} is not this version's",
+            config.filter_subject, config.ack_policy
+        ));
+    }
+    if info.ack_floor.stream_sequence > applied {
+        // Acknowledged past the checkpoint (checkpoints reset for a
+        // rebuild, a restored database): it would never hand those over.
+        return Some(format!(
+            "it acknowledged up to stream sequence {}, past the checkpoint at {applied}",
+            info.ack_floor.stream_sequence
+        ));
+    }
+    if info.delivered.stream_sequence > applied && info.num_ack_pending > 0 && info.num_waiting == 0
+    {
+        // Messages past the checkpoint are out with a process that is gone
+        // (nobody pulls): re-created, they come at once instead of after
+        // the ack wait.
+        return Some(format!(
+            "{} messages past the checkpoint are out with no process pulling",
+            info.num_ack_pending
+        ));
+    }
+    None
+}
+
+/// `projection`'s durable consumer, resumed when it delivers everything
+/// after the checkpoint's stream sequence `applied` (unacknowledged
+/// messages come again, later ones go on), else re-created from there
+/// (logged with the reason).
+///
+/// # Errors
+/// The reason, when NATS does not answer or refuses.
+async fn durable_consumer(
+    stream: &jetstream::stream::Stream,
+    source: &LogSource,
+    projection: Projection,
+    applied: i64,
+) -> Result<PullConsumer, String> {
+    let durable = LogSource::durable(projection);
+    let filter = source.filter(projection);
+    let applied = u64::try_from(applied).unwrap_or(0);
+    match stream.consumer_info(&durable).await {
+        Ok(info) => match stale_reason(&info, &filter, applied) {
+            None => {
+                return stream
+                    .get_consumer(&durable)
+                    .await
+                    .map_err(|e| format!("consumer {durable}: {e}"))
+            }
+            Some(reason) => {
+                tracing::info!(projection.name = projection.name(), consumer = %durable, reason = %reason, "re-creating the durable consumer from the checkpoint");
+                stream
+                    .delete_consumer(&durable)
+                    .await
+                    .map_err(|e| format!("cannot delete consumer {durable}: {e}"))?;
+            }
+        },
+        Err(error) if error.kind() == ConsumerInfoErrorKind::NotFound => {}
+        Err(error) => return Err(format!("consumer {durable}: {error}")),
+    }
+    stream
+        .create_consumer(pull::Config {
+            durable_name: Some(durable.clone()),
+            name: Some(durable.clone()),
+            description: Some(format!("basel projection {}", projection.name())),
+            filter_subject: filter,
+            ack_policy: AckPolicy::Explicit,
+            ack_wait: ACK_WAIT,
+            max_ack_pending: 20_000,
+            deliver_policy: match applied {
+                0 => DeliverPolicy::All,
+                applied => DeliverPolicy::ByStartSequence {
+                    start_sequence: applied + 1,
+                },
+            },
+            ..pull::Config::default()
+        })
+        .await
+        .map_err(|e| format!("cannot create consumer {durable}: {e}"))
 }

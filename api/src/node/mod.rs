@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod files;
 pub mod mail;
+pub mod nats;
 pub mod ops;
 pub mod preflight;
 pub mod public;
@@ -261,6 +262,7 @@ async fn start_rest(
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
     state.failed_auth = readers.failed_auth.clone();
+    state.readiness = rest::readiness::Progress::with(ops::readiness(settings, true));
     state.review = settings.review;
     state.mcp_url = mcp_url;
     state.public_url = Some(
@@ -292,13 +294,14 @@ async fn start_ops(
     let listener = bind(settings.ops_listen).await?;
     let addr = listener.local_addr()?;
     tracing::info!(ops_addr = %addr, backend = %runtime.backend.name(), roles = %roles(settings), "ops endpoints listening");
-    let state = rest::AppState::new(
+    let mut state = rest::AppState::new(
         runtime.wiring(),
         readers.classifier.clone(),
         settings.stale_after_days,
         readers.cache.clone(),
     )
     .with_audit(readers.audit.clone());
+    state.readiness = rest::readiness::Progress::with(ops::readiness(settings, false));
     let body = crate::edge::BodyLimit {
         max_bytes: rest::BODY_LIMIT,
         deadline: settings.conn.body_timeout,

@@ -5,6 +5,7 @@
 //! guard, connection limits).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::MatchedPath;
 use axum::http::Method;
@@ -12,9 +13,40 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
+use crate::node::settings::{Role, ServeSettings};
 use crate::rest::error::ApiError;
 use crate::rest::observe::Observe;
+use crate::rest::readiness::{Policy, DEFAULT_MAX_LAG};
 use crate::rest::{metrics, ops, AppState, Shared};
+
+/// What `/readyz` checks besides the roles (`BASEL_READY_MAX_LAG`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReadinessSettings {
+    /// How long an event may wait for a projection while a REST or MCP
+    /// process still answers ready on `/readyz` (e.g. `30s`, `5m`).
+    #[arg(long, env = "BASEL_READY_MAX_LAG", default_value = "60s", value_parser = crate::edge::settings::parse_duration)]
+    pub ready_max_lag: Duration,
+}
+
+impl Default for ReadinessSettings {
+    fn default() -> Self {
+        Self {
+            ready_max_lag: DEFAULT_MAX_LAG,
+        }
+    }
+}
+
+/// What `/readyz` checks on a listener of a process run with `settings`:
+/// reads when it serves them (`serves_reads`: the REST listener, or an MCP
+/// server in the process), the projector and the relay when it runs them.
+pub fn readiness(settings: &ServeSettings, serves_reads: bool) -> Policy {
+    Policy {
+        serves_reads: serves_reads || settings.runs(Role::Mcp),
+        projects: settings.runs(Role::Projector),
+        relays: settings.runs(Role::Relay),
+        max_lag: settings.readiness.ready_max_lag,
+    }
+}
 
 /// The ops router over `state`.
 pub fn router(state: AppState) -> Router {

@@ -98,6 +98,7 @@ impl Runtime {
         let secret = ServerSecret::new(load_secret(settings)?);
         check_secret(&backend, &secret).await?;
         seal_legacy_addresses(&backend, &secret, settings.nats_url.is_some()).await?;
+        let access = settings.nats_access.access();
         let log = match &settings.nats_url {
             Some(url) => {
                 let settings = LogSettings {
@@ -106,9 +107,9 @@ impl Runtime {
                     subject_prefix: settings.nats_subject_prefix.clone(),
                     replicas: settings.nats_replicas,
                 };
-                let context = commands::relay::connect(&settings)
+                let context = commands::relay::connect_with(&settings, &access)
                     .await
-                    .context("cannot use BASEL_NATS_URL")?;
+                    .context("cannot use the NATS settings")?;
                 Some(ServerLog {
                     context,
                     settings,

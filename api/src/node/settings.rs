@@ -25,9 +25,11 @@ pub struct StoreSettings {
         global = true
     )]
     pub database_url: Option<String>,
-    /// NATS URL; absent = the embedded log (the events table). Needs
-    /// `BASEL_DATABASE_URL` (server mode).
-    #[arg(long, env = "BASEL_NATS_URL", global = true)]
+    /// NATS URLs, comma-separated (`nats://a:4222,nats://b:4222`: every
+    /// server is tried, reconnects go to any); absent = the embedded log
+    /// (the events table). Needs `BASEL_DATABASE_URL` (server mode). A
+    /// password in a URL is shown redacted.
+    #[arg(long, env = "BASEL_NATS_URL", hide_env_values = true, global = true)]
     pub nats_url: Option<String>,
     /// The most contacts a Party's record may hold; one more is refused
     /// (422), by steward writes and imports alike.
@@ -65,6 +67,9 @@ pub struct StoreSettings {
     /// The verifiable log: signing key, origin, checkpoint cadence.
     #[command(flatten)]
     pub audit: crate::node::audit::AuditSettings,
+    /// NATS credentials and TLS (server mode).
+    #[command(flatten)]
+    pub nats_access: crate::node::nats::NatsAccessSettings,
 }
 
 /// `basel serve`.
@@ -141,6 +146,9 @@ pub struct ServeSettings {
     /// MCP sessions (caps per key and in all, idle expiry).
     #[command(flatten)]
     pub mcp_sessions: McpSessionSettings,
+    /// What `/readyz` allows (`BASEL_READY_MAX_LAG`).
+    #[command(flatten)]
+    pub readiness: crate::node::ops::ReadinessSettings,
 }
 
 /// The MCP session limits, as flags and `BASEL_MCP_*` variables.
@@ -220,6 +228,7 @@ impl Default for ServeSettings {
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),
+            readiness: crate::node::ops::ReadinessSettings::default(),
         }
     }
 }

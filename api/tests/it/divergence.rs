@@ -18,7 +18,7 @@ const CLIENTS: usize = 4;
 /// Steward updates from [`CLIENTS`] clients until stopped. An update that
 /// was not acknowledged (no answer, 409, 503) is retried under a new
 /// `source`, so every attempt can be told apart; anything else fails.
-struct Load {
+pub(crate) struct Load {
     stop: Arc<AtomicBool>,
     acked: Arc<Mutex<Vec<(String, String)>>>,
     refused: Arc<Mutex<Vec<(String, String)>>>,
@@ -27,7 +27,7 @@ struct Load {
 }
 
 impl Load {
-    fn start(node: &Node, token: &str, codes: Vec<String>, tag: &'static str) -> Self {
+    pub(crate) fn start(node: &Node, token: &str, codes: Vec<String>, tag: &'static str) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let acked = Arc::new(Mutex::new(Vec::new()));
         let refused = Arc::new(Mutex::new(Vec::new()));
@@ -80,7 +80,7 @@ impl Load {
     }
 
     /// Waits until `more` further updates were acknowledged (at most 60 s).
-    async fn advance(&self, more: usize) {
+    pub(crate) async fn advance(&self, more: usize) {
         let target = self.answered.load(Ordering::SeqCst) + more;
         let reached = eventually(Duration::from_secs(60), || async {
             self.answered.load(Ordering::SeqCst) >= target
@@ -94,7 +94,7 @@ impl Load {
 
     /// Stops the clients; every acknowledged update, and every update
     /// answered 503.
-    async fn finish(self) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    pub(crate) async fn finish(self) -> (Vec<(String, String)>, Vec<(String, String)>) {
         self.stop.store(true, Ordering::SeqCst);
         for client in self.clients {
             client.await.expect("a client failed");
@@ -202,7 +202,7 @@ async fn every_projection_equals_a_rebuild_after_a_6_second_postgres_outage_unde
 
 /// How long every projection takes to apply the events committed up to now
 /// (asserted within 10 s).
-async fn catch_up_time(deployment: &Basel) -> Duration {
+pub(crate) async fn catch_up_time(deployment: &Basel) -> Duration {
     let db = deployment.db().await;
     let heads: Vec<(String, i64)> = sqlx::query_as(
         "SELECT aggregate_type, CAST(MAX(position) AS BIGINT) FROM events GROUP BY aggregate_type",
