@@ -77,7 +77,10 @@ mod tests {
     fn a_host_with_cr_lf_and_five_thousand_characters_is_escaped_and_cut() {
         let host = format!("evil.example\r\nX-Forged: 1\t{}", "a".repeat(5_000));
         let logged = loggable(&host, MAX_ECHOED_CHARS);
-        assert!(logged.starts_with("evil.example\\r\\nX-Forged: 1\\t"), "{logged}");
+        assert!(
+            logged.starts_with("evil.example\\r\\nX-Forged: 1\\t"),
+            "{logged}"
+        );
         assert!(!logged.contains(['\r', '\n', '\t']), "{logged}");
         assert!(logged.ends_with('…'), "{logged}");
         assert_eq!(logged.chars().count(), MAX_ECHOED_CHARS + 1);

@@ -214,7 +214,10 @@ mod tests {
 
     #[test]
     fn a_repeated_key_is_refused_with_its_path() {
-        assert_eq!(duplicate(r#"{"email": "a", "email": "b"}"#).as_deref(), Some("email"));
+        assert_eq!(
+            duplicate(r#"{"email": "a", "email": "b"}"#).as_deref(),
+            Some("email")
+        );
         let nested = r#"{"params": {"arguments": {"cc": "DE", "x": 1, "cc": "FR"}}}"#;
         assert_eq!(duplicate(nested).as_deref(), Some("params.arguments.cc"));
         let listed = r#"[{"a": 1}, {"b": [{"c": 1, "c": 2}]}]"#;
@@ -232,7 +235,10 @@ mod tests {
     #[test]
     fn what_is_not_json_is_a_syntax_error() {
         for text in ["", "{", "{\"a\": 1} x", "[1,]", "{\"a\" 1}"] {
-            assert!(matches!(parse(text.as_bytes()), Err(JsonError::Syntax(_))), "{text}");
+            assert!(
+                matches!(parse(text.as_bytes()), Err(JsonError::Syntax(_))),
+                "{text}"
+            );
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(matches!(parse(deep.as_bytes()), Err(JsonError::Syntax(_))));

@@ -100,7 +100,10 @@ async fn refuse(
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
             let max = domain::echo::MAX_ECHOED_CHARS;
-            refusals.log("Origin", &domain::echo::loggable_bytes(origin.as_bytes(), max));
+            refusals.log(
+                "Origin",
+                &domain::echo::loggable_bytes(origin.as_bytes(), max),
+            );
             return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",

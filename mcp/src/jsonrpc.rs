@@ -142,13 +142,11 @@ pub(crate) fn parse(body: &[u8]) -> Result<Value, Box<Response>> {
     match domain::json::parse(body) {
         Ok(value) => Ok(value),
         Err(domain::json::JsonError::Syntax(_)) => Err(Box::new(parse_error())),
-        Err(duplicate @ domain::json::JsonError::DuplicateKey(_)) => {
-            Err(Box::new(error_response(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorData::invalid_request(format!("Invalid request: {duplicate}"), None),
-            )))
-        }
+        Err(duplicate @ domain::json::JsonError::DuplicateKey(_)) => Err(Box::new(error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorData::invalid_request(format!("Invalid request: {duplicate}"), None),
+        ))),
     }
 }
 

@@ -67,8 +67,7 @@ fn json_content_type(headers: &HeaderMap) -> bool {
         return false;
     };
     kind.eq_ignore_ascii_case("application")
-        && (subtype.eq_ignore_ascii_case("json")
-            || subtype.to_ascii_lowercase().ends_with("+json"))
+        && (subtype.eq_ignore_ascii_case("json") || subtype.to_ascii_lowercase().ends_with("+json"))
 }
 
 #[cfg(test)]

@@ -70,7 +70,8 @@ async fn get(url: &str, token: Option<&str>) -> (u16, String, Option<String>) {
         .headers()
         .get("www-authenticate")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned).await;
+        .map(str::to_owned)
+        .await;
     (status, response.text().await.expect("body"), challenge)
 }
 
@@ -85,7 +86,10 @@ async fn metrics_on_the_ops_listener_only_count_the_rest_requests_and_the_rest_l
     let running = Running::start(
         &basel,
         &["--listen", "127.0.0.1:0", "--role", "rest"],
-        &[("BASEL_METRICS", "ops"), ("BASEL_OPS_LISTEN", "127.0.0.1:0")],
+        &[
+            ("BASEL_METRICS", "ops"),
+            ("BASEL_OPS_LISTEN", "127.0.0.1:0"),
+        ],
         &["addr", "ops_addr"],
     );
     let rest = running.url("addr").to_owned();
@@ -128,7 +132,10 @@ async fn metrics_behind_a_token_answer_only_the_token() {
     let url = format!("{}/metrics", running.url("addr"));
     for wrong in [None, Some("not-the-token-0123456789abcdef0123456789")] {
         let (status, text, challenge) = get(&url, wrong).await;
-        assert_eq!((status, code(&text).as_str()), (401, "metrics_token_required"));
+        assert_eq!(
+            (status, code(&text).as_str()),
+            (401, "metrics_token_required")
+        );
         assert!(challenge.is_some_and(|c| c.starts_with("Bearer")));
         assert!(!text.contains(TOKEN));
     }
@@ -179,7 +186,9 @@ fn a_refused_host_of_five_thousand_characters_is_logged_escaped_and_cut() {
     host.extend(std::iter::repeat_n(b'a', 5_000));
     let mut head = b"POST /mcp HTTP/1.1\r\nHost: ".to_vec();
     head.extend(&host);
-    head.extend(b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    head.extend(
+        b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    );
     let answer = raw(running.url("mcp_addr"), &head);
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     let lines = running.stop();

@@ -133,6 +133,9 @@ fn rows_of_one_party_apart_in_the_file_make_one_party() {
         "{problems}"
     );
     let report = stdout(&output);
-    assert!(report.contains("row 3 (AF) c2: would be registered"), "{report}");
+    assert!(
+        report.contains("row 3 (AF) c2: would be registered"),
+        "{report}"
+    );
     assert!(report.contains("Nothing imported from"), "{report}");
 }

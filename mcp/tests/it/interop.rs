@@ -112,7 +112,8 @@ async fn malformed_json_is_a_parse_error_with_400() {
 #[tokio::test]
 async fn a_message_that_names_a_key_twice_is_an_invalid_request_naming_it() {
     let app = spawn().await;
-    let body = r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "method": "ping", "params": {}}"#;
+    let body =
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "method": "ping", "params": {}}"#;
     let response = post(&app, &[], body.into()).await;
     assert_eq!(response.status(), 400);
     let body: Value = response.json().await.expect("JSON");
@@ -129,7 +130,10 @@ async fn a_message_that_names_a_key_twice_is_an_invalid_request_naming_it() {
     assert_eq!(response.status(), 400);
     let body: Value = response.json().await.expect("JSON");
     let message = body["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("params.arguments.country_code"), "{message}");
+    assert!(
+        message.contains("params.arguments.country_code"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

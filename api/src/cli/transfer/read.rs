@@ -37,7 +37,10 @@ impl Cells {
     pub fn get(&self, column: &str) -> Option<Option<&str>> {
         let index = column_index(column)?;
         let cell = self.cells.iter().find(|c| c.column == index)?;
-        Some(cell.span.map(|(start, end)| &self.text[start as usize..end as usize]))
+        Some(
+            cell.span
+                .map(|(start, end)| &self.text[start as usize..end as usize]),
+        )
     }
 
     /// Whether the row states `column` at all.
@@ -162,7 +165,8 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
     let Some(format) = format.or_else(|| format_of(path)) else {
         bail!("{name}: cannot tell the format from the extension; pass --format json|csv");
     };
-    let open = || std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"));
+    let open =
+        || std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"));
     match format {
         // Row by row from the file: only the rows' cells are held.
         Format::Csv => {
