@@ -70,8 +70,7 @@ async fn get(url: &str, token: Option<&str>) -> (u16, String, Option<String>) {
         .headers()
         .get("www-authenticate")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
-        .await;
+        .map(str::to_owned);
     (status, response.text().await.expect("body"), challenge)
 }
 
