@@ -73,13 +73,13 @@ impl MetricsAccess {
     /// The answer instead: 404 `metrics_not_served`, or 401
     /// `metrics_token_required` with `WWW-Authenticate: Bearer`. The tokens
     /// are compared as SHA-256 digests, never logged.
-    pub fn admit(&self, headers: &HeaderMap) -> Result<(), Response> {
+    pub fn admit(&self, headers: &HeaderMap) -> Result<(), Box<Response>> {
         if !self.served {
-            return Err(crate::rest::error::ApiError::NotFound {
+            return Err(Box::new(crate::rest::error::ApiError::NotFound {
                 code: "metrics_not_served",
                 message: "/metrics is not served on this listener (BASEL_METRICS): ask the operator for the ops listener".into(),
             }
-            .into_response());
+            .into_response()));
         }
         let Some(wanted) = &self.token else {
             return Ok(());
@@ -103,7 +103,7 @@ impl MetricsAccess {
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Bearer realm=\"basel metrics\""),
         );
-        Err(response)
+        Err(Box::new(response))
     }
 }
 
@@ -233,7 +233,7 @@ pub fn observe_fallback(
         (status = 404, description = "`BASEL_METRICS` is `ops` (served on the ops listener only) or `off` (`metrics_not_served`)")))]
 pub async fn metrics(State(state): State<Shared>, headers: HeaderMap) -> Response {
     if let Err(refusal) = state.metrics.admit(&headers) {
-        return refusal;
+        return *refusal;
     }
     let mut out = String::new();
     render_requests(&state.requests.snapshot(), &mut out);
