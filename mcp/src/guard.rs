@@ -88,7 +88,6 @@ async fn refuse(
     let (state, refusals) = (door.state, door.refusals);
     if !host_allowed(headers, uri, &state.allowed_hosts) {
         let host = presented_host(headers, uri);
-        let host = bounded(&host);
         refusals.log("Host", &host);
         return Err(Box::new(error(
             StatusCode::FORBIDDEN,
@@ -100,7 +99,11 @@ async fn refuse(
     }
     if let Some(origin) = headers.get(ORIGIN) {
         if !origin_allowed(origin, &state.allowed_origins) {
-            refusals.log("Origin", &bounded(origin.to_str().unwrap_or("(not text)")));
+            let max = domain::echo::MAX_ECHOED_CHARS;
+            refusals.log(
+                "Origin",
+                &domain::echo::loggable_bytes(origin.as_bytes(), max),
+            );
             return Err(Box::new(error(
                 StatusCode::FORBIDDEN,
                 "origin_not_allowed",
@@ -225,12 +228,13 @@ fn protocol_version(headers: &HeaderMap) -> Result<(), Refusal> {
 /// An allowed entry without a port matches any port.
 /// The `Host` a request names (header, else the URI's authority), for
 /// messages; `(none)` when it names none.
+/// Escaped and cut (`domain::echo`): it goes into a log line and a message.
 fn presented_host(headers: &HeaderMap, uri: &axum::http::Uri) -> String {
+    let max = domain::echo::MAX_ECHOED_CHARS;
     headers
         .get(HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| uri.authority().map(|a| a.as_str().to_owned()))
+        .map(|v| domain::echo::loggable_bytes(v.as_bytes(), max))
+        .or_else(|| uri.authority().map(|a| bounded(a.as_str()).into_owned()))
         .unwrap_or_else(|| "(none)".to_owned())
 }
 

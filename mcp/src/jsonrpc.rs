@@ -132,10 +132,22 @@ pub(crate) fn parse_error() -> Response {
     )
 }
 
-/// Parses a body: one message or a batch of them, unchecked (`None` when it
-/// is not JSON: answer [`parse_error`]).
-pub(crate) fn parse(body: &[u8]) -> Option<Value> {
-    serde_json::from_slice(body).ok()
+/// Parses a body: one message or a batch of them, unchecked.
+///
+/// # Errors
+/// The answer to send instead: [`parse_error`] when it is not JSON; 400
+/// with -32600 naming the key when an object names a key twice (which
+/// `serde_json` alone would read as its last value).
+pub(crate) fn parse(body: &[u8]) -> Result<Value, Box<Response>> {
+    match domain::json::parse(body) {
+        Ok(value) => Ok(value),
+        Err(domain::json::JsonError::Syntax(_)) => Err(Box::new(parse_error())),
+        Err(duplicate @ domain::json::JsonError::DuplicateKey(_)) => Err(Box::new(error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorData::invalid_request(format!("Invalid request: {duplicate}"), None),
+        ))),
+    }
 }
 
 /// Checks one message and bounds the strings rmcp would log.
@@ -283,9 +295,9 @@ pub(crate) async fn post(service: Streamable, request: Request) -> Response {
         return guard::too_large();
     };
     match parse(&bytes) {
-        None => parse_error(),
-        Some(Value::Array(items)) => batch(&service, &parts, items).await,
-        Some(single) => match check(single) {
+        Err(refusal) => *refusal,
+        Ok(Value::Array(items)) => batch(&service, &parts, items).await,
+        Ok(single) => match check(single) {
             Err(refused) => refused.into_response(),
             Ok(message) => forward(&service, &parts, &message).await,
         },

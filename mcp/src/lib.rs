@@ -82,17 +82,11 @@ use projections::ReadDb;
 /// The largest request body accepted, in bytes (413 beyond).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 
-/// The most characters of a client-supplied string that go into a log line
-/// or an error message.
-const MAX_ECHOED_CHARS: usize = 120;
-
-/// `text` cut to [`MAX_ECHOED_CHARS`] characters (with `…` when cut): for
-/// client-supplied strings quoted in logs and error messages.
+/// `text` escaped and cut to `domain::echo::MAX_ECHOED_CHARS` characters
+/// (with `…` when cut): for client-supplied strings quoted in logs and error
+/// messages (see `domain::echo`).
 pub(crate) fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(MAX_ECHOED_CHARS) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..end])),
-    }
+    domain::echo::loggable(text, domain::echo::MAX_ECHOED_CHARS)
 }
 
 /// What the MCP server reads and how it guards its door.

@@ -201,16 +201,16 @@ pub(crate) async fn message(
     };
     sessions.registry.touch(&id, caller.id());
     let items = match jsonrpc::parse(&body) {
-        None => return jsonrpc::parse_error(),
-        Some(Value::Array(items)) if items.is_empty() => {
+        Err(refusal) => return *refusal,
+        Ok(Value::Array(items)) if items.is_empty() => {
             return jsonrpc::error_response(
                 StatusCode::BAD_REQUEST,
                 None,
                 rmcp::ErrorData::invalid_request("Invalid request: an empty batch", None),
             )
         }
-        Some(Value::Array(items)) => items,
-        Some(single) => vec![single],
+        Ok(Value::Array(items)) => items,
+        Ok(single) => vec![single],
     };
     for item in items {
         let sent = match jsonrpc::check(item) {

@@ -60,6 +60,9 @@ struct Readers {
     /// Failed authentications per client address, one budget for both
     /// listeners (`BASEL_AUTH_FAILURE_RATE`).
     failed_auth: Arc<mcp::FailedAuth>,
+    /// The request series of this process's REST and ops listeners (one
+    /// set, so the ops listener's `/metrics` counts the REST requests).
+    requests: rest::metrics::RequestMetrics,
 }
 
 /// Runs the service until a shutdown signal.
@@ -99,6 +102,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
         audit,
         failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
+        requests: rest::metrics::RequestMetrics::default(),
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
@@ -107,7 +111,8 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
             mcp_url, &runtime, settings, &readers, &mail, &stopped, &mut tasks,
         );
         bound.rest = Some(rest.await?);
-    } else {
+    }
+    if settings.opens_ops_listener() {
         bound.ops = Some(start_ops(&runtime, settings, &readers, &stopped, &mut tasks).await?);
     }
     if let Some(listener) = mcp_listener {
@@ -132,7 +137,9 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
 /// # Errors
 /// When too few connections would fit (see [`crate::edge::fit_connection_cap`]).
 fn fit_to_open_files(settings: &ServeSettings, soft: Option<u64>) -> anyhow::Result<ServeSettings> {
-    let listeners = 1 + usize::from(settings.runs(Role::Mcp));
+    let listeners = usize::from(settings.runs(Role::Rest))
+        + usize::from(settings.opens_ops_listener())
+        + usize::from(settings.runs(Role::Mcp));
     let mut fitted = settings.clone();
     fitted.conn.max_connections =
         crate::edge::fit_connection_cap(settings.conn.max_connections, listeners, soft)
@@ -261,6 +268,8 @@ async fn start_rest(
     )
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
+    state.requests = readers.requests.clone();
+    state.metrics = settings.metrics_access(false);
     state.failed_auth = readers.failed_auth.clone();
     state.readiness = rest::readiness::Progress::with(ops::readiness(settings, true));
     state.review = settings.review;
@@ -283,7 +292,8 @@ async fn start_rest(
     Ok(addr)
 }
 
-/// `/healthz`, `/readyz` and `/metrics` of a process without a REST listener.
+/// `/healthz`, `/readyz` and `/metrics` of a process without a REST listener
+/// (or whose `/metrics` is served there only: `BASEL_METRICS=ops`).
 async fn start_ops(
     runtime: &Runtime,
     settings: &ServeSettings,
@@ -302,6 +312,8 @@ async fn start_ops(
     )
     .with_audit(readers.audit.clone());
     state.readiness = rest::readiness::Progress::with(ops::readiness(settings, false));
+    state.requests = readers.requests.clone();
+    state.metrics = settings.metrics_access(true);
     let body = crate::edge::BodyLimit {
         max_bytes: rest::BODY_LIMIT,
         deadline: settings.conn.body_timeout,

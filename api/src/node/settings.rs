@@ -133,6 +133,16 @@ pub struct ServeSettings {
     /// the address that present a key or token get 429 until it refills.
     #[arg(long, env = "BASEL_AUTH_FAILURE_RATE", default_value = "10/100", value_parser = mcp::RateLimit::parse)]
     pub auth_failure_rate: mcp::RateLimit,
+    /// Where `/metrics` is served: `public` (the REST listener, and the ops
+    /// listener of a process without one), `ops` (only the ops listener,
+    /// `BASEL_OPS_LISTEN`, which a process with a REST listener then opens
+    /// too) or `off`.
+    #[arg(long, env = "BASEL_METRICS", value_enum, default_value = "public")]
+    pub metrics: crate::rest::metrics::MetricsListener,
+    /// A token `/metrics` asks for, wherever it is served, as
+    /// `Authorization: Bearer TOKEN` (at least 32 characters); unset: none.
+    #[arg(long, env = "BASEL_METRICS_TOKEN", hide_env_values = true, value_parser = parse_metrics_token)]
+    pub metrics_token: Option<String>,
     /// Four-eyes review in the steward console: `required` (a check is a
     /// proposal until another steward approves it) or `off`.
     #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
@@ -224,6 +234,8 @@ impl Default for ServeSettings {
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
             auth_failure_rate: mcp::FailedAuth::default_rate(),
+            metrics: crate::rest::metrics::MetricsListener::default(),
+            metrics_token: None,
             review: false,
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
@@ -233,7 +245,28 @@ impl Default for ServeSettings {
     }
 }
 
+/// `BASEL_METRICS_TOKEN`: at least 32 characters, none of them white space
+/// (a guessable token would make the setting moot).
+fn parse_metrics_token(text: &str) -> Result<String, String> {
+    if text.chars().count() < 32 || text.chars().any(char::is_whitespace) {
+        return Err("BASEL_METRICS_TOKEN must be at least 32 characters without white space (e.g. `openssl rand -hex 32`)".into());
+    }
+    Ok(text.to_owned())
+}
+
 impl ServeSettings {
+    /// Whether `/metrics` is served on the REST listener (`false`) or the
+    /// ops listener (`true`), with `BASEL_METRICS_TOKEN`.
+    pub fn metrics_access(&self, ops: bool) -> crate::rest::metrics::MetricsAccess {
+        crate::rest::metrics::MetricsAccess::of(self.metrics, ops, self.metrics_token.as_deref())
+    }
+
+    /// Whether this process opens the ops listener: when it has no REST
+    /// listener, or when `/metrics` is served there only.
+    pub fn opens_ops_listener(&self) -> bool {
+        !self.runs(Role::Rest) || self.metrics == crate::rest::metrics::MetricsListener::Ops
+    }
+
     /// Whether this process runs `part`.
     pub fn runs(&self, part: Role) -> bool {
         self.role.iter().any(|r| *r == Role::All || *r == part)

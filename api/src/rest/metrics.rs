@@ -16,10 +16,96 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{MatchedPath, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::rest::state::{AppState, Shared};
+
+/// Where `/metrics` is served (`BASEL_METRICS`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MetricsListener {
+    /// On the REST listener (and the ops listener of a process without one).
+    #[default]
+    Public,
+    /// On the ops listener only (`BASEL_OPS_LISTEN`), which a process with
+    /// a REST listener then opens too; the REST listener answers 404.
+    Ops,
+    /// Nowhere: 404 on every listener.
+    Off,
+}
+
+/// Whether one listener serves `/metrics`, and the token it asks for.
+#[derive(Clone, Default)]
+pub struct MetricsAccess {
+    /// Whether this listener serves it.
+    pub served: bool,
+    /// The SHA-256 of `BASEL_METRICS_TOKEN`, when set: then a request must
+    /// present the token as `Authorization: Bearer TOKEN`.
+    pub token: Option<[u8; 32]>,
+}
+
+impl MetricsAccess {
+    /// Served, with no token (the default of every listener).
+    pub fn open() -> Self {
+        Self {
+            served: true,
+            token: None,
+        }
+    }
+
+    /// The access of one listener: `ops` says whether it is the ops
+    /// listener; `token` is `BASEL_METRICS_TOKEN`.
+    pub fn of(listener: MetricsListener, ops: bool, token: Option<&str>) -> Self {
+        let served = match listener {
+            MetricsListener::Public => true,
+            MetricsListener::Ops => ops,
+            MetricsListener::Off => false,
+        };
+        Self {
+            served,
+            token: token.map(domain::credentials::secret_digest),
+        }
+    }
+
+    /// `Ok` when this request may read `/metrics`.
+    ///
+    /// # Errors
+    /// The answer instead: 404 `metrics_not_served`, or 401
+    /// `metrics_token_required` with `WWW-Authenticate: Bearer`. The tokens
+    /// are compared as SHA-256 digests, never logged.
+    pub fn admit(&self, headers: &HeaderMap) -> Result<(), Box<Response>> {
+        if !self.served {
+            return Err(Box::new(crate::rest::error::ApiError::NotFound {
+                code: "metrics_not_served",
+                message: "/metrics is not served on this listener (BASEL_METRICS): ask the operator for the ops listener".into(),
+            }
+            .into_response()));
+        }
+        let Some(wanted) = &self.token else {
+            return Ok(());
+        };
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(domain::credentials::bearer_token)
+            .map(domain::credentials::secret_digest);
+        if presented.as_ref() == Some(wanted) {
+            return Ok(());
+        }
+        let body = serde_json::json!({
+            "error": "unauthorized",
+            "code": "metrics_token_required",
+            "message": "/metrics needs the metrics token (BASEL_METRICS_TOKEN)",
+            "help": "Send it as Authorization: Bearer TOKEN; the operator who set BASEL_METRICS_TOKEN has it.",
+        });
+        let mut response = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"basel metrics\""),
+        );
+        Err(Box::new(response))
+    }
+}
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
 pub const BUCKETS: [f64; 12] = [
@@ -141,8 +227,14 @@ pub fn observe_fallback(
 
 /// `GET /metrics`.
 #[utoipa::path(get, path = "/metrics", tag = "ops",
-    responses((status = 200, description = "Prometheus text: requests and latencies by route and status, projection positions and lag, relay backlog", content_type = "text/plain")))]
-pub async fn metrics(State(state): State<Shared>) -> Response {
+    responses(
+        (status = 200, description = "Prometheus text: requests and latencies by route and status, projection positions and lag, relay backlog", content_type = "text/plain"),
+        (status = 401, description = "`BASEL_METRICS_TOKEN` is set and the request does not present it as `Authorization: Bearer TOKEN` (`metrics_token_required`)"),
+        (status = 404, description = "`BASEL_METRICS` is `ops` (served on the ops listener only) or `off` (`metrics_not_served`)")))]
+pub async fn metrics(State(state): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(refusal) = state.metrics.admit(&headers) {
+        return *refusal;
+    }
     let mut out = String::new();
     render_requests(&state.requests.snapshot(), &mut out);
     render_log(&state, &mut out).await;

@@ -85,6 +85,9 @@ pub struct AppState {
     /// Whether the steward console's checks need another steward's
     /// approval (`BASEL_REVIEW=required`).
     pub review: bool,
+    /// Whether this listener serves `/metrics`, and with which token
+    /// (`BASEL_METRICS`, `BASEL_METRICS_TOKEN`).
+    pub metrics: crate::rest::metrics::MetricsAccess,
     /// How the console mails sign-in links (`BASEL_SMTP_URL` set); `None`:
     /// sign-in by mailed link is not offered.
     pub console_mail: Option<crate::console::link::LinkMail>,
@@ -115,6 +118,7 @@ impl AppState {
             audit: None,
             review: false,
             console_mail: None,
+            metrics: crate::rest::metrics::MetricsAccess::open(),
         }
     }
 

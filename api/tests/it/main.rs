@@ -50,5 +50,6 @@ mod running;
 mod serve;
 mod shipment_routes;
 mod support;
+mod tidy_ups;
 mod transfer;
 mod transfer_safety;

@@ -87,3 +87,55 @@ fn import_refuses_a_code_that_names_no_country() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_new_party_with_more_contacts_than_the_cap_is_refused_and_nothing_is_written() {
+    let basel = Basel::embedded().with_env("BASEL_MAX_CONTACTS_PER_PARTY", "2");
+    basel.enrol("Importer", "importer@example.org");
+    let mut csv = String::from("country_code,country_name,contact_id,role,ca_name\n");
+    for n in 1..=3 {
+        csv.push_str(&format!(
+            "AF,Afghanistan,c{n},competent_authority,Office {n}\n"
+        ));
+    }
+    let output = import(&basel, "capped.csv", &csv);
+    assert!(!output.status.success(), "three contacts over a cap of two");
+    let problems = stderr(&output);
+    assert!(
+        problems.contains("row 3 (AF): contacts: a Party holds at most 2 contacts"),
+        "{problems}"
+    );
+    assert!(!problems.contains("row 2 (AF)"), "{problems}");
+    assert_eq!(export(&basel, "json").trim(), "[]");
+}
+
+#[test]
+fn rows_of_one_party_apart_in_the_file_make_one_party() {
+    let basel = store_with_importer();
+    let csv = "country_code,country_name,contact_id,role,ca_name\n\
+               AF,Afghanistan,c1,competent_authority,Office 1\n\
+               AL,Albania,c1,competent_authority,Zyra 1\n\
+               AF,Afghanistan,c2,competent_authority,Office 2\n\
+               AL,Albania,c1,competent_authority,Zyra again\n";
+    let file = basel.dir().join("apart.csv");
+    std::fs::write(&file, csv).expect("write the file");
+    let output = basel.run(&[
+        "import",
+        file.to_str().expect("path"),
+        "--steward",
+        "importer",
+        "--dry-run",
+    ]);
+    assert!(!output.status.success(), "AL lists c1 twice");
+    let problems = stderr(&output);
+    assert!(
+        problems.contains("row 4 (AL): contact_id: `c1` is listed twice"),
+        "{problems}"
+    );
+    let report = stdout(&output);
+    assert!(
+        report.contains("row 3 (AF) c2: would be registered"),
+        "{report}"
+    );
+    assert!(report.contains("Nothing imported from"), "{report}");
+}

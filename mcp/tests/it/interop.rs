@@ -110,6 +110,33 @@ async fn malformed_json_is_a_parse_error_with_400() {
 }
 
 #[tokio::test]
+async fn a_message_that_names_a_key_twice_is_an_invalid_request_naming_it() {
+    let app = spawn().await;
+    let body =
+        r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "method": "ping", "params": {}}"#;
+    let response = post(&app, &[], body.into()).await;
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["error"]["code"], -32600);
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`method`"), "{message}");
+    let id = session(&app, "2025-06-18").await;
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let nested = r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_competent_authority", "arguments": {"country_code": "DE", "country_code": "FR"}}}"#;
+    let response = post(&app, &headers, nested.into()).await;
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.expect("JSON");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("params.arguments.country_code"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
 async fn a_message_that_is_not_json_rpc_is_an_invalid_request() {
     let app = spawn().await;
     let id = session(&app, "2025-06-18").await;

@@ -3,6 +3,9 @@
 //! and the rows of one Party agree with each other. Every problem is
 //! collected, each as `FILE: row N (CC): field: message`.
 
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+
 use chrono::NaiveDate;
 
 use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role, RoleBasis, SourceRef};
@@ -96,7 +99,10 @@ pub fn check_all(name: &str, rows: &Rows) -> (Vec<PartyWant>, Vec<String>) {
         name,
         problems: rows.problems.clone(),
     };
-    let parties = parties_of(rows, &mut blame);
+    let parties = groups(rows)
+        .iter()
+        .filter_map(|group| party_of_group(rows, group, &mut blame))
+        .collect();
     (parties, blame.problems)
 }
 
@@ -118,21 +124,49 @@ pub fn check(name: &str, rows: &Rows) -> anyhow::Result<Vec<PartyWant>> {
     }
 }
 
-fn parties_of(rows: &Rows, blame: &mut Blame<'_>) -> Vec<PartyWant> {
-    let mut parties: Vec<PartyWant> = Vec::new();
-    for line in &rows.lines {
+/// The lines of each Party (indices into `rows.lines`), in the order of
+/// their first rows: one pass over the file, a Party's later rows found by
+/// its code. A line whose code does not parse is a group of its own (and
+/// [`party_of_group`] names its problem).
+pub fn groups(rows: &Rows) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut index: HashMap<CountryCode, usize> = HashMap::new();
+    for (i, line) in rows.lines.iter().enumerate() {
+        let code = line
+            .text("country_code")
+            .and_then(|cc| CountryCode::parse(cc).ok());
+        match code {
+            Some(code) => match index.entry(code) {
+                Entry::Occupied(at) => groups[*at.get()].push(i),
+                Entry::Vacant(at) => {
+                    at.insert(groups.len());
+                    groups.push(vec![i]);
+                }
+            },
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+/// The Party a group of lines (from [`groups`]) states: its lines merged,
+/// its contacts checked against each other; `None` when none of its lines
+/// could be read (their problems are in `blame`).
+pub fn party_of_group(rows: &Rows, group: &[usize], blame: &mut Blame<'_>) -> Option<PartyWant> {
+    let mut party: Option<PartyWant> = None;
+    for line in group.iter().filter_map(|i| rows.lines.get(*i)) {
         let Some(want) = party_of(line, blame) else {
             continue;
         };
-        match parties.iter_mut().find(|p| p.country == want.country) {
+        match &mut party {
             Some(party) => merge(party, want, blame),
-            None => parties.push(want),
+            None => party = Some(want),
         }
     }
-    for party in &parties {
+    if let Some(party) = &party {
         agree(party, blame);
     }
-    parties
+    party
 }
 
 /// One line as a Party with at most one contact.
@@ -242,8 +276,7 @@ fn contact_want(line: &Line, id: Option<String>, cc: &str, blame: &mut Blame<'_>
         {
             continue;
         }
-        let raw = line.cells.get(column).cloned().flatten();
-        match parse_field(field, raw.as_deref()) {
+        match parse_field(field, line.cells.get(column).flatten()) {
             Ok(value) => {
                 details.insert(field, value);
             }
@@ -398,10 +431,10 @@ fn agree(party: &PartyWant, blame: &mut Blame<'_>) {
     let cc = party.country.as_str();
     let mut focal_points = 0;
     let mut primaries = 0;
-    for (i, c) in party.contacts.iter().enumerate() {
+    let mut seen: HashSet<Option<&str>> = HashSet::new();
+    for c in &party.contacts {
         let at = |field: &str| format!("{}{field}", c.prefix);
-        let earlier = &party.contacts[..i];
-        if earlier.iter().any(|e| e.id == c.id) {
+        if !seen.insert(c.id.as_deref()) {
             let message = match &c.id {
                 Some(id) => format!("`{id}` is listed twice for this Party"),
                 None => "two rows describe the Party's primary competent authority".into(),

@@ -229,6 +229,21 @@ fn register(
     blame: &mut Blame<'_>,
 ) {
     let cc = party.country.as_str();
+    if party.contacts.len() > ctx.max_contacts {
+        // Registration itself has no cap: the file's Party must fit it.
+        let message = format!(
+            "a Party holds at most {} contacts (BASEL_MAX_CONTACTS_PER_PARTY); this Party lists {}",
+            ctx.max_contacts,
+            party.contacts.len()
+        );
+        for want in &party.contacts[ctx.max_contacts..] {
+            blame.at(want.row, cc, &format!("{}contacts", want.prefix), &message);
+        }
+        for unit in 0..plan.rows.len() {
+            mark(plan, unit, Status::Refused, Vec::new());
+        }
+        return;
+    }
     let later = |c: &&ContactWant| {
         party.last_attempt.is_some()
             && c.role.unwrap_or(Role::CompetentAuthority) == Role::CompetentAuthority

@@ -3,7 +3,7 @@
 //! header, or a JSON object's keys) states nothing; a present empty cell (or
 //! `null`) states "empty".
 
-use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context};
@@ -13,7 +13,99 @@ use super::record::{CONTACT_COLUMNS, PARTY_COLUMNS};
 use crate::cli::args::Format;
 
 /// The cells one row states: column → text (`None` when empty or `null`).
-pub type Cells = BTreeMap<&'static str, Option<String>>;
+///
+/// Kept compactly (a file of 200,000 rows holds 5 million cells): the
+/// texts one after another in one string, and per stated cell its column
+/// and where its text is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cells {
+    text: String,
+    cells: Vec<Cell>,
+}
+
+/// One stated cell: its column (index into the known columns) and its
+/// text's place in [`Cells::text`] (`None`: empty or `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cell {
+    column: u8,
+    span: Option<(u32, u32)>,
+}
+
+impl Cells {
+    /// What the row states for `column`: `None` when it states nothing,
+    /// `Some(None)` when the cell is empty or `null`.
+    pub fn get(&self, column: &str) -> Option<Option<&str>> {
+        let index = column_index(column)?;
+        let cell = self.cells.iter().find(|c| c.column == index)?;
+        Some(
+            cell.span
+                .map(|(start, end)| &self.text[start as usize..end as usize]),
+        )
+    }
+
+    /// Whether the row states `column` at all.
+    pub fn contains_key(&self, column: &str) -> bool {
+        self.get(column).is_some()
+    }
+
+    /// States `value` for `column` (replacing what was stated); an unknown
+    /// column is ignored.
+    pub fn insert(&mut self, column: &str, value: Option<&str>) {
+        let Some(index) = column_index(column) else {
+            return;
+        };
+        self.cells.retain(|c| c.column != index);
+        let span = value.map(|text| {
+            let start = self.text.len();
+            self.text.push_str(text);
+            (offset(start), offset(self.text.len()))
+        });
+        self.cells.push(Cell {
+            column: index,
+            span,
+        });
+    }
+
+    /// States every cell of `other` too (its cells win).
+    pub fn extend(&mut self, other: &Cells) {
+        for cell in &other.cells {
+            let column = ALL_COLUMNS[usize::from(cell.column)];
+            let value = cell
+                .span
+                .map(|(start, end)| &other.text[start as usize..end as usize]);
+            self.insert(column, value);
+        }
+    }
+}
+
+/// A text offset within one row's cells (a row is far below 4 GiB: the
+/// file is read whole, and cells are bounded by the domain long before).
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Every known column, Party columns first.
+const ALL_COLUMNS: [&str; PARTY_COLUMNS.len() + CONTACT_COLUMNS.len()] = {
+    let mut all = [""; PARTY_COLUMNS.len() + CONTACT_COLUMNS.len()];
+    let mut i = 0;
+    while i < PARTY_COLUMNS.len() {
+        all[i] = PARTY_COLUMNS[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < CONTACT_COLUMNS.len() {
+        all[i + j] = CONTACT_COLUMNS[j];
+        j += 1;
+    }
+    all
+};
+
+fn column_index(name: &str) -> Option<u8> {
+    ALL_COLUMNS
+        .iter()
+        .position(|c| *c == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
 
 /// One row of a file: a CSV row, a JSON Party without contacts, one contact
 /// of a JSON Party, or a JSON object in the first release's flat shape.
@@ -33,7 +125,7 @@ impl Line {
     pub fn text(&self, column: &str) -> Option<&str> {
         self.cells
             .get(column)
-            .and_then(|v| v.as_deref())
+            .flatten()
             .map(str::trim)
             .filter(|t| !t.is_empty())
     }
@@ -46,18 +138,11 @@ impl Line {
 
 /// The known column named `name`.
 fn column(name: &str) -> Option<&'static str> {
-    PARTY_COLUMNS
-        .into_iter()
-        .chain(CONTACT_COLUMNS)
-        .find(|c| *c == name)
+    ALL_COLUMNS.into_iter().find(|c| *c == name)
 }
 
 fn all_columns() -> String {
-    PARTY_COLUMNS
-        .into_iter()
-        .chain(CONTACT_COLUMNS)
-        .collect::<Vec<_>>()
-        .join(", ")
+    ALL_COLUMNS.join(", ")
 }
 
 /// A file's rows, and the problems found reading them (a row that is not
@@ -80,9 +165,24 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
     let Some(format) = format.or_else(|| format_of(path)) else {
         bail!("{name}: cannot tell the format from the extension; pass --format json|csv");
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read the file"))?;
-    parse(&name, &text, format)
+    let open =
+        || std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"));
+    match format {
+        // Row by row from the file: only the rows' cells are held.
+        Format::Csv => {
+            let mut problems = Vec::new();
+            let file = std::io::BufReader::new(open()?);
+            let lines = csv_lines(&name, file, &mut problems)?;
+            Ok(Rows { lines, problems })
+        }
+        Format::Json => {
+            let mut text = String::new();
+            open()?
+                .read_to_string(&mut text)
+                .with_context(|| format!("{name}: cannot read the file"))?;
+            parse(&name, &text, format)
+        }
+    }
 }
 
 /// Reads the text of a transfer file called `name` (an upload of the
@@ -94,7 +194,7 @@ pub fn parse(name: &str, text: &str, format: Format) -> anyhow::Result<Rows> {
     let mut problems = Vec::new();
     let lines = match format {
         Format::Json => json_lines(name, text, &mut problems)?,
-        Format::Csv => csv_lines(name, text, &mut problems)?,
+        Format::Csv => csv_lines(name, text.as_bytes(), &mut problems)?,
     };
     Ok(Rows { lines, problems })
 }
@@ -112,24 +212,32 @@ pub fn format_of_name(extension: &str) -> Option<Format> {
     }
 }
 
-fn csv_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Result<Vec<Line>> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
+fn csv_lines(
+    name: &str,
+    input: impl Read,
+    problems: &mut Vec<String>,
+) -> anyhow::Result<Vec<Line>> {
+    let mut reader = csv::Reader::from_reader(input);
     let header = check_header(name, &mut reader)?;
     let mut lines = Vec::new();
-    for (index, record) in reader.records().enumerate() {
-        let row = index + 1;
-        match record {
-            Ok(record) => lines.push(Line {
-                row,
-                prefix: String::new(),
-                cells: header
-                    .iter()
-                    .zip(record.iter())
-                    .map(|(column, cell)| {
-                        (*column, Some(super::formula::unescape(cell).to_owned()))
-                    })
-                    .collect(),
-            }),
+    let mut record = csv::StringRecord::new();
+    for row in 1.. {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                let mut cells = Cells::default();
+                for (column, cell) in header.iter().zip(record.iter()) {
+                    cells.insert(column, Some(super::formula::unescape(cell)));
+                }
+                lines.push(Line {
+                    row,
+                    prefix: String::new(),
+                    cells,
+                });
+            }
+            Err(e) if e.is_io_error() => {
+                bail!("{name}: cannot read the file: {e}")
+            }
             Err(e) => problems.push(format!("{name}: row {row}: {e}")),
         }
     }
@@ -138,7 +246,10 @@ fn csv_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Resu
 
 /// The header's columns; refuses unknown, repeated or missing ones (blaming
 /// the header, not the first row).
-fn check_header(name: &str, reader: &mut csv::Reader<&[u8]>) -> anyhow::Result<Vec<&'static str>> {
+fn check_header(
+    name: &str,
+    reader: &mut csv::Reader<impl Read>,
+) -> anyhow::Result<Vec<&'static str>> {
     let header = reader
         .headers()
         .with_context(|| format!("{name}: cannot read the header row"))?;
@@ -240,7 +351,7 @@ fn json_party(
         };
         let mut all = party.clone();
         all.insert("contact_id", None);
-        all.extend(cells(
+        all.extend(&cells(
             contact,
             &prefix,
             Some(&CONTACT_COLUMNS),
@@ -264,7 +375,7 @@ fn cells(
     at: &dyn Fn(&str, &str) -> String,
     problems: &mut Vec<String>,
 ) -> Cells {
-    let mut cells = Cells::new();
+    let mut cells = Cells::default();
     for (key, value) in object {
         let field = format!("{prefix}{key}");
         let known = column(key).filter(|c| allowed.is_none_or(|a| a.contains(c)));
@@ -275,19 +386,11 @@ fn cells(
             continue;
         };
         match value {
-            Value::Null => {
-                cells.insert(key, None);
-            }
-            Value::String(text) => {
-                cells.insert(key, Some(text.clone()));
-            }
-            Value::Bool(flag) => {
-                cells.insert(key, Some(flag.to_string()));
-            }
+            Value::Null => cells.insert(key, None),
+            Value::String(text) => cells.insert(key, Some(text)),
+            Value::Bool(flag) => cells.insert(key, Some(if *flag { "true" } else { "false" })),
             // A contact's sources nest in JSON; CSV holds the same JSON text.
-            Value::Array(_) if key == "sources" => {
-                cells.insert(key, Some(value.to_string()));
-            }
+            Value::Array(_) if key == "sources" => cells.insert(key, Some(&value.to_string())),
             Value::Number(_) | Value::Array(_) | Value::Object(_) => {
                 problems.push(at(&field, "must be text, true, false or null"));
             }

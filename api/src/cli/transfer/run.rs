@@ -14,7 +14,7 @@ use domain::authority::{AuthorityCommand, AuthorityError, ReviewCommand};
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Slug};
 
-use super::check::{check_all, Blame};
+use super::check::{groups, party_of_group, Blame};
 use super::plan::{plan, Context, Plan, Status};
 use super::read::Rows;
 use crate::node::runtime::Runtime;
@@ -38,10 +38,14 @@ struct Tally([usize; 5]);
 impl Tally {
     fn of(plans: &[(CountryCode, Plan)]) -> Self {
         let mut tally = Self::default();
-        for row in plans.iter().flat_map(|(_, p)| &p.rows) {
-            tally.0[row.status as usize] += 1;
-        }
+        tally.add(plans);
         tally
+    }
+
+    fn add(&mut self, plans: &[(CountryCode, Plan)]) {
+        for row in plans.iter().flat_map(|(_, p)| &p.rows) {
+            self.0[row.status as usize] += 1;
+        }
     }
 }
 
@@ -78,9 +82,22 @@ pub async fn import(
         today: Utc::now().date_naive(),
         max_contacts: runtime.max_contacts,
     };
-    let (plans, problems) = prepare(&commands, &ctx, rows).await?;
-    report(name, &plans, import.dry_run, out)?;
-    let tally = Tally::of(&plans);
+    let (plans, problems, tally) = if import.dry_run {
+        // Reported as each Party is planned; no plan is kept.
+        let mut tally = Tally::default();
+        let problems = plan_each(&commands, &ctx, rows, |country, plan| {
+            let one = [(country, plan)];
+            tally.add(&one);
+            report(name, &one, true, &mut *out)
+        })
+        .await?;
+        (Vec::new(), problems, tally)
+    } else {
+        let (plans, problems) = prepare(&commands, &ctx, rows).await?;
+        report(name, &plans, false, out)?;
+        let tally = Tally::of(&plans);
+        (plans, problems, tally)
+    };
     if !problems.is_empty() {
         writeln!(out, "Nothing imported from {name}: {tally}.")?;
         bail!(
@@ -146,20 +163,44 @@ pub async fn prepare(
     ctx: &Context<'_>,
     rows: &Rows,
 ) -> anyhow::Result<(Vec<(CountryCode, Plan)>, Vec<String>)> {
-    let (parties, problems) = check_all(ctx.file, rows);
+    let mut plans = Vec::new();
+    let problems = plan_each(commands, ctx, rows, |country, plan| {
+        plans.push((country, plan));
+        Ok(())
+    })
+    .await?;
+    Ok((plans, problems))
+}
+
+/// [`prepare`], a Party at a time: each Party's lines are found once
+/// ([`groups`]), checked, planned against its state, and handed to `each`
+/// before the next Party is read, so a caller that keeps nothing of a plan
+/// (a dry run's report) holds one Party at a time. Returns every problem.
+///
+/// # Errors
+/// When the store cannot be read, or `each` fails.
+pub async fn plan_each(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    rows: &Rows,
+    mut each: impl FnMut(CountryCode, Plan) -> anyhow::Result<()>,
+) -> anyhow::Result<Vec<String>> {
     let mut blame = Blame {
         name: ctx.file,
-        problems,
+        problems: rows.problems.clone(),
     };
-    let mut plans = Vec::new();
-    for party in &parties {
+    for group in groups(rows) {
+        let Some(party) = party_of_group(rows, &group, &mut blame) else {
+            continue;
+        };
         let state = commands
             .current(&party.country)
             .await
             .map_err(|e| anyhow!("{e}"))?;
-        plans.push((party.country.clone(), plan(party, &state, ctx, &mut blame)));
+        let plan = plan(&party, &state, ctx, &mut blame);
+        each(party.country, plan)?;
     }
-    Ok((plans, blame.problems))
+    Ok(blame.problems)
 }
 
 /// One line per row that changes or is refused.
