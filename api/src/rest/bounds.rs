@@ -17,6 +17,8 @@ const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
 const OPERATION_PATTERN: &str = "^\\s*([Rr](1[0-3]|[1-9])|[Dd](1[0-5]|[1-9])|[Rr][Ee][Cc][Oo][Vv][Ee][Rr][Yy]|[Dd][Ii][Ss][Pp][Oo][Ss][Aa][Ll]|[Uu][Nn][Kk][Nn][Oo][Ww][Nn])\\s*$";
 /// A contact id: 1 to 40 of a-z, 0-9 and `-` (e.g. `c2`).
 const CONTACT_ID_PATTERN: &str = "^[a-z0-9-]{1,40}$";
+/// A proposal id: 1 to 64 ASCII letters and digits.
+const PROPOSAL_ID_PATTERN: &str = "^[A-Za-z0-9]{1,64}$";
 
 /// Adds the enforced bounds and the edge's answers to `doc`.
 pub fn apply(doc: &mut Value) {
@@ -71,6 +73,7 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             "q" => json!({"type": "string", "maxLength": projections::search::MAX_QUERY_CHARS}),
             "country_code" => json!({"type": "string", "pattern": COUNTRY_PATTERN}),
             "contact_id" => json!({"type": "string", "pattern": CONTACT_ID_PATTERN}),
+            "proposal_id" => json!({"type": "string", "pattern": PROPOSAL_ID_PATTERN}),
             "as_of" => {
                 json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
             }
