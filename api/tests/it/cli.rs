@@ -292,7 +292,7 @@ async fn an_import_lists_every_problem_in_one_pass() {
         "{said}"
     );
     assert!(problems[2].contains("row 3 (TV): email"), "{said}");
-    assert!(problems[3].contains("row 5 (NR): sources"), "{said}");
-    assert!(problems[4].contains("row 4 (AF): last_checked"), "{said}");
+    assert!(problems[3].contains("row 4 (AF): last_checked"), "{said}");
+    assert!(problems[4].contains("row 5 (NR): sources"), "{said}");
     assert_eq!(count_events(&basel.store, "authority").await, 0);
 }

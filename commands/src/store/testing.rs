@@ -201,11 +201,12 @@ pub async fn copy_postgres(source: &TestDb) -> TestDb {
     let name = format!("basel_t_{:016x}", rand::random::<u64>());
     let sql = format!("CREATE DATABASE \"{name}\" TEMPLATE \"{}\"", source.name());
     // PostgreSQL refuses while a connection to `source` is still closing
-    // (it waits 5 s itself); a few more tries cover a slow pool shutdown.
+    // (it waits 5 s itself); more tries cover a slow pool shutdown on a
+    // loaded machine (the whole suite on 2 cores once needed more than 5).
     let mut tries = 0;
     while let Err(err) = sqlx::query(&sql).execute(&mut conn).await {
         tries += 1;
-        if tries == 5 {
+        if tries == 12 {
             panic!("cannot copy test database {}: {err}", source.name());
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
