@@ -44,7 +44,10 @@ impl ApiKeyCommands {
     }
 
     /// Registers an address. The same address (case and surrounding spaces
-    /// ignored) gets the same key back while it is active.
+    /// ignored) gets the same key back while it is active. A retry under an
+    /// `Idempotency-Key` is the caller's to answer first
+    /// ([`ApiKeyCommands::replayed`]); one racing the original is found by
+    /// the executor.
     ///
     /// # Errors
     /// [`CommandError::Conflict`] when concurrent registrations of the same
@@ -56,9 +59,6 @@ impl ApiKeyCommands {
     ) -> Result<Registration, CommandError<ApiKeyError>> {
         let normalized = email.normalized();
         let id = self.secret.api_key_id(&normalized);
-        if let Some(replayed) = self.replayed(email, metadata).await? {
-            return Ok(replayed);
-        }
         let mut last_error = CommandError::Conflict;
         for _ in 0..ATTEMPTS {
             let state = self.executor.load(&id).await?;

@@ -26,8 +26,18 @@ impl Projector {
         timeout: Duration,
     ) -> Result<bool, ProjectionError> {
         let deadline = tokio::time::Instant::now() + timeout;
+        // One lookup per aggregate kind, not per projection.
+        let mut targets = std::collections::HashMap::new();
         for projection in Projection::ALL {
-            let target = last_at_or_before(&self.db, projection.reads(), position).await?;
+            let kind = projection.reads();
+            let target = match targets.get(&kind) {
+                Some(target) => *target,
+                None => {
+                    let target = last_at_or_before(&self.db, kind, position).await?;
+                    targets.insert(kind, target);
+                    target
+                }
+            };
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             if target > 0 && !self.wait_for(projection, target, left).await {
                 return Ok(false);
