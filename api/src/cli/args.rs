@@ -223,7 +223,7 @@ pub struct ImportSettings {
     /// Party's changes become one proposal that another steward approves
     /// in the console or over REST, instead of being written (a Party not
     /// yet in the store is registered at once).
-    #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
+    #[arg(long, env = "BASEL_REVIEW", default_value = "off", action = clap::ArgAction::Set, value_parser = crate::console::review::parse_setting)]
     pub review: bool,
 }
 
@@ -242,4 +242,37 @@ pub enum Format {
     Json,
     /// CSV with a header row, one row per contact.
     Csv,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{Cli, Command};
+
+    fn review_of(args: &[&str]) -> Result<bool, clap::Error> {
+        let cli = Cli::try_parse_from(args)?;
+        Ok(match cli.command {
+            Some(Command::Import(import)) => import.review,
+            _ => cli.serve.review,
+        })
+    }
+
+    #[test]
+    fn review_takes_required_or_off_on_serve_and_import() {
+        let import = ["basel", "import", "f.csv", "--steward", "ana"];
+        assert_eq!(review_of(&import).ok(), Some(false), "off by default");
+        for (value, on) in [("required", true), ("off", false)] {
+            let mut with = import.to_vec();
+            with.extend(["--review", value]);
+            assert_eq!(review_of(&with).ok(), Some(on), "import --review {value}");
+            assert_eq!(
+                review_of(&["basel", "--review", value]).ok(),
+                Some(on),
+                "--review {value}"
+            );
+        }
+        let error = review_of(&["basel", "--review", "yes"]).expect_err("yes is not a setting");
+        assert!(error.to_string().contains("expected `required` or `off`"));
+    }
 }

@@ -368,13 +368,15 @@ pub async fn commit(State(console): State<Handle>, signed: Signed, form: FormDat
     let commands = AuthorityCommands::new(&console.app.wiring.store);
     let ctx = context(&console, &signed, &held.file_name);
     if console.app.review {
-        let proposed = crate::cli::transfer::run::propose(&commands, &ctx, &plans).await;
+        let proposed =
+            crate::cli::transfer::run::propose(&commands, &ctx, uuid::Uuid::new_v4(), &plans).await;
         if let Ok(head) = console.app.wiring.store.max_position().await {
             super::check::settle(&console, head).await;
         }
         return proposed_page(&signed, &held.file_name, &plans, &proposed, &out);
     }
-    let failed = crate::cli::transfer::run::write(&commands, &ctx, &plans).await;
+    let failed =
+        crate::cli::transfer::run::write(&commands, &ctx, uuid::Uuid::new_v4(), &plans).await;
     if let Ok(head) = console.app.wiring.store.max_position().await {
         super::check::settle(&console, head).await;
     }

@@ -145,7 +145,7 @@ pub struct ServeSettings {
     pub metrics_token: Option<String>,
     /// Four-eyes review in the steward console: `required` (a check is a
     /// proposal until another steward approves it) or `off`.
-    #[arg(long, env = "BASEL_REVIEW", default_value = "off", value_parser = crate::console::review::parse_setting)]
+    #[arg(long, env = "BASEL_REVIEW", default_value = "off", action = clap::ArgAction::Set, value_parser = crate::console::review::parse_setting)]
     pub review: bool,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]

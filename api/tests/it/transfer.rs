@@ -496,3 +496,40 @@ async fn a_new_contact_is_added_and_a_new_primary_designated() {
     );
     assert_eq!(events(&d).await, before + 2, "one PrimaryDesignated");
 }
+
+/// `basel import` under four-eyes review: each Party's rows become one
+/// proposal, attributed to the importer, and nothing else is written.
+#[tokio::test]
+async fn under_review_an_import_proposes_each_party_once_and_changes_no_record() {
+    let d = seeded_with_contacts(Mode::Embedded).await;
+    let csv = export(&d, "csv").await;
+    let mut parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
+    let all = parties.as_array_mut().expect("array");
+    let de = all
+        .iter_mut()
+        .find(|p| p["country_code"] == "AF")
+        .expect("AF");
+    de["contacts"][1]["phone"] = json!("+49-371-532-999");
+    let mut extra = de["contacts"][1].clone();
+    extra["contact_id"] = json!("extra");
+    extra["primary"] = json!(false);
+    extra["outcome"] = Value::Null;
+    let al = all
+        .iter_mut()
+        .find(|p| p["country_code"] == "AL")
+        .expect("AL");
+    al["contacts"].as_array_mut().expect("contacts").push(extra);
+    let text = serde_json::to_string_pretty(&parties).expect("json");
+    let before = events(&d).await;
+    let said = stdout(&import(&d, "json", &text, &["--review", "required"]).await);
+    assert!(said.contains("proposed AF: "), "{said}");
+    assert!(said.contains("proposed AL: "), "{said}");
+    assert!(
+        said.contains("for review (BASEL_REVIEW=required): 2 proposal(s), nothing else written."),
+        "{said}"
+    );
+    assert_eq!(events(&d).await, before + 2, "one ChangeProposed per Party");
+    let proposed = newest_de_events(&d, 1).await;
+    assert_eq!(proposed[0].0, "ChangeProposed", "{proposed:?}");
+    assert_eq!(export(&d, "csv").await, csv, "no record changed");
+}

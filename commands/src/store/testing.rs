@@ -200,15 +200,24 @@ pub async fn copy_postgres(source: &TestDb) -> TestDb {
     let mut conn = admin_connection().await;
     let name = format!("basel_t_{:016x}", rand::random::<u64>());
     let sql = format!("CREATE DATABASE \"{name}\" TEMPLATE \"{}\"", source.name());
-    // PostgreSQL refuses while a connection to `source` is still closing
-    // (it waits 5 s itself); more tries cover a slow pool shutdown on a
-    // loaded machine (the whole suite on 2 cores once needed more than 5).
+    // PostgreSQL refuses while a connection to `source` is still open (it
+    // waits 5 s itself). On a loaded machine a stopped process's server-side
+    // backend can outlive that (CI once failed after 12 tries), so after a
+    // refusal the backends still attached to `source` are ended: nothing of
+    // the caller's may be connected, so they are leftovers.
     let mut tries = 0;
     while let Err(err) = sqlx::query(&sql).execute(&mut conn).await {
         tries += 1;
         if tries == 12 {
             panic!("cannot copy test database {}: {err}", source.name());
         }
+        let _ = sqlx::query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = $1 AND pid <> pg_backend_pid()",
+        )
+        .bind(source.name())
+        .execute(&mut conn)
+        .await;
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     let _ = conn.close().await;

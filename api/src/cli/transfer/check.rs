@@ -3,15 +3,14 @@
 //! and the rows of one Party agree with each other. Every problem is
 //! collected, each as `FILE: row N (CC): field: message`.
 
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use chrono::NaiveDate;
 
 use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role, RoleBasis, SourceRef};
 use domain::values::CountryCode;
 
-use super::read::{Line, Rows};
+use super::read::Line;
 use super::record::DETAIL_COLUMNS;
 
 /// What a file states about one contact.
@@ -90,71 +89,12 @@ impl Blame<'_> {
     }
 }
 
-/// Parses and groups every line: the Parties that could be read, and every
-/// problem found (those found reading the file included), so that the
-/// caller can plan the readable Parties too and list all problems of the
-/// file in one pass.
-pub fn check_all(name: &str, rows: &Rows) -> (Vec<PartyWant>, Vec<String>) {
-    let mut blame = Blame {
-        name,
-        problems: rows.problems.clone(),
-    };
-    let parties = groups(rows)
-        .iter()
-        .filter_map(|group| party_of_group(rows, group, &mut blame))
-        .collect();
-    (parties, blame.problems)
-}
-
-/// Parses and groups every line; all problems (those found reading the
-/// file included) are reported together.
-///
-/// # Errors
-/// Every problem found, one per line of the message; nothing is imported.
-pub fn check(name: &str, rows: &Rows) -> anyhow::Result<Vec<PartyWant>> {
-    let (parties, problems) = check_all(name, rows);
-    if problems.is_empty() {
-        Ok(parties)
-    } else {
-        anyhow::bail!(
-            "{} problem(s), nothing imported:\n{}",
-            problems.len(),
-            problems.join("\n")
-        )
-    }
-}
-
-/// The lines of each Party (indices into `rows.lines`), in the order of
-/// their first rows: one pass over the file, a Party's later rows found by
-/// its code. A line whose code does not parse is a group of its own (and
-/// [`party_of_group`] names its problem).
-pub fn groups(rows: &Rows) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut index: HashMap<CountryCode, usize> = HashMap::new();
-    for (i, line) in rows.lines.iter().enumerate() {
-        let code = line
-            .text("country_code")
-            .and_then(|cc| CountryCode::parse(cc).ok());
-        match code {
-            Some(code) => match index.entry(code) {
-                Entry::Occupied(at) => groups[*at.get()].push(i),
-                Entry::Vacant(at) => {
-                    at.insert(groups.len());
-                    groups.push(vec![i]);
-                }
-            },
-            None => groups.push(vec![i]),
-        }
-    }
-    groups
-}
-
-/// The Party a group of lines (from [`groups`]) states: its lines merged,
-/// its contacts checked against each other; `None` when none of its lines
-/// could be read (their problems are in `blame`).
-pub fn party_of_group(rows: &Rows, group: &[usize], blame: &mut Blame<'_>) -> Option<PartyWant> {
+/// The Party a group of lines (from [`super::read::Rows::groups`]) states:
+/// its lines merged, its contacts checked against each other; `None` when
+/// none of its lines could be read (their problems are in `blame`).
+pub fn party_of_group(group: &[Line], blame: &mut Blame<'_>) -> Option<PartyWant> {
     let mut party: Option<PartyWant> = None;
-    for line in group.iter().filter_map(|i| rows.lines.get(*i)) {
+    for line in group {
         let Some(want) = party_of(line, blame) else {
             continue;
         };

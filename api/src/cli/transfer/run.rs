@@ -14,7 +14,7 @@ use domain::authority::{AuthorityCommand, AuthorityError, ReviewCommand};
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Slug};
 
-use super::check::{groups, party_of_group, Blame};
+use super::check::{party_of_group, Blame};
 use super::plan::{plan, Context, Plan, Status};
 use super::read::Rows;
 use crate::node::runtime::Runtime;
@@ -36,12 +36,6 @@ pub struct Import<'a> {
 struct Tally([usize; 5]);
 
 impl Tally {
-    fn of(plans: &[(CountryCode, Plan)]) -> Self {
-        let mut tally = Self::default();
-        tally.add(plans);
-        tally
-    }
-
     fn add(&mut self, plans: &[(CountryCode, Plan)]) {
         for row in plans.iter().flat_map(|(_, p)| &p.rows) {
             self.0[row.status as usize] += 1;
@@ -57,6 +51,14 @@ impl fmt::Display for Tally {
 }
 
 /// Imports `rows` read from `import.file`, attributed to `import.steward`.
+///
+/// Two passes over the file, each holding one Party at a time: the first
+/// checks every row and plans every Party against the store (a dry run
+/// reports each Party then and stops); only when no row has a problem does
+/// the second plan each Party again against the store as it is then,
+/// report it, and write (or propose) it before the next Party is read. A
+/// Party whose record changed in between so that a row is now refused is
+/// not written, and named.
 ///
 /// # Errors
 /// When a row is invalid or would be refused (every problem listed, nothing
@@ -82,22 +84,16 @@ pub async fn import(
         today: Utc::now().date_naive(),
         max_contacts: runtime.max_contacts,
     };
-    let (plans, problems, tally) = if import.dry_run {
-        // Reported as each Party is planned; no plan is kept.
-        let mut tally = Tally::default();
-        let problems = plan_each(&commands, &ctx, rows, |country, plan| {
-            let one = [(country, plan)];
-            tally.add(&one);
-            report(name, &one, true, &mut *out)
-        })
-        .await?;
-        (Vec::new(), problems, tally)
-    } else {
-        let (plans, problems) = prepare(&commands, &ctx, rows).await?;
-        report(name, &plans, false, out)?;
-        let tally = Tally::of(&plans);
-        (plans, problems, tally)
-    };
+    let mut tally = Tally::default();
+    let mut planner = Planner::new(&commands, &ctx, rows);
+    while let Some((country, plan)) = planner.next().await? {
+        let one = [(country, plan)];
+        tally.add(&one);
+        if import.dry_run {
+            report(name, &one, true, &mut *out)?;
+        }
+    }
+    let problems = planner.problems();
     if !problems.is_empty() {
         writeln!(out, "Nothing imported from {name}: {tally}.")?;
         bail!(
@@ -110,41 +106,66 @@ pub async fn import(
         writeln!(out, "Dry run of {name}, nothing written: {tally}.")?;
         return Ok(());
     }
+    let request = uuid::Uuid::new_v4();
+    let mut tally = Tally::default();
+    let mut done = Proposed::default();
+    let mut planner = Planner::new(&commands, &ctx, rows);
+    loop {
+        let known = planner.blame.problems.len();
+        let Some((country, plan)) = planner.next().await? else {
+            break;
+        };
+        if planner.blame.problems.len() > known {
+            done.failed.push(format!(
+                "{name}: {country}: its record changed since the file was checked, and now: {}",
+                planner.blame.problems[known..].join("; ")
+            ));
+            continue;
+        }
+        let one = [(country, plan)];
+        report(name, &one, false, &mut *out)?;
+        tally.add(&one);
+        if import.review {
+            let proposed = propose(&commands, &ctx, request, &one).await;
+            done.proposals.extend(proposed.proposals);
+            done.failed.extend(proposed.failed);
+        } else {
+            done.failed
+                .extend(write(&commands, &ctx, request, &one).await);
+        }
+    }
+    runtime.wake.notify_one();
     if import.review {
-        let proposed = propose(&commands, &ctx, &plans).await;
-        runtime.wake.notify_one();
-        for line in &proposed.proposals {
+        for line in &done.proposals {
             writeln!(
                 out,
                 "{name}: proposed {line} (awaiting another steward's review)"
             )?;
         }
-        if !proposed.failed.is_empty() {
+        if !done.failed.is_empty() {
             bail!(
                 "{} Party(ies) could not be proposed:\n{}",
-                proposed.failed.len(),
-                proposed.failed.join("\n")
+                done.failed.len(),
+                done.failed.join("\n")
             );
         }
         writeln!(
             out,
             "Proposed {name} for review (BASEL_REVIEW=required): {} proposal(s), nothing else written.",
-            proposed.proposals.len()
+            done.proposals.len()
         )?;
         return Ok(());
     }
-    let failed = write(&commands, &ctx, &plans).await;
-    runtime.wake.notify_one();
-    if !failed.is_empty() {
+    if !done.failed.is_empty() {
         writeln!(
             out,
-            "Imported {name} in part: {} row(s) failed while writing.",
-            failed.len()
+            "Imported {name} in part: {} row(s) or Party(ies) failed while writing.",
+            done.failed.len()
         )?;
         bail!(
-            "{} row(s) failed while writing:\n{}",
-            failed.len(),
-            failed.join("\n")
+            "{} row(s) or Party(ies) failed while writing:\n{}",
+            done.failed.len(),
+            done.failed.join("\n")
         );
     }
     writeln!(out, "Imported {name}: {tally}.")?;
@@ -164,43 +185,67 @@ pub async fn prepare(
     rows: &Rows,
 ) -> anyhow::Result<(Vec<(CountryCode, Plan)>, Vec<String>)> {
     let mut plans = Vec::new();
-    let problems = plan_each(commands, ctx, rows, |country, plan| {
-        plans.push((country, plan));
-        Ok(())
-    })
-    .await?;
-    Ok((plans, problems))
+    let mut planner = Planner::new(commands, ctx, rows);
+    while let Some(planned) = planner.next().await? {
+        plans.push(planned);
+    }
+    Ok((plans, planner.problems()))
 }
 
 /// [`prepare`], a Party at a time: each Party's lines are found once
-/// ([`groups`]), checked, planned against its state, and handed to `each`
-/// before the next Party is read, so a caller that keeps nothing of a plan
-/// (a dry run's report) holds one Party at a time. Returns every problem.
-///
-/// # Errors
-/// When the store cannot be read, or `each` fails.
-pub async fn plan_each(
-    commands: &AuthorityCommands,
-    ctx: &Context<'_>,
-    rows: &Rows,
-    mut each: impl FnMut(CountryCode, Plan) -> anyhow::Result<()>,
-) -> anyhow::Result<Vec<String>> {
-    let mut blame = Blame {
-        name: ctx.file,
-        problems: rows.problems.clone(),
-    };
-    for group in groups(rows) {
-        let Some(party) = party_of_group(rows, &group, &mut blame) else {
-            continue;
-        };
-        let state = commands
-            .current(&party.country)
-            .await
-            .map_err(|e| anyhow!("{e}"))?;
-        let plan = plan(&party, &state, ctx, &mut blame);
-        each(party.country, plan)?;
+/// ([`Rows::groups`]), read ([`Rows::lines`]), checked, and planned against
+/// its state before the next Party is read, so a caller that keeps nothing
+/// of a plan holds one Party at a time.
+pub struct Planner<'a> {
+    commands: &'a AuthorityCommands,
+    ctx: &'a Context<'a>,
+    rows: &'a Rows,
+    groups: std::vec::IntoIter<Vec<usize>>,
+    blame: Blame<'a>,
+}
+
+impl<'a> Planner<'a> {
+    /// Plans `rows` from their first Party.
+    pub fn new(commands: &'a AuthorityCommands, ctx: &'a Context<'a>, rows: &'a Rows) -> Self {
+        Self {
+            commands,
+            ctx,
+            rows,
+            groups: rows.groups().into_iter(),
+            blame: Blame {
+                name: ctx.file,
+                problems: rows.problems.clone(),
+            },
+        }
     }
-    Ok(blame.problems)
+
+    /// The next Party that could be read, with its plan; `None` after the
+    /// last. Its problems join [`Planner::problems`].
+    ///
+    /// # Errors
+    /// When the file or the store cannot be read.
+    pub async fn next(&mut self) -> anyhow::Result<Option<(CountryCode, Plan)>> {
+        for group in self.groups.by_ref() {
+            let lines = self.rows.lines(&group)?;
+            let Some(party) = party_of_group(&lines, &mut self.blame) else {
+                continue;
+            };
+            let state = self
+                .commands
+                .current(&party.country)
+                .await
+                .map_err(|e| anyhow!("{e}"))?;
+            let plan = plan(&party, &state, self.ctx, &mut self.blame);
+            return Ok(Some((party.country, plan)));
+        }
+        Ok(None)
+    }
+
+    /// Every problem found so far: the file's own, then each planned
+    /// Party's.
+    pub fn problems(self) -> Vec<String> {
+        self.blame.problems
+    }
 }
 
 /// One line per row that changes or is refused.
@@ -232,14 +277,15 @@ fn report(
     Ok(())
 }
 
-/// Writes every Party's commands in order; a Party whose command fails (the
-/// store changed since it was read) stops there. Returns what failed.
+/// Writes every Party's commands in order, each recorded with a request id
+/// made of `request` and its row; a Party whose command fails (the store
+/// changed since it was read) stops there. Returns what failed.
 pub async fn write(
     commands: &AuthorityCommands,
     ctx: &Context<'_>,
+    request: uuid::Uuid,
     plans: &[(CountryCode, Plan)],
 ) -> Vec<String> {
-    let request = uuid::Uuid::new_v4();
     let mut failed = Vec::new();
     for (country, plan) in plans {
         for (row, command) in &plan.steps {
@@ -278,9 +324,9 @@ pub struct Proposed {
 pub async fn propose(
     commands: &AuthorityCommands,
     ctx: &Context<'_>,
+    request: uuid::Uuid,
     plans: &[(CountryCode, Plan)],
 ) -> Proposed {
-    let request = uuid::Uuid::new_v4();
     let mut done = Proposed::default();
     for (country, plan) in plans {
         if plan.steps.is_empty() {
@@ -299,7 +345,8 @@ pub async fn propose(
             .any(|(_, c)| matches!(c, AuthorityCommand::Register(_)));
         if registers {
             let one = [(country.clone(), plan.clone())];
-            done.failed.extend(write(commands, ctx, &one).await);
+            done.failed
+                .extend(write(commands, ctx, request, &one).await);
             continue;
         }
         let id = uuid::Uuid::new_v4().simple().to_string();
