@@ -422,3 +422,104 @@ async fn an_nkey_seed_file_works() {
     one_write_goes_through(&deployment, &node).await;
     assert!(!node.log().contains(&seed), "the seed is in the log");
 }
+
+/// A NATS JWT (`ed25519-nkey`), as `nsc` writes them: `claims` with the
+/// issuer, subject, time and id filled in, signed by `issuer`.
+fn nats_jwt(issuer: &nkeys::KeyPair, subject: &str, name: &str, nats: serde_json::Value) -> String {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let header = URL_SAFE_NO_PAD.encode(r#"{"typ":"JWT","alg":"ed25519-nkey"}"#);
+    let claims = serde_json::json!({
+        "jti": uuid::Uuid::new_v4().simple().to_string().to_uppercase(),
+        "iat": chrono::Utc::now().timestamp(),
+        "iss": issuer.public_key(),
+        "name": name,
+        "sub": subject,
+        "nats": nats,
+    });
+    let signed = format!("{header}.{}", URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let signature = issuer.sign(signed.as_bytes()).expect("sign");
+    format!("{signed}.{}", URL_SAFE_NO_PAD.encode(signature))
+}
+
+/// A server in operator mode (accounts and users from JWTs, as `nsc`
+/// sets one up) and a `.creds` file of a user of its JetStream account.
+fn operator_mode() -> (AuthNats, String) {
+    let operator = nkeys::KeyPair::new_operator();
+    let system = nkeys::KeyPair::new_account();
+    let account = nkeys::KeyPair::new_account();
+    let user = nkeys::KeyPair::new_user();
+    let version = |kind: &str| serde_json::json!({"type": kind, "version": 2});
+    let operator_jwt = nats_jwt(
+        &operator,
+        &operator.public_key(),
+        "test",
+        version("operator"),
+    );
+    let unlimited = serde_json::json!({
+        "subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1,
+        "wildcards": true, "conn": -1, "leaf": -1,
+        "mem_storage": -1, "disk_storage": -1, "streams": -1, "consumer": -1,
+    });
+    let mut claims = version("account");
+    claims["limits"] = unlimited;
+    let account_jwt = nats_jwt(&operator, &account.public_key(), "basel", claims);
+    let system_jwt = nats_jwt(&operator, &system.public_key(), "SYS", version("account"));
+    let mut claims = version("user");
+    for (field, value) in [
+        ("pub", serde_json::json!({})),
+        ("sub", serde_json::json!({})),
+        ("subs", serde_json::json!(-1)),
+        ("data", serde_json::json!(-1)),
+        ("payload", serde_json::json!(-1)),
+    ] {
+        claims[field] = value;
+    }
+    let user_jwt = nats_jwt(&account, &user.public_key(), "basel", claims);
+    let nats = AuthNats::start(&format!(
+        "operator: \"{operator_jwt}\"\nsystem_account: {}\nresolver: MEMORY\nresolver_preload: {{\n  {}: \"{account_jwt}\"\n  {}: \"{system_jwt}\"\n}}",
+        system.public_key(),
+        account.public_key(),
+        system.public_key(),
+    ));
+    let seed = user.seed().expect("seed");
+    let creds = format!(
+        "-----BEGIN NATS USER JWT-----\n{user_jwt}\n------END NATS USER JWT------\n\n\
+         ************************* IMPORTANT *************************\n\
+         NKEY Seed printed below can be used to sign and prove identity.\n\
+         NKEYs are sensitive and should be treated as secrets.\n\n\
+         -----BEGIN USER NKEY SEED-----\n{seed}\n------END USER NKEY SEED------\n\n\
+         *************************************************************\n"
+    );
+    (nats, creds)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_credentials_file_works_against_a_server_in_operator_mode() {
+    let (nats, creds) = operator_mode();
+    let deployment = Basel::postgres().await.with_secret().with_nats(&nats.url());
+    let seed = creds
+        .lines()
+        .find(|l| l.starts_with("SU"))
+        .expect("the seed line")
+        .to_owned();
+
+    // Without credentials the server refuses: the projector says so.
+    let node = deployment.serve().await;
+    let refused = eventually(Duration::from_secs(10), || async {
+        matches!(node.get("/readyz").await, Some((503, body))
+            if body["details"]["reasons"].to_string().contains("NATS is not connected"))
+    })
+    .await;
+    assert!(refused.is_some(), "without the .creds file NATS refuses");
+    node.stop();
+
+    let file = deployment.dir().join("basel.creds");
+    std::fs::write(&file, &creds).expect("creds file");
+    let deployment = deployment.with_env("BASEL_NATS_CREDS", &file.display().to_string());
+    let node = deployment.serve().await;
+    one_write_goes_through(&deployment, &node).await;
+    let (_, ready) = node.get("/readyz").await.expect("readyz");
+    assert_eq!(ready["nats"], "connected", "{ready}");
+    assert!(!node.log().contains(&seed), "the seed is in the log");
+}
