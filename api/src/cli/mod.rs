@@ -91,7 +91,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 dry_run: settings.dry_run,
                 review: settings.review,
             };
-            transfer::import(&runtime, &import, &rows, &mut stdout).await
+            transfer::import(
+                &runtime,
+                &import,
+                &rows,
+                &mut stdout,
+                &mut std::io::stderr().lock(),
+            )
+            .await
         }
         Command::Relay {
             republish_from: Some(position),

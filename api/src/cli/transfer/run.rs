@@ -60,6 +60,8 @@ impl fmt::Display for Tally {
 /// Party whose record changed in between so that a row is now refused is
 /// not written, and named.
 ///
+/// Rows that change go to `out`, each problem to `err` as it is found.
+///
 /// # Errors
 /// When a row is invalid or would be refused (every problem listed, nothing
 /// imported), the steward is unknown or suspended, or the store fails.
@@ -68,6 +70,7 @@ pub async fn import(
     import: &Import<'_>,
     rows: &Rows,
     out: &mut impl Write,
+    err: &mut impl Write,
 ) -> anyhow::Result<()> {
     let name = import.file;
     let steward = Slug::parse(import.steward).map_err(|e| anyhow!("--steward: {e}"))?;
@@ -85,22 +88,27 @@ pub async fn import(
         max_contacts: runtime.max_contacts,
     };
     let mut tally = Tally::default();
+    let mut problems = 0;
     let mut planner = Planner::new(&commands, &ctx, rows);
-    while let Some((country, plan)) = planner.next().await? {
+    loop {
+        let next = planner.next().await?;
+        // Listed as found, not held: a file may have a problem per row.
+        for problem in planner.take_problems() {
+            problems += 1;
+            writeln!(err, "{problem}")?;
+        }
+        let Some((country, plan)) = next else {
+            break;
+        };
         let one = [(country, plan)];
         tally.add(&one);
         if import.dry_run {
             report(name, &one, true, &mut *out)?;
         }
     }
-    let problems = planner.problems();
-    if !problems.is_empty() {
+    if problems > 0 {
         writeln!(out, "Nothing imported from {name}: {tally}.")?;
-        bail!(
-            "{} problem(s), nothing imported:\n{}",
-            problems.len(),
-            problems.join("\n")
-        );
+        bail!("{problems} problem(s), each listed above; nothing imported");
     }
     if import.dry_run {
         writeln!(out, "Dry run of {name}, nothing written: {tally}.")?;
@@ -110,15 +118,12 @@ pub async fn import(
     let mut tally = Tally::default();
     let mut done = Proposed::default();
     let mut planner = Planner::new(&commands, &ctx, rows);
-    loop {
-        let known = planner.blame.problems.len();
-        let Some((country, plan)) = planner.next().await? else {
-            break;
-        };
-        if planner.blame.problems.len() > known {
+    while let Some((country, plan)) = planner.next().await? {
+        let refused = planner.take_problems();
+        if !refused.is_empty() {
             done.failed.push(format!(
                 "{name}: {country}: its record changed since the file was checked, and now: {}",
-                planner.blame.problems[known..].join("; ")
+                refused.join("; ")
             ));
             continue;
         }
@@ -245,6 +250,11 @@ impl<'a> Planner<'a> {
     /// Party's.
     pub fn problems(self) -> Vec<String> {
         self.blame.problems
+    }
+
+    /// The problems found since the last call (the file's own first).
+    pub fn take_problems(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.blame.problems)
     }
 }
 
