@@ -7,6 +7,7 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::{bail, Context};
 use serde_json::{Map, Value};
@@ -168,11 +169,12 @@ pub struct Rows {
 enum Held {
     /// Every readable line.
     Lines(Vec<Line>),
-    /// A CSV file read again a Party at a time.
-    Csv {
+    /// A file read again a Party at a time.
+    File {
         path: PathBuf,
         name: String,
-        header: Vec<&'static str>,
+        /// The CSV header's columns; `None`: JSON.
+        header: Option<Vec<&'static str>>,
         starts: Vec<Start>,
     },
 }
@@ -183,12 +185,21 @@ impl Default for Held {
     }
 }
 
-/// Where a readable CSV row starts, its number and its country code.
+/// Where a readable line starts, its row and its country code.
 #[derive(Debug, Clone)]
 struct Start {
     row: usize,
     code: Option<CountryCode>,
-    at: csv::Position,
+    at: At,
+}
+
+#[derive(Debug, Clone)]
+enum At {
+    /// A CSV row.
+    Csv(csv::Position),
+    /// The `nth` line of the JSON array element at or after byte `offset`
+    /// (past the previous element; a `,` and white space may come first).
+    Json { offset: u64, nth: usize },
 }
 
 impl Rows {
@@ -207,7 +218,7 @@ impl Rows {
     pub fn groups(&self) -> Vec<Vec<usize>> {
         let codes: Vec<Option<CountryCode>> = match &self.held {
             Held::Lines(lines) => lines.iter().map(code_of).collect(),
-            Held::Csv { starts, .. } => starts.iter().map(|s| s.code.clone()).collect(),
+            Held::File { starts, .. } => starts.iter().map(|s| s.code.clone()).collect(),
         };
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut index: HashMap<CountryCode, usize> = HashMap::new();
@@ -240,7 +251,7 @@ impl Rows {
                     .filter_map(|i| lines.get(*i).cloned())
                     .collect())
             }
-            Held::Csv {
+            Held::File {
                 path,
                 name,
                 header,
@@ -250,23 +261,80 @@ impl Rows {
         let changed = || anyhow::anyhow!("{name}: the file changed while it was imported");
         let file =
             std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"))?;
-        let mut reader = csv::Reader::from_reader(file);
-        let mut record = csv::StringRecord::new();
+        let starts = indices.iter().filter_map(|i| starts.get(*i));
         let mut lines = Vec::with_capacity(indices.len());
-        for start in indices.iter().filter_map(|i| starts.get(*i)) {
-            // No seek when the row follows the last one read.
-            reader.seek(start.at.clone()).map_err(|_| changed())?;
-            if !matches!(reader.read_record(&mut record), Ok(true)) {
-                return Err(changed());
+        match header {
+            Some(header) => {
+                let mut reader = csv::Reader::from_reader(file);
+                let mut record = csv::StringRecord::new();
+                for start in starts {
+                    let At::Csv(at) = &start.at else {
+                        return Err(changed());
+                    };
+                    // No seek when the row follows the last one read.
+                    reader.seek(at.clone()).map_err(|_| changed())?;
+                    if !matches!(reader.read_record(&mut record), Ok(true)) {
+                        return Err(changed());
+                    }
+                    lines.push(csv_line(header, &record, start.row));
+                }
             }
-            let line = csv_line(header, &record, start.row);
-            if code_of(&line) != start.code {
-                return Err(changed());
+            None => {
+                let mut reader = std::io::BufReader::new(file);
+                // One element (a Party object) parsed once for its lines.
+                let mut element: Option<(u64, Vec<Line>)> = None;
+                for start in starts {
+                    let At::Json { offset, nth } = start.at else {
+                        return Err(changed());
+                    };
+                    if element.as_ref().is_none_or(|(at, _)| *at != offset) {
+                        let item = json_element_at(&mut reader, offset).ok_or_else(changed)?;
+                        let found = element_lines(name, start.row, &item, &mut Vec::new());
+                        element = Some((offset, found));
+                    }
+                    let line = element
+                        .as_ref()
+                        .and_then(|(_, found)| found.get(nth))
+                        .ok_or_else(changed)?;
+                    lines.push(line.clone());
+                }
             }
-            lines.push(line);
+        }
+        if lines
+            .iter()
+            .zip(indices.iter().filter_map(|i| self.start(*i)))
+            .any(|(line, start)| line.row != start.row || code_of(line) != start.code)
+        {
+            return Err(changed());
         }
         Ok(lines)
     }
+
+    fn start(&self, index: usize) -> Option<&Start> {
+        match &self.held {
+            Held::Lines(_) => None,
+            Held::File { starts, .. } => starts.get(index),
+        }
+    }
+}
+
+/// The JSON value of the array element at or after `offset` (past a `,`
+/// and white space), read from there; `None` when there is none.
+fn json_element_at(reader: &mut std::io::BufReader<std::fs::File>, offset: u64) -> Option<Value> {
+    use std::io::{BufRead, Seek, SeekFrom};
+    reader.seek(SeekFrom::Start(offset)).ok()?;
+    loop {
+        let first = *reader.fill_buf().ok()?.first()?;
+        if first.is_ascii_whitespace() || first == b',' {
+            reader.consume(1);
+        } else {
+            break;
+        }
+    }
+    serde_json::Deserializer::from_reader(reader)
+        .into_iter::<Value>()
+        .next()?
+        .ok()
 }
 
 /// A line's country code, when it states one that parses.
@@ -301,26 +369,40 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
                     Next::Unreadable => {}
                     Next::Row => {
                         let code = code_of(&csv_line(&header, &record, row));
+                        let at = At::Csv(at);
                         starts.push(Start { row, code, at });
                     }
                 }
             }
             Ok(Rows {
-                held: Held::Csv {
+                held: Held::File {
                     path: path.to_owned(),
                     name,
-                    header,
+                    header: Some(header),
                     starts,
                 },
                 problems,
             })
         }
         Format::Json => {
-            let mut text = String::new();
-            open()?
-                .read_to_string(&mut text)
-                .with_context(|| format!("{name}: cannot read the file"))?;
-            parse(&name, &text, format)
+            let mut problems = Vec::new();
+            let mut starts = Vec::new();
+            json_elements(&name, open()?, &mut problems, |offset, row, lines| {
+                for (nth, line) in lines.iter().enumerate() {
+                    let at = At::Json { offset, nth };
+                    let code = code_of(line);
+                    starts.push(Start { row, code, at });
+                }
+            })?;
+            Ok(Rows {
+                held: Held::File {
+                    path: path.to_owned(),
+                    name,
+                    header: None,
+                    starts,
+                },
+                problems,
+            })
         }
     }
 }
@@ -333,7 +415,13 @@ pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
 pub fn parse(name: &str, text: &str, format: Format) -> anyhow::Result<Rows> {
     let mut problems = Vec::new();
     let lines = match format {
-        Format::Json => json_lines(name, text, &mut problems)?,
+        Format::Json => {
+            let mut all = Vec::new();
+            json_elements(name, text.as_bytes(), &mut problems, |_, _, lines| {
+                all.extend(lines);
+            })?;
+            all
+        }
         Format::Csv => csv_lines(name, text.as_bytes(), &mut problems)?,
     };
     Ok(Rows::held(lines, problems))
@@ -453,31 +541,128 @@ fn check_header(
     Ok(columns)
 }
 
-fn json_lines(name: &str, text: &str, problems: &mut Vec<String>) -> anyhow::Result<Vec<Line>> {
-    if !text.trim_start().starts_with('[') {
-        bail!("{name}: expected a JSON array of records ([{{\"country_code\": …}}, …]), one object per country");
+/// Reads a JSON array of Parties from `input` an element at a time, never
+/// whole: `each` gets, per element, where it starts (a byte offset at or
+/// before its first byte, past the previous element), its 1-based row and
+/// its lines.
+///
+/// # Errors
+/// When `input` is not a JSON array, does not parse (naming the row being
+/// read) or cannot be read.
+fn json_elements(
+    name: &str,
+    input: impl Read,
+    problems: &mut Vec<String>,
+    each: impl FnMut(u64, usize, Vec<Line>),
+) -> anyhow::Result<()> {
+    use std::io::BufRead;
+    let mut input = std::io::BufReader::new(input);
+    let mut skipped = 0;
+    loop {
+        let buffer = input
+            .fill_buf()
+            .with_context(|| format!("{name}: cannot read the file"))?;
+        let blank = buffer
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let first = buffer.get(blank).copied();
+        input.consume(blank);
+        skipped += blank as u64;
+        match first {
+            Some(b'[') => break,
+            None if blank > 0 => {}
+            _ => bail!("{name}: expected a JSON array of records ([{{\"country_code\": …}}, …]), one object per country"),
+        }
     }
-    let items: Vec<Value> = serde_json::from_str(text)
-        .map_err(|e| anyhow::anyhow!("{name}: row {}: {e}", row_of_json_error(text, &e)))?;
+    let read = Rc::new(std::cell::Cell::new(skipped));
+    let row = Rc::new(std::cell::Cell::new(0));
+    let counted = Counting {
+        inner: input,
+        read: Rc::clone(&read),
+    };
+    let mut parser = serde_json::Deserializer::from_reader(counted);
+    let elements = Elements {
+        name,
+        read,
+        row: Rc::clone(&row),
+        problems,
+        each,
+    };
+    serde::Deserializer::deserialize_seq(&mut parser, elements)
+        .and_then(|()| parser.end())
+        .map_err(|e| match row.get() {
+            0 => anyhow::anyhow!("{name}: after the last row: {e}"),
+            n => anyhow::anyhow!("{name}: row {n}: {e}"),
+        })
+}
+
+/// A reader that counts the bytes read through it. `serde_json` reads a
+/// byte at a time from it (it sits over the buffer), so the count is
+/// exactly what the parser has taken.
+struct Counting<R> {
+    inner: R,
+    read: Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// The array's elements, one at a time ([`json_elements`]).
+struct Elements<'a, F> {
+    name: &'a str,
+    read: Rc<std::cell::Cell<u64>>,
+    /// The row being read; 0 once the array has ended.
+    row: Rc<std::cell::Cell<usize>>,
+    problems: &'a mut Vec<String>,
+    each: F,
+}
+
+impl<'de, F: FnMut(u64, usize, Vec<Line>)> serde::de::Visitor<'de> for Elements<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON array of records, one object per country")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        for row in 1.. {
+            let offset = self.read.get();
+            self.row.set(row);
+            let Some(item) = seq.next_element::<Value>()? else {
+                break;
+            };
+            let lines = element_lines(self.name, row, &item, self.problems);
+            (self.each)(offset, row, lines);
+        }
+        self.row.set(0);
+        Ok(())
+    }
+}
+
+/// The lines of one array element (row `row`): a Party object's own, or
+/// one per contact; a problem when it is not an object.
+fn element_lines(name: &str, row: usize, item: &Value, problems: &mut Vec<String>) -> Vec<Line> {
+    let at = |field: &str, message: &str| {
+        let cc = item
+            .get("country_code")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        format!("{name}: row {row} ({cc}): {field}: {message}")
+    };
     let mut lines = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        let row = index + 1;
-        let at = |field: &str, message: &str| {
-            let cc = item
-                .get("country_code")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            format!("{name}: row {row} ({cc}): {field}: {message}")
-        };
-        let Some(object) = item.as_object() else {
-            problems.push(format!(
-                "{name}: row {row}: must be an object with country_code, country_name, …"
-            ));
-            continue;
-        };
-        json_party(row, object, &at, &mut lines, problems);
+    match item.as_object() {
+        Some(object) => json_party(row, object, &at, &mut lines, problems),
+        None => problems.push(format!(
+            "{name}: row {row}: must be an object with country_code, country_name, …"
+        )),
     }
-    Ok(lines)
+    lines
 }
 
 /// One Party object: its own cells, then one line per contact (or one line
@@ -569,21 +754,6 @@ fn cells(
     cells
 }
 
-/// The 1-based index of the array element a JSON error points into.
-fn row_of_json_error(text: &str, error: &serde_json::Error) -> usize {
-    let offset: usize = text
-        .lines()
-        .take(error.line().saturating_sub(1))
-        .map(|l| l.len() + 1)
-        .sum::<usize>()
-        + error.column();
-    let end = (0..=offset.min(text.len()))
-        .rev()
-        .find(|i| text.is_char_boundary(*i))
-        .unwrap_or(0);
-    text[..end].matches("\"country_code\"").count().max(1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -627,6 +797,101 @@ mod tests {
         assert_eq!(af[1].text("ca_name"), Some("=SUM(1)"), "escaping undone");
         let al = lazy.lines(&groups[1]).expect("AL");
         assert_eq!(al[0].text("ca_name"), Some("Zyra, \"one\""));
+    }
+
+    fn json_file() -> String {
+        let parties = serde_json::json!([
+            {"country_code": "AF", "country_name": "Afghanistan", "contacts": [
+                {"contact_id": "c1", "ca_name": "Office [1], {\"a\"}"},
+                {"contact_id": "c2", "ca_name": "Office 2"}]},
+            {"country_code": "AL", "country_name": "Albania", "contacts": []},
+            "not an object",
+            {"country_code": "AF", "country_name": "Afghanistan", "unknown": 1},
+            {"country_code": "AL", "country_name": "Albania", "contacts": [
+                {"contact_id": "c1", "ca_name": "Zyra, ë"}]},
+        ]);
+        serde_json::to_string_pretty(&parties).expect("json")
+    }
+
+    fn compact(text: &str) -> String {
+        let value: Value = serde_json::from_str(text).expect("json");
+        value.to_string()
+    }
+
+    #[test]
+    fn a_json_file_read_a_party_at_a_time_gives_the_lines_it_would_hold() {
+        for text in [
+            json_file(),
+            compact(&json_file()),
+            format!("\n\n  {}  \n", json_file()),
+        ] {
+            let (dir, _) = on_disk("");
+            let path = dir.path().join("file.json");
+            std::fs::write(&path, &text).expect("write");
+            let lazy = read(&path, None).expect("read");
+            let name = path.display().to_string();
+            let held = parse(&name, &text, Format::Json).expect("parse");
+            assert_eq!(lazy.problems, held.problems);
+            assert_eq!(lazy.problems.len(), 2, "{:?}", lazy.problems);
+            assert!(lazy.problems[0].contains("row 3: must be an object"));
+            assert!(lazy.problems[1].contains("row 4 (AF): unknown: unknown field"));
+            let groups = lazy.groups();
+            assert_eq!(groups, held.groups());
+            // AF: row 1's two contacts and row 4; AL: row 2 and row 5.
+            assert_eq!(groups, vec![vec![0, 1, 3], vec![2, 4]]);
+            for group in &groups {
+                assert_eq!(
+                    lazy.lines(group).expect("lines"),
+                    held.lines(group).expect("lines")
+                );
+            }
+            let af = lazy.lines(&groups[0]).expect("AF");
+            assert_eq!(af[0].text("ca_name"), Some("Office [1], {\"a\"}"));
+            assert_eq!(af[2].row, 4);
+            let al = lazy.lines(&groups[1]).expect("AL");
+            assert_eq!(al[1].text("ca_name"), Some("Zyra, ë"));
+        }
+    }
+
+    #[test]
+    fn json_that_does_not_parse_names_the_row_being_read() {
+        let text = json_file();
+        let broken = text.replacen("\"country_code\": \"AL\"", "\"country_code\" \"AL\"", 1);
+        assert_ne!(broken, text);
+        let error = parse("f.json", &broken, Format::Json).expect_err("syntax");
+        assert!(error.to_string().starts_with("f.json: row 2: "), "{error}");
+        let trailing = format!("{text} ]");
+        let error = parse("f.json", &trailing, Format::Json).expect_err("trailing");
+        assert!(
+            error
+                .to_string()
+                .starts_with("f.json: after the last row: "),
+            "{error}"
+        );
+        for other in ["{}", "", "  ", "\"text\""] {
+            let error = parse("f.json", other, Format::Json).expect_err("not an array");
+            assert!(
+                error.to_string().contains("expected a JSON array"),
+                "{other}: {error}"
+            );
+        }
+        let empty = parse("f.json", " [ ] ", Format::Json).expect("an empty array");
+        assert!(empty.groups().is_empty());
+    }
+
+    #[test]
+    fn a_json_file_that_changes_while_it_is_imported_is_refused() {
+        let (dir, _) = on_disk("");
+        let path = dir.path().join("file.json");
+        let text = json_file();
+        std::fs::write(&path, &text).expect("write");
+        let rows = read(&path, None).expect("read");
+        let groups = rows.groups();
+        std::fs::write(&path, text.replace("\"AL\"", "\"AD\"")).expect("write");
+        let error = rows.lines(&groups[1]).expect_err("AL is AD now");
+        assert!(error.to_string().contains("changed while it was imported"));
+        std::fs::write(&path, "[]").expect("write");
+        assert!(rows.lines(&groups[0]).is_err(), "a shorter file");
     }
 
     #[test]
