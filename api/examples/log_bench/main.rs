@@ -27,6 +27,7 @@ mod http;
 mod lag;
 mod stats;
 mod store;
+mod visible;
 
 use clap::{Parser, Subcommand};
 
@@ -125,6 +126,27 @@ enum Cmd {
         #[arg(long, default_value_t = 2)]
         warmup: u64,
     },
+    /// Write on one REST replica, read on another: time until visible.
+    Visible {
+        /// The replica written to.
+        #[arg(long)]
+        write_url: String,
+        /// The replica read from.
+        #[arg(long)]
+        read_url: String,
+        /// A steward's bearer token (`basel steward enrol`).
+        #[arg(long, env = "BENCH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// An API key for the reads.
+        #[arg(long, env = "BENCH_API_KEY", hide_env_values = true)]
+        api_key: String,
+        /// How many writes.
+        #[arg(long, default_value_t = 500)]
+        writes: usize,
+        /// Writes per second.
+        #[arg(long, default_value_t = 20.0)]
+        rate: f64,
+    },
 }
 
 #[tokio::main]
@@ -154,5 +176,23 @@ async fn main() -> anyhow::Result<()> {
             seconds,
             warmup,
         } => http::http(&base_url, &token, clients, seconds, warmup).await,
+        Cmd::Visible {
+            write_url,
+            read_url,
+            token,
+            api_key,
+            writes,
+            rate,
+        } => {
+            visible::visible(&visible::Visible {
+                write_url: &write_url,
+                read_url: &read_url,
+                token: &token,
+                api_key: &api_key,
+                writes,
+                rate,
+            })
+            .await
+        }
     }
 }
