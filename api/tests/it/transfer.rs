@@ -235,6 +235,14 @@ fn with_new_phone(text: &str, format: &str, phone: &str) -> String {
     String::from_utf8(writer.into_inner().expect("csv")).expect("utf-8")
 }
 
+/// The Party `code` of an export, to change it.
+fn party_mut<'a>(parties: &'a mut Value, code: &str) -> &'a mut Value {
+    parties
+        .as_array_mut()
+        .and_then(|all| all.iter_mut().find(|p| p["country_code"] == code))
+        .unwrap_or_else(|| panic!("no {code} in the export"))
+}
+
 fn the_party<'a>(parties: &'a Value, code: &str) -> &'a Value {
     parties
         .as_array()
@@ -394,17 +402,8 @@ async fn a_first_release_file_describes_each_partys_primary_competent_authority(
 async fn a_row_the_domain_would_refuse_names_its_column_and_nothing_is_written() {
     let d = seeded_with_contacts(Mode::Embedded).await;
     let mut parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
-    let all = parties.as_array_mut().expect("array");
-    let de = all
-        .iter_mut()
-        .find(|p| p["country_code"] == "AF")
-        .expect("AF");
-    de["contacts"][1]["phone"] = json!("+49-371-532-5000");
-    let ca = all
-        .iter_mut()
-        .find(|p| p["country_code"] == "CA")
-        .expect("CA");
-    ca["contacts"][0]["last_checked"] = json!("2999-01-01");
+    party_mut(&mut parties, "AF")["contacts"][1]["phone"] = json!("+49-371-532-5000");
+    party_mut(&mut parties, "CA")["contacts"][0]["last_checked"] = json!("2999-01-01");
     let text = serde_json::to_string(&parties).expect("json");
     let before = events(&d).await;
     d.settle().await;
@@ -504,21 +503,16 @@ async fn under_review_an_import_proposes_each_party_once_and_changes_no_record()
     let d = seeded_with_contacts(Mode::Embedded).await;
     let csv = export(&d, "csv").await;
     let mut parties: Value = serde_json::from_str(&export(&d, "json").await).expect("json");
-    let all = parties.as_array_mut().expect("array");
-    let de = all
-        .iter_mut()
-        .find(|p| p["country_code"] == "AF")
-        .expect("AF");
-    de["contacts"][1]["phone"] = json!("+49-371-532-999");
-    let mut extra = de["contacts"][1].clone();
+    let af = party_mut(&mut parties, "AF");
+    af["contacts"][1]["phone"] = json!("+49-371-532-999");
+    let mut extra = af["contacts"][1].clone();
     extra["contact_id"] = json!("extra");
     extra["primary"] = json!(false);
     extra["outcome"] = Value::Null;
-    let al = all
-        .iter_mut()
-        .find(|p| p["country_code"] == "AL")
-        .expect("AL");
-    al["contacts"].as_array_mut().expect("contacts").push(extra);
+    party_mut(&mut parties, "AL")["contacts"]
+        .as_array_mut()
+        .expect("contacts")
+        .push(extra);
     let text = serde_json::to_string_pretty(&parties).expect("json");
     let before = events(&d).await;
     let said = stdout(&import(&d, "json", &text, &["--review", "required"]).await);
