@@ -238,7 +238,7 @@ impl Rows {
     }
 
     /// The lines at `indices` (a group from [`Rows::groups`]), in order;
-    /// a CSV file's are read from it again.
+    /// a file's are read from it again.
     ///
     /// # Errors
     /// When the file cannot be read again, or no longer holds what it held
