@@ -16,14 +16,23 @@ use crate::support::{eventually, Store};
 const UPDATES: usize = 500;
 const CLIENTS: usize = 8;
 
-/// The first `n` seeded country codes.
+/// The first `n` seeded country codes, once the directory holds them (in
+/// server mode the seed reaches it through the relay and the stream, which
+/// a cluster that has just formed can take seconds to accept).
 pub(crate) async fn countries(deployment: &Basel, n: i64) -> Vec<String> {
     let db = deployment.db().await;
-    sqlx::query_scalar("SELECT country_code FROM directory ORDER BY country_code LIMIT $1")
-        .bind(n)
-        .fetch_all(&db)
-        .await
-        .expect("countries")
+    let wanted = usize::try_from(n).unwrap_or(usize::MAX);
+    let seeded = crate::support::eventually_some(Duration::from_secs(60), || async {
+        let codes: Vec<String> =
+            sqlx::query_scalar("SELECT country_code FROM directory ORDER BY country_code LIMIT $1")
+                .bind(n)
+                .fetch_all(&db)
+                .await
+                .expect("countries");
+        (codes.len() == wanted).then_some(codes)
+    })
+    .await;
+    seeded.unwrap_or_else(|| panic!("the directory did not hold {n} seeded Parties within 60 s"))
 }
 
 /// (country, source) of every verification in the events table.
