@@ -362,6 +362,17 @@ impl Drop for AuthNats {
     }
 }
 
+/// Whether `node`'s `/readyz` answers 503 naming NATS for the projector
+/// within 10 s.
+async fn projector_says_nats_is_not_connected(node: &Node) -> bool {
+    eventually(Duration::from_secs(10), || async {
+        matches!(node.get("/readyz").await, Some((503, body))
+            if body["details"]["reasons"].to_string().contains("projector: NATS is not connected"))
+    })
+    .await
+    .is_some()
+}
+
 const PASSWORD: &str = "pw-9f8e7d6c5b4a";
 const TOKEN: &str = "tok-0a1b2c3d4e5f";
 
@@ -393,12 +404,10 @@ async fn a_token_works_and_a_wrong_one_leaves_the_projector_not_ready_with_the_r
 
     let wrong = deployment.with_env("BASEL_NATS_TOKEN", "not-the-token");
     let node = wrong.serve().await;
-    let reason = eventually(Duration::from_secs(10), || async {
-        matches!(node.get("/readyz").await, Some((503, body))
-            if body["details"]["reasons"].to_string().contains("projector: NATS is not connected"))
-    })
-    .await;
-    assert!(reason.is_some(), "/readyz names NATS for the projector");
+    assert!(
+        projector_says_nats_is_not_connected(&node).await,
+        "/readyz names NATS for the projector"
+    );
     let log = node.log();
     assert!(
         !log.contains("not-the-token") && !log.contains(TOKEN),
@@ -506,12 +515,10 @@ async fn a_credentials_file_works_against_a_server_in_operator_mode() {
 
     // Without credentials the server refuses: the projector says so.
     let node = deployment.serve().await;
-    let refused = eventually(Duration::from_secs(10), || async {
-        matches!(node.get("/readyz").await, Some((503, body))
-            if body["details"]["reasons"].to_string().contains("NATS is not connected"))
-    })
-    .await;
-    assert!(refused.is_some(), "without the .creds file NATS refuses");
+    assert!(
+        projector_says_nats_is_not_connected(&node).await,
+        "without the .creds file NATS refuses"
+    );
     node.stop();
 
     let file = deployment.dir().join("basel.creds");

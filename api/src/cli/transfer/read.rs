@@ -153,11 +153,10 @@ fn all_columns() -> String {
 /// A file's rows, and the problems found reading them (a row that is not
 /// an object, an unknown field…), which [`super::check`] lists with its own.
 ///
-/// A CSV file on disk is not held: reading it notes where each row starts
-/// and its country code, and [`Rows::lines`] reads a Party's rows again
-/// when it is checked, so an import holds one Party at a time (issue #31:
-/// 200,000 rows held whole took 358 MiB). JSON files and uploads are held
-/// whole (an upload is at most 1 MiB).
+/// A file on disk is not held: reading it notes where each row starts and
+/// its country code, and [`Rows::lines`] reads a Party's rows again when it
+/// is checked, so an import holds one Party at a time (issue #31: 200,000
+/// rows held whole took 358 MiB). Uploads (at most 1 MiB) are held whole.
 #[derive(Debug, Clone, Default)]
 pub struct Rows {
     held: Held,
@@ -169,13 +168,20 @@ pub struct Rows {
 enum Held {
     /// Every readable line.
     Lines(Vec<Line>),
-    /// A file read again a Party at a time.
-    File {
-        path: PathBuf,
-        name: String,
-        /// The CSV header's columns; `None`: JSON.
-        header: Option<Vec<&'static str>>,
-        starts: Vec<Start>,
+    /// A CSV file on disk, with its header's columns and where each
+    /// readable row starts.
+    Csv {
+        file: OnDisk,
+        header: Vec<&'static str>,
+        starts: Vec<Start<csv::Position>>,
+    },
+    /// A JSON file on disk: for each line, the byte offset of its array
+    /// element (at or before its first byte, past the previous element: a
+    /// `,` and white space may come first) and its place among the
+    /// element's lines.
+    Json {
+        file: OnDisk,
+        starts: Vec<Start<(u64, usize)>>,
     },
 }
 
@@ -185,21 +191,41 @@ impl Default for Held {
     }
 }
 
-/// Where a readable line starts, its row and its country code.
+/// A file read again a Party at a time: its path and its name in messages.
 #[derive(Debug, Clone)]
-struct Start {
+struct OnDisk {
+    path: PathBuf,
+    name: String,
+}
+
+impl OnDisk {
+    fn open(&self) -> anyhow::Result<std::fs::File> {
+        std::fs::File::open(&self.path)
+            .with_context(|| format!("{}: cannot read the file", self.name))
+    }
+
+    fn changed(&self) -> anyhow::Error {
+        anyhow::anyhow!("{}: the file changed while it was imported", self.name)
+    }
+}
+
+/// Where a readable line starts (`at`), its row and its country code.
+#[derive(Debug, Clone)]
+struct Start<At> {
     row: usize,
     code: Option<CountryCode>,
     at: At,
 }
 
-#[derive(Debug, Clone)]
-enum At {
-    /// A CSV row.
-    Csv(csv::Position),
-    /// The `nth` line of the JSON array element at or after byte `offset`
-    /// (past the previous element; a `,` and white space may come first).
-    Json { offset: u64, nth: usize },
+impl<At> Start<At> {
+    /// `line`, when it is still the line this start was noted for.
+    fn check(&self, line: Line, file: &OnDisk) -> anyhow::Result<Line> {
+        if line.row == self.row && code_of(&line) == self.code {
+            Ok(line)
+        } else {
+            Err(file.changed())
+        }
+    }
 }
 
 impl Rows {
@@ -218,7 +244,8 @@ impl Rows {
     pub fn groups(&self) -> Vec<Vec<usize>> {
         let codes: Vec<Option<CountryCode>> = match &self.held {
             Held::Lines(lines) => lines.iter().map(code_of).collect(),
-            Held::File { starts, .. } => starts.iter().map(|s| s.code.clone()).collect(),
+            Held::Csv { starts, .. } => starts.iter().map(|s| s.code.clone()).collect(),
+            Held::Json { starts, .. } => starts.iter().map(|s| s.code.clone()).collect(),
         };
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut index: HashMap<CountryCode, usize> = HashMap::new();
@@ -244,77 +271,48 @@ impl Rows {
     /// When the file cannot be read again, or no longer holds what it held
     /// when it was first read.
     pub fn lines(&self, indices: &[usize]) -> anyhow::Result<Vec<Line>> {
-        let (path, name, header, starts) = match &self.held {
-            Held::Lines(lines) => {
-                return Ok(indices
-                    .iter()
-                    .filter_map(|i| lines.get(*i).cloned())
-                    .collect())
+        let mut lines = Vec::with_capacity(indices.len());
+        match &self.held {
+            Held::Lines(held) => {
+                lines.extend(indices.iter().filter_map(|i| held.get(*i).cloned()));
             }
-            Held::File {
-                path,
-                name,
+            Held::Csv {
+                file,
                 header,
                 starts,
-            } => (path, name, header, starts),
-        };
-        let changed = || anyhow::anyhow!("{name}: the file changed while it was imported");
-        let file =
-            std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"))?;
-        let starts = indices.iter().filter_map(|i| starts.get(*i));
-        let mut lines = Vec::with_capacity(indices.len());
-        match header {
-            Some(header) => {
-                let mut reader = csv::Reader::from_reader(file);
+            } => {
+                let mut reader = csv::Reader::from_reader(file.open()?);
                 let mut record = csv::StringRecord::new();
-                for start in starts {
-                    let At::Csv(at) = &start.at else {
-                        return Err(changed());
-                    };
+                for start in indices.iter().filter_map(|i| starts.get(*i)) {
                     // No seek when the row follows the last one read.
-                    reader.seek(at.clone()).map_err(|_| changed())?;
+                    reader.seek(start.at.clone()).map_err(|_| file.changed())?;
                     if !matches!(reader.read_record(&mut record), Ok(true)) {
-                        return Err(changed());
+                        return Err(file.changed());
                     }
-                    lines.push(csv_line(header, &record, start.row));
+                    lines.push(start.check(csv_line(header, &record, start.row), file)?);
                 }
             }
-            None => {
-                let mut reader = std::io::BufReader::new(file);
+            Held::Json { file, starts } => {
+                let mut reader = std::io::BufReader::new(file.open()?);
                 // One element (a Party object) parsed once for its lines.
                 let mut element: Option<(u64, Vec<Line>)> = None;
-                for start in starts {
-                    let At::Json { offset, nth } = start.at else {
-                        return Err(changed());
-                    };
+                for start in indices.iter().filter_map(|i| starts.get(*i)) {
+                    let (offset, nth) = start.at;
                     if element.as_ref().is_none_or(|(at, _)| *at != offset) {
-                        let item = json_element_at(&mut reader, offset).ok_or_else(changed)?;
-                        let found = element_lines(name, start.row, &item, &mut Vec::new());
+                        let item =
+                            json_element_at(&mut reader, offset).ok_or_else(|| file.changed())?;
+                        let found = element_lines(&file.name, start.row, &item, &mut Vec::new());
                         element = Some((offset, found));
                     }
                     let line = element
                         .as_ref()
                         .and_then(|(_, found)| found.get(nth))
-                        .ok_or_else(changed)?;
-                    lines.push(line.clone());
+                        .ok_or_else(|| file.changed())?;
+                    lines.push(start.check(line.clone(), file)?);
                 }
             }
         }
-        if lines
-            .iter()
-            .zip(indices.iter().filter_map(|i| self.start(*i)))
-            .any(|(line, start)| line.row != start.row || code_of(line) != start.code)
-        {
-            return Err(changed());
-        }
         Ok(lines)
-    }
-
-    fn start(&self, index: usize) -> Option<&Start> {
-        match &self.held {
-            Held::Lines(_) => None,
-            Held::File { starts, .. } => starts.get(index),
-        }
     }
 }
 
@@ -349,62 +347,54 @@ fn code_of(line: &Line) -> Option<CountryCode> {
 /// Unreadable file, unknown format, a CSV header with unknown columns, or
 /// JSON that does not parse (naming the file, and the row where it can).
 pub fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Rows> {
-    let name = path.display().to_string();
+    let file = OnDisk {
+        path: path.to_owned(),
+        name: path.display().to_string(),
+    };
+    let name = file.name.as_str();
     let Some(format) = format.or_else(|| format_of(path)) else {
         bail!("{name}: cannot tell the format from the extension; pass --format json|csv");
     };
-    let open =
-        || std::fs::File::open(path).with_context(|| format!("{name}: cannot read the file"));
-    match format {
+    let mut problems = Vec::new();
+    let held = match format {
         Format::Csv => {
-            let mut reader = csv::Reader::from_reader(open()?);
-            let header = check_header(&name, &mut reader)?;
-            let mut problems = Vec::new();
+            let mut reader = csv::Reader::from_reader(file.open()?);
+            let header = check_header(name, &mut reader)?;
             let mut starts = Vec::new();
             let mut record = csv::StringRecord::new();
             for row in 1.. {
                 let at = reader.position().clone();
-                match next_record(&name, &mut reader, &mut record, row, &mut problems)? {
+                match next_record(name, &mut reader, &mut record, row, &mut problems)? {
                     Next::End => break,
                     Next::Unreadable => {}
                     Next::Row => {
                         let code = code_of(&csv_line(&header, &record, row));
-                        let at = At::Csv(at);
                         starts.push(Start { row, code, at });
                     }
                 }
             }
-            Ok(Rows {
-                held: Held::File {
-                    path: path.to_owned(),
-                    name,
-                    header: Some(header),
-                    starts,
-                },
-                problems,
-            })
+            Held::Csv {
+                file,
+                header,
+                starts,
+            }
         }
         Format::Json => {
-            let mut problems = Vec::new();
             let mut starts = Vec::new();
-            json_elements(&name, open()?, &mut problems, |offset, row, lines| {
+            json_elements(name, file.open()?, &mut problems, |offset, row, lines| {
                 for (nth, line) in lines.iter().enumerate() {
-                    let at = At::Json { offset, nth };
                     let code = code_of(line);
-                    starts.push(Start { row, code, at });
+                    starts.push(Start {
+                        row,
+                        code,
+                        at: (offset, nth),
+                    });
                 }
             })?;
-            Ok(Rows {
-                held: Held::File {
-                    path: path.to_owned(),
-                    name,
-                    header: None,
-                    starts,
-                },
-                problems,
-            })
+            Held::Json { file, starts }
         }
-    }
+    };
+    Ok(Rows { held, problems })
 }
 
 /// Reads the text of a transfer file called `name` (an upload of the
