@@ -3,32 +3,36 @@
 //! directory hold, for a search?), so hot paths need no database round trip.
 //! The REST edge and the MCP server each keep one.
 //!
-//! Entries are tagged with a *generation*. The generation moves when the read
-//! tables may have changed: a watcher task follows the `directory` and
-//! `api_keys` checkpoints (woken by the local projector, and polling every
-//! 250 ms for projectors in other processes), and a local steward write moves
-//! it before it answers, so the write's author never reads their old record.
-//! An entry is served only while its generation is current, and its tag is
-//! taken *before* the database read, so a row read just before a change is
-//! never served after the change was seen. Only active keys are cached: a new
-//! key works at once; a revoked one stops within one watcher cycle.
+//! The projector tells the cache what each step of a projection changed
+//! before it tells anyone the step was made ([`Projector::advance`]): a step
+//! of `directory` makes it forget the records of the countries the step
+//! touched (and the directory's rows, for searches), a step of `api_keys`
+//! the keys it knew active. Every other entry stays. The projector hears of
+//! every step when it runs the projections itself, or by PostgreSQL
+//! notifications from the process that does ([`crate::follow`]); while it
+//! hears of none, the cache remembers nothing.
+//!
+//! A value read from the database is remembered only if nothing was
+//! forgotten about it since the reader took the [`ReadCache::generation`]
+//! (taken *before* the read): a row read just before a change is never
+//! served after the change was heard of. Only active keys are cached: a new
+//! key works at once; a revoked one stops when `api_keys` applies the
+//! revocation.
 //!
 //! One cache per server, so servers over different stores in one process
-//! never share; its watcher ends when the cache is dropped.
+//! never share.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use rustc_hash::FxHashMap;
 
 use crate::directory::{AuthorityRow, Reader};
-use crate::runner::Projector;
-use crate::{api_keys, directory, ProjectionError, ReadDb};
-
-/// How often the watcher looks at the checkpoints when not woken.
-pub const POLL: Duration = Duration::from_millis(250);
+use crate::follow::Changed;
+use crate::registry::Projection;
+use crate::runner::{Feed, Projector};
+use crate::{api_keys, ProjectionError, ReadDb};
 
 /// The largest number of entries of each kind (a full cache is cleared).
 const MAX_ENTRIES: usize = 10_000;
@@ -51,19 +55,40 @@ impl<T> std::ops::Deref for Line<T> {
     }
 }
 
-/// Active keys (by SHA-256) and records, each with the generation it was
-/// read in. Hashed with rustc's Fx hash, several times cheaper than std's
-/// SipHash on every lookup: no client chooses these keys (only keys found
-/// active in the `api_keys` table are remembered, under their digests, and
-/// records under country codes and days), so there is no flooding to resist.
+/// Active keys (by SHA-256) and records, and when each kind was last
+/// forgotten (a generation). Hashed with rustc's Fx hash, several times
+/// cheaper than std's SipHash on every lookup: no client chooses these keys
+/// (only keys found active in the `api_keys` table are remembered, under
+/// their digests, and records under country codes and days), so there is no
+/// flooding to resist.
 #[derive(Default)]
 struct Remembered {
-    keys: FxHashMap<[u8; 32], u64>,
-    records: FxHashMap<RecordKey, (u64, Bytes)>,
+    keys: FxHashMap<[u8; 32], ()>,
+    records: FxHashMap<RecordKey, Bytes>,
+    /// When the keys were last forgotten.
+    keys_forgotten: u64,
+    /// When each country's records were last forgotten.
+    records_forgotten: FxHashMap<[u8; 2], u64>,
+    /// When every record was last forgotten.
+    all_records_forgotten: u64,
 }
 
-/// The directory's rows for searches, with the generation they were read in.
-type Rows = Option<(u64, Arc<Vec<AuthorityRow>>)>;
+impl Remembered {
+    fn record_forgotten(&self, code: [u8; 2]) -> u64 {
+        self.records_forgotten
+            .get(&code)
+            .copied()
+            .unwrap_or(0)
+            .max(self.all_records_forgotten)
+    }
+}
+
+/// The directory's rows for searches, and when they were last forgotten.
+#[derive(Default)]
+struct Rows {
+    rows: Option<Arc<Vec<AuthorityRow>>>,
+    forgotten: u64,
+}
 
 /// The cache of one server.
 ///
@@ -77,113 +102,141 @@ pub struct ReadCache {
     /// then reads its record, and finds the lock's memory already here.
     remembered: Line<Mutex<Remembered>>,
     rows: Line<Mutex<Rows>>,
-    /// False when no watcher runs: then nothing is remembered.
-    watched: bool,
-    /// The highest log position a `min_position` read saw applied when it
-    /// last moved the generation ([`ReadCache::applied`]).
-    applied: std::sync::atomic::AtomicI64,
+    /// How the projector hears of steps; `None` (no projector): nothing is
+    /// remembered.
+    feed: Option<Arc<Feed>>,
 }
 
 impl ReadCache {
-    /// A cache whose watcher follows `projector`'s checkpoints, started on
-    /// the current Tokio runtime. Outside one no watcher can run, so the
-    /// cache remembers nothing.
+    /// A cache that `projector` tells what each step changes.
     pub fn watching(projector: &Projector) -> Arc<ReadCache> {
-        let handle = tokio::runtime::Handle::try_current().ok();
         let cache = Arc::new(ReadCache {
-            watched: handle.is_some(),
+            feed: Some(projector.feed.clone()),
             ..ReadCache::default()
         });
-        if let Some(handle) = handle {
-            handle.spawn(watch(projector.clone(), Arc::downgrade(&cache)));
-        }
+        projector.tell(&cache);
         cache
     }
 
-    /// The current generation: take it before reading the database.
+    /// The current generation: take it before reading the database, and
+    /// hand it back with what was read.
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
 
-    /// Tells the cache that the projections have applied the log up to
-    /// `position` (a `min_position` read waited for it): unless an earlier
-    /// such read saw that far already, everything cached so far is forgotten,
-    /// so nothing read before `position` was applied is served after. The
-    /// watcher would do the same, but only when it next looks.
-    pub fn applied(&self, position: i64) {
-        // Moved before it is recorded: a read that finds `position`
-        // recorded finds the generation moved too.
-        if self.applied.load(Ordering::Acquire) < position {
-            self.bump();
-            self.applied.fetch_max(position, Ordering::AcqRel);
+    /// Whether values read now may be remembered: the projector hears of
+    /// every step (else a change could go unheard and a value stay stale).
+    fn remembering(&self) -> bool {
+        self.feed.as_ref().is_some_and(|feed| feed.heard())
+    }
+
+    /// A new generation, for what is being forgotten now.
+    fn next(&self) -> u64 {
+        self.generation.fetch_add(1, Ordering::AcqRel) + 1
+    }
+
+    /// Forgets what `projection`'s step changed: for `directory`, the
+    /// records of the countries in `changed` and the directory's rows; for
+    /// `api_keys`, every key known active. Other projections feed nothing
+    /// cached here.
+    pub fn forget(&self, projection: Projection, changed: &Changed) {
+        match projection {
+            Projection::Directory => {
+                if let Ok(mut remembered) = self.remembered.lock() {
+                    let now = self.next();
+                    match changed {
+                        Changed::Everything => {
+                            remembered.records.clear();
+                            remembered.records_forgotten.clear();
+                            remembered.all_records_forgotten = now;
+                        }
+                        Changed::Aggregates(ids) => {
+                            let codes: Vec<[u8; 2]> =
+                                ids.iter().filter_map(|id| record_key(id)).collect();
+                            remembered
+                                .records
+                                .retain(|(code, _), _| !codes.contains(code));
+                            for code in codes {
+                                remembered.records_forgotten.insert(code, now);
+                            }
+                        }
+                    }
+                }
+                if let Ok(mut rows) = self.rows.lock() {
+                    rows.rows = None;
+                    rows.forgotten = self.next();
+                }
+            }
+            Projection::ApiKeys => {
+                if let Ok(mut remembered) = self.remembered.lock() {
+                    remembered.keys.clear();
+                    remembered.keys_forgotten = self.next();
+                }
+            }
+            _ => {}
         }
     }
 
-    /// Forgets everything cached so far (the read tables changed).
-    pub fn bump(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
+    /// Forgets everything (a local change the projector will not tell of).
+    pub fn forget_everything(&self) {
+        self.forget(Projection::Directory, &Changed::Everything);
+        self.forget(Projection::ApiKeys, &Changed::Everything);
     }
 
-    /// Whether the key with this SHA-256 was seen active in the current
-    /// generation.
-    /// Whether `digest` is an API key this cache holds as active in the
-    /// current generation (no table read; `false` may just mean unknown).
+    /// Whether `digest` is an API key this cache holds as active (no table
+    /// read; `false` may just mean unknown).
     pub fn knows_active_key(&self, digest: &[u8; 32]) -> bool {
-        let generation = self.generation();
         self.remembered
             .lock()
-            .map(|remembered| remembered.keys.get(digest) == Some(&generation))
-            .unwrap_or(false)
+            .is_ok_and(|remembered| remembered.keys.contains_key(digest))
     }
 
     /// Remembers an active key, read at `generation`.
     fn remember_key(&self, digest: [u8; 32], generation: u64) {
-        if !self.watched {
+        if !self.remembering() {
             return;
         }
         if let Ok(mut remembered) = self.remembered.lock() {
+            if generation < remembered.keys_forgotten {
+                return;
+            }
             let keys = &mut remembered.keys;
             if keys.len() >= MAX_ENTRIES {
                 keys.clear();
             }
-            keys.insert(digest, generation);
+            keys.insert(digest, ());
         }
     }
 
-    /// The record (as JSON) of `country` (two ASCII letters) on `day`, if it
-    /// was read in the current generation.
+    /// The record (as JSON) of `country` (two ASCII letters) on `day`, if
+    /// it is remembered.
     pub fn record(&self, country: &str, day: i32) -> Option<Bytes> {
         let key = (record_key(country)?, day);
-        let generation = self.generation();
         let remembered = self.remembered.lock().ok()?;
-        remembered
-            .records
-            .get(&key)
-            .filter(|(tag, _)| *tag == generation)
-            .map(|(_, record)| record.clone())
+        remembered.records.get(&key).cloned()
     }
 
-    /// Remembers the JSON of `country`'s record on `day`, read at `generation`.
+    /// Remembers the JSON of `country`'s record on `day`, read at
+    /// `generation`, unless the country's records were forgotten since.
     pub fn remember_record(&self, country: &str, day: i32, generation: u64, record: Bytes) {
         let Some(code) = record_key(country) else {
             return;
         };
-        if !self.watched {
+        if !self.remembering() {
             return;
         }
         if let Ok(mut remembered) = self.remembered.lock() {
+            if generation < remembered.record_forgotten(code) {
+                return;
+            }
             let records = &mut remembered.records;
             if records.len() >= MAX_ENTRIES {
                 records.clear();
             }
-            records.insert((code, day), (generation, record));
+            records.insert((code, day), record);
         }
     }
-}
 
-/// Moves the generation whenever the `directory` or `api_keys` checkpoint
-/// moves; stops when the runtime or the cache is gone.
-impl ReadCache {
     /// Whether the key whose SHA-256 is `digest` is active: from the cache,
     /// else from the `api_keys` table (and remembered when it is). The one
     /// check both edges make.
@@ -212,49 +265,21 @@ impl ReadCache {
     /// # Errors
     /// [`ProjectionError::Database`] when the table cannot be read.
     pub async fn directory(&self, db: &ReadDb) -> Result<Arc<Vec<AuthorityRow>>, ProjectionError> {
-        let generation = self.generation();
         if let Ok(rows) = self.rows.lock() {
-            if let Some((_, rows)) = rows.as_ref().filter(|(tag, _)| *tag == generation) {
+            if let Some(rows) = &rows.rows {
                 return Ok(rows.clone());
             }
         }
+        let generation = self.generation();
         let rows = Arc::new(Reader::new(db.clone()).all().await?);
-        if self.watched {
+        if self.remembering() {
             if let Ok(mut cached) = self.rows.lock() {
-                *cached = Some((generation, rows.clone()));
+                if generation >= cached.forgotten {
+                    cached.rows = Some(rows.clone());
+                }
             }
         }
         Ok(rows)
-    }
-}
-
-async fn watch(projector: Projector, cache: Weak<ReadCache>) {
-    let mut seen: Option<(i64, i64)> = None;
-    loop {
-        let Some(cache) = cache.upgrade() else { return };
-        let positions = projector.status().await.ok().map(|statuses| {
-            let at = |name: &str| {
-                statuses
-                    .iter()
-                    .find(|s| s.name == name)
-                    .map_or(0, |s| s.position)
-            };
-            (at(directory::NAME), at(api_keys::NAME))
-        });
-        if positions.is_none() || positions != seen {
-            cache.bump();
-        }
-        seen = positions;
-        drop(cache);
-        if seen.is_none() {
-            tokio::time::sleep(POLL).await;
-            continue;
-        }
-        let (dir, keys) = seen.unwrap_or_default();
-        tokio::select! {
-            _ = projector.wait_for(crate::registry::Projection::Directory, dir + 1, POLL) => {}
-            _ = projector.wait_for(crate::registry::Projection::ApiKeys, keys + 1, POLL) => {}
-        }
     }
 }
 
@@ -269,4 +294,93 @@ fn hex_of(digest: &[u8; 32]) -> String {
         let _ = write!(out, "{b:02x}");
         out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::runner::Feed;
+
+    fn heard() -> ReadCache {
+        let feed = Feed::default();
+        feed.local.store(true, Ordering::Release);
+        ReadCache {
+            feed: Some(Arc::new(feed)),
+            ..ReadCache::default()
+        }
+    }
+
+    fn remember(cache: &ReadCache, code: &str) {
+        let generation = cache.generation();
+        cache.remember_record(code, 1, generation, Bytes::from(code.to_owned()));
+    }
+
+    fn only(codes: &[&str]) -> Changed {
+        Changed::Aggregates(
+            codes
+                .iter()
+                .map(|c| (*c).to_owned())
+                .collect::<BTreeSet<_>>(),
+        )
+    }
+
+    #[test]
+    fn a_directory_step_forgets_only_the_records_it_touched() {
+        let cache = heard();
+        remember(&cache, "DE");
+        remember(&cache, "FR");
+        cache.remember_key([7; 32], cache.generation());
+        cache.forget(Projection::Directory, &only(&["DE", "key-1"]));
+        assert_eq!(cache.record("DE", 1), None);
+        assert_eq!(cache.record("FR", 1).as_deref(), Some(&b"FR"[..]));
+        assert!(cache.knows_active_key(&[7; 32]), "keys stay");
+        cache.forget(Projection::ApiKeys, &only(&["key-1"]));
+        assert!(!cache.knows_active_key(&[7; 32]));
+        assert_eq!(
+            cache.record("FR", 1).as_deref(),
+            Some(&b"FR"[..]),
+            "records stay"
+        );
+        cache.forget(Projection::History, &Changed::Everything);
+        assert!(
+            cache.record("FR", 1).is_some(),
+            "history feeds nothing cached"
+        );
+        cache.forget(Projection::Directory, &Changed::Everything);
+        assert_eq!(cache.record("FR", 1), None);
+    }
+
+    #[test]
+    fn a_value_read_before_a_step_touched_it_is_not_remembered() {
+        let cache = heard();
+        let before = cache.generation();
+        cache.forget(Projection::Directory, &only(&["DE"]));
+        cache.remember_record("DE", 1, before, Bytes::from_static(b"old"));
+        assert_eq!(cache.record("DE", 1), None, "read before the step");
+        cache.remember_record("FR", 1, before, Bytes::from_static(b"FR"));
+        assert!(
+            cache.record("FR", 1).is_some(),
+            "another country's read stays"
+        );
+        cache.forget(Projection::ApiKeys, &Changed::Everything);
+        cache.remember_key([1; 32], before);
+        assert!(!cache.knows_active_key(&[1; 32]));
+        remember(&cache, "DE");
+        assert!(cache.record("DE", 1).is_some(), "read after the step");
+    }
+
+    #[test]
+    fn a_cache_whose_projector_hears_nothing_remembers_nothing() {
+        let cache = ReadCache::default();
+        remember(&cache, "DE");
+        assert_eq!(cache.record("DE", 1), None);
+        let deaf = ReadCache {
+            feed: Some(Arc::default()),
+            ..ReadCache::default()
+        };
+        remember(&deaf, "DE");
+        assert_eq!(deaf.record("DE", 1), None);
+    }
 }

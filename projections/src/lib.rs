@@ -14,8 +14,10 @@
 //! Layout:
 //! - [`registry`]: the one list of projections: each one's name, the
 //!   aggregate it reads, its live apply and replay fold, its tables;
-//! - [`cache`]: active keys, records and the directory remembered until the
-//!   read tables change (REST and MCP);
+//! - [`cache`]: active keys, records and the directory remembered until a
+//!   projection step changes them (REST and MCP);
+//! - [`follow`]: how a process that does not project hears of each step
+//!   (PostgreSQL notifications, server mode);
 //! - [`changes`]: the codes of directory records as they change (MCP
 //!   subscriptions);
 //! - [`log`]: reading the embedded log (the events table by position);
@@ -44,6 +46,7 @@ pub mod contacts;
 pub mod coverage;
 pub mod directory;
 mod fill;
+pub mod follow;
 pub mod history;
 pub mod listing;
 pub mod log;

@@ -16,13 +16,15 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use sqlx::Row;
 use tokio::sync::Notify;
 
+use crate::cache::ReadCache;
+use crate::follow::Changed;
 use crate::log::read_after;
 use crate::registry::{AggregateKind, Projection};
 use crate::{ProjectionError, ReadDb};
@@ -41,7 +43,14 @@ pub const ALL: [&str; Projection::ALL.len()] = {
 
 const BATCH: i64 = 500;
 
-/// How often [`Projector::wait_for`] reads a checkpoint kept by another process.
+/// How often a projector running in this process looks for events other
+/// processes wrote, and so how long a read cache may take to forget what a
+/// command run in another process changed (embedded mode: `basel key
+/// revoke` beside `basel serve`).
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// How often [`Projector::wait_for`] reads a checkpoint kept by another
+/// process when this one hears of no progress (see [`Projector::fed`]).
 const CHECKPOINT_POLL: Duration = Duration::from_millis(5);
 
 /// Where one projection stands.
@@ -98,10 +107,32 @@ pub struct Projector {
     /// Events each projection applied from the store because its stream
     /// consumer was not handed them ([`crate::fill`]).
     filled: Arc<Mutex<HashMap<&'static str, u64>>>,
-    /// Whether this process runs the projections ([`Projector::run`] or
-    /// `run_stream`): then waiters are woken as they progress and need not
-    /// read the checkpoints table.
-    local: Arc<AtomicBool>,
+    /// Whether this process hears of every checkpoint move: it runs the
+    /// projections ([`Projector::run`] or `run_stream`), or follows another
+    /// process's through PostgreSQL notifications ([`Projector::follow`]).
+    /// Then waiters are woken as projections progress and need not read the
+    /// checkpoints table, and read caches may remember.
+    pub(crate) feed: Arc<Feed>,
+    /// The read caches to tell what each step changed, before waiters hear
+    /// of it ([`Projector::advance`]).
+    caches: Arc<Mutex<Vec<Weak<ReadCache>>>>,
+}
+
+/// How a process hears of checkpoint moves.
+#[derive(Debug, Default)]
+pub(crate) struct Feed {
+    /// It runs the projections itself.
+    pub(crate) local: AtomicBool,
+    /// It follows the notifications of the process that runs them, and is
+    /// listening now.
+    pub(crate) followed: AtomicBool,
+}
+
+impl Feed {
+    /// Whether every checkpoint move is heard of in this process.
+    pub(crate) fn heard(&self) -> bool {
+        self.local.load(Ordering::Acquire) || self.followed.load(Ordering::Acquire)
+    }
 }
 
 impl Projector {
@@ -122,7 +153,8 @@ impl Projector {
             positions: Arc::default(),
             progressed: Arc::default(),
             filled: Arc::default(),
-            local: Arc::default(),
+            feed: Arc::default(),
+            caches: Arc::default(),
         })
     }
 
@@ -162,13 +194,23 @@ impl Projector {
                 .fetch_one(&mut *tx)
                 .await?;
         let checkpoint: i64 = row.try_get("position")?;
+        // Another process (a command catching up) moved the checkpoint past
+        // what this one applied: what it changed is not known here.
+        let moved_elsewhere = checkpoint > self.position(name);
+        let unseen = |position| {
+            if moved_elsewhere {
+                self.advance(projection, position, &Changed::Everything);
+            } else {
+                self.record(name, position);
+            }
+        };
         if row.try_get::<Option<String>, _>("halted")?.is_some() {
-            self.record(name, checkpoint);
+            unseen(checkpoint);
             return Ok(0);
         }
         let events = read_after(&mut *tx, checkpoint, BATCH).await?;
         let Some(last) = events.last().map(|e| e.position) else {
-            self.record(name, checkpoint);
+            unseen(checkpoint);
             return Ok(0);
         };
         for event in &events {
@@ -185,8 +227,14 @@ impl Projector {
             .bind(name)
             .execute(&mut *tx)
             .await?;
+        let changed = if moved_elsewhere {
+            Changed::Everything
+        } else {
+            Changed::of(&events)
+        };
+        crate::follow::announce(&mut tx, projection, last, &changed).await?;
         tx.commit().await?;
-        self.record(name, last);
+        self.advance(projection, last, &changed);
         Ok(events.len())
     }
 
@@ -198,6 +246,48 @@ impl Projector {
             .execute(&self.db)
             .await?;
         Ok(())
+    }
+
+    /// Notes that `projection` applied the log up to `position`, changing
+    /// what `changed` says: the read caches forget what it changed first,
+    /// then waiters are woken, so a reader woken at `position` is never
+    /// served a value cached before it.
+    pub(crate) fn advance(&self, projection: Projection, position: i64, changed: &Changed) {
+        for cache in self.caches() {
+            cache.forget(projection, changed);
+        }
+        self.record(projection.name(), position);
+    }
+
+    /// Makes every read cache told of this projector forget what
+    /// `projection` feeds it.
+    pub(crate) fn forget_everywhere(&self, projection: Projection) {
+        for cache in self.caches() {
+            cache.forget(projection, &Changed::Everything);
+        }
+    }
+
+    fn caches(&self) -> Vec<Arc<ReadCache>> {
+        self.caches
+            .lock()
+            .map(|mut caches| {
+                caches.retain(|cache| cache.strong_count() > 0);
+                caches.iter().filter_map(Weak::upgrade).collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Tells `cache` what every later step changes ([`Projector::advance`]).
+    pub(crate) fn tell(&self, cache: &Arc<ReadCache>) {
+        if let Ok(mut caches) = self.caches.lock() {
+            caches.push(Arc::downgrade(cache));
+        }
+    }
+
+    /// Whether this process hears of every checkpoint move: it runs the
+    /// projections, or follows their notifications and is listening now.
+    pub fn fed(&self) -> bool {
+        self.feed.heard()
     }
 
     pub(crate) fn record(&self, name: &'static str, position: i64) {
@@ -224,7 +314,8 @@ impl Projector {
             .collect()
     }
 
-    fn position(&self, name: &str) -> i64 {
+    /// The last position of `name` this process applied or heard of.
+    pub(crate) fn position(&self, name: &str) -> i64 {
         self.positions
             .lock()
             .map(|p| p.get(name).copied().unwrap_or(0))
@@ -233,8 +324,9 @@ impl Projector {
 
     /// Waits until `projection` has applied `position`, at most `timeout`.
     /// Returns whether it got there. Works whether the projection runs in this
-    /// process (woken as it progresses) or in another (its checkpoint is
-    /// polled every few milliseconds).
+    /// process (woken as it progresses), in another one this process follows
+    /// (woken by its notifications), or in another one it cannot hear (its
+    /// checkpoint is polled every few milliseconds).
     pub async fn wait_for(&self, projection: Projection, position: i64, timeout: Duration) -> bool {
         let name = projection.name();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -243,9 +335,9 @@ impl Projector {
             if self.reached(name, position).await {
                 return true;
             }
-            // Progress made here wakes `progressed`; a checkpoint kept by
-            // another process has to be polled.
-            let tick = if self.local.load(Ordering::Relaxed) {
+            // Progress made or heard of here wakes `progressed`; a
+            // checkpoint kept by a process this one cannot hear is polled.
+            let tick = if self.fed() {
                 deadline
             } else {
                 tokio::time::Instant::now() + CHECKPOINT_POLL
@@ -260,16 +352,16 @@ impl Projector {
         }
     }
 
-    /// Whether `name` has applied `position`: by this process's own progress
-    /// when it runs the projections, else by the stored checkpoint.
+    /// Whether `name` has applied `position`: by the progress this process
+    /// made or heard of, else (hearing of none) by the stored checkpoint.
     async fn reached(&self, name: &str, position: i64) -> bool {
         self.position(name) >= position
-            || (!self.local.load(Ordering::Relaxed) && self.stored_position(name).await >= position)
+            || (!self.fed() && self.stored_position(name).await >= position)
     }
 
     /// Marks this process as the one applying the projections.
     pub(crate) fn run_here(&self) {
-        self.local.store(true, Ordering::Relaxed);
+        self.feed.local.store(true, Ordering::Release);
     }
 
     async fn stored_position(&self, name: &str) -> i64 {

@@ -44,6 +44,7 @@ use sqlx::Row;
 
 use domain::envelope::Envelope;
 
+use crate::follow::Changed;
 use crate::log::StoredEvent;
 use crate::registry::Projection;
 use crate::runner::{now, Projector};
@@ -228,7 +229,7 @@ impl Projector {
                     );
                     self.count_filled(name, outcome.filled);
                 }
-                self.record(name, outcome.position);
+                self.advance(projection, outcome.position, &outcome.changed);
                 match outcome.halt {
                     Some(reason) => {
                         tracing::error!(projection.name = name, reason = %reason, "projection halted");
@@ -273,6 +274,9 @@ impl Projector {
         .fetch_one(&mut *tx)
         .await?;
         let mut position: i64 = row.try_get("position")?;
+        // Another process moved the checkpoint past what this one applied:
+        // what it changed is not known here.
+        let moved_elsewhere = position > self.position(name);
         let mut stream_sequence: i64 = row.try_get("stream_sequence")?;
         let mut outcome = BatchOutcome::default();
         let mut events = Vec::with_capacity(batch.len());
@@ -339,6 +343,12 @@ impl Projector {
         .bind(name)
         .execute(&mut *tx)
         .await?;
+        outcome.changed = if moved_elsewhere {
+            Changed::Everything
+        } else {
+            Changed::of(&events)
+        };
+        crate::follow::announce(&mut tx, projection, position, &outcome.changed).await?;
         tx.commit().await?;
         outcome.position = position;
         Ok(outcome)
@@ -393,6 +403,8 @@ struct BatchOutcome {
     halt: Option<String>,
     /// The checkpoint's position after the batch.
     position: i64,
+    /// What the batch changed, for the read caches.
+    changed: Changed,
 }
 
 fn sequence_of(message: &jetstream::Message) -> i64 {

@@ -4,9 +4,9 @@
 //! Both return only once the change is in force for every serving process:
 //! the `api_keys` projection has applied it (this process projects the
 //! events table itself in embedded mode; in server mode it waits for the
-//! JetStream consumers), and then one read-cache cycle has passed
-//! (`projections::cache::POLL`, twice over), so no process still accepts
-//! the key from its cache.
+//! JetStream consumers), and then twice the time a serving process takes to
+//! hear of a step another process made (`projections::runner::POLL`), so
+//! no process still accepts the key from its cache.
 
 use std::io::Write;
 use std::time::Duration;
@@ -139,6 +139,6 @@ async fn settle(runtime: &Runtime, positions: &[(Projection, i64)]) -> anyhow::R
     } else {
         runtime.catch_up().await?;
     }
-    tokio::time::sleep(projections::cache::POLL * 2).await;
+    tokio::time::sleep(projections::runner::POLL * 2).await;
     Ok(())
 }

@@ -599,7 +599,6 @@ pub async fn settle(console: &Console, position: i64) {
             .wait_for(Projection::History, position, bound)
             .await;
     }
-    app.cache.bump();
 }
 
 /// 409: the record moved on since the preview. Both versions side by side,

@@ -37,7 +37,7 @@ use runtime::Runtime;
 use settings::{Role, ServeSettings, StoreSettings};
 
 /// How often projections look for writes made by other processes.
-const POLL: Duration = Duration::from_millis(250);
+const POLL: Duration = projections::runner::POLL;
 
 /// How often the relay looks for unpublished events (besides LISTEN/NOTIFY),
 /// and a standby relay for the lock.
@@ -90,6 +90,13 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     }
     if settings.runs(Role::Projector) {
         start_projector(&runtime, &stopped, &mut tasks).await;
+    } else if runtime.read_url.starts_with("postgres") {
+        // Another process projects: hear of its steps by notification.
+        let follow = runtime
+            .projector
+            .clone()
+            .follow(runtime.read_url.clone(), wait(stopped.clone()));
+        background(&mut tasks, follow);
     }
     if settings.runs(Role::Mail) {
         mail::start_mail(&runtime, settings, &mail, &stopped, &mut tasks)?;
@@ -98,7 +105,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         classifier: Arc::new(
             Classifier::bundled().context("the bundled classifier data does not load")?,
         ),
-        // One cache (and one watcher) for both listeners of this process.
+        // One cache for both listeners of this process.
         cache: ReadCache::watching(&runtime.projector),
         audit,
         failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),

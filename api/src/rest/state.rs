@@ -141,12 +141,11 @@ impl AppState {
         &self.wiring.read_db
     }
 
-    /// Rings the projector of this process so it applies a commit now, and
-    /// forgets what the cache remembered (the commit's author must never read
-    /// their old record).
+    /// Rings the projector of this process so it applies a commit now. The
+    /// read cache forgets what the commit changes when the projector applies
+    /// it (or hears it applied), before any waiter hears of it.
     pub fn committed(&self) {
         self.wiring.wake.notify_one();
         self.wiring.wake.notify_waiters();
-        self.cache.bump();
     }
 }

@@ -180,7 +180,6 @@ pub async fn settle(state: &AppState, position: i64) -> bool {
             "history projection did not reach a steward write within the bound"
         );
     }
-    state.cache.bump();
     shown
 }
 

@@ -75,7 +75,6 @@ pub async fn retire(
         && projector
             .wait_for(Projection::History, committed.position, left)
             .await;
-    state.cache.bump();
     let status = if shown {
         StatusCode::OK
     } else {
