@@ -116,6 +116,9 @@ pub fn init(format: LogFormat, traces: Option<&otlp::Traces>) -> anyhow::Result<
         .with(provider.as_ref().map(otlp::layer))
         .try_init()
         .map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))?;
+    if let Some(traces) = traces {
+        tracing::info!(otlp.endpoint = %traces.endpoint, basel.role = %traces.role, "spans exported over OTLP/HTTP to {}/v1/traces", traces.endpoint);
+    }
     Ok(Guard {
         traces: provider,
         _lines: lines,
