@@ -241,6 +241,29 @@ async fn one_steward_write_is_one_trace_from_rest_to_the_projection(mode: Mode) 
     {
         assert_eq!(later.parent_span_id, command.span_id, "{later:?}");
     }
+    if mode == Mode::Postgres {
+        // The message on the stream carries the relay's span.
+        let context = async_nats::jetstream::new(async_nats::connect(NATS).await.expect("nats"));
+        let message = context
+            .get_stream(&deployment.stream)
+            .await
+            .expect("the deployment's stream")
+            .get_last_raw_message_by_subject(&format!("{}.authority.FR", deployment.prefix))
+            .await
+            .expect("the write is on the stream");
+        let header = message
+            .headers
+            .get("traceparent")
+            .and_then(|v| domain::trace::TraceParent::parse(v.as_str()))
+            .expect("the message carries a traceparent");
+        assert_eq!(header.trace_id(), trace_id);
+        assert!(
+            spans
+                .iter()
+                .any(|s| s.name == "relay.publish" && s.span_id == header.parent_id()),
+            "the header names a relay.publish span: {header}"
+        );
+    }
     for span in &spans {
         assert_eq!(span.service, "basel", "{span:?}");
         assert_eq!(span.role, "all", "{span:?}");
