@@ -186,8 +186,9 @@ where
 }
 
 /// Names the request's span after the route (`POST /api/v1/ca/{country_code}`)
-/// with its HTTP attributes, and sets the answer's `traceparent` to it,
-/// when spans are exported (otherwise nothing is done).
+/// with its HTTP attributes (and status error on a 5xx), and sets the
+/// answer's `traceparent` to it, when spans are exported (otherwise nothing
+/// is done).
 fn outgoing(line: &Line, headers: &mut HeaderMap) {
     let Some(context) = commands::trace::of(&line.span) else {
         return;
@@ -201,6 +202,10 @@ fn outgoing(line: &Line, headers: &mut HeaderMap) {
     line.span.set_attribute("http.route", line.route.clone());
     line.span
         .set_attribute("http.response.status_code", i64::from(line.status.as_u16()));
+    if line.status.is_server_error() {
+        line.span
+            .set_status(opentelemetry::trace::Status::error("server error"));
+    }
     line.span
         .context()
         .span()
