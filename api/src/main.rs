@@ -23,7 +23,8 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 async fn main() -> ExitCode {
     let cli = api::cli::args::parse();
     let format = cli.log_format;
-    let log = match api::telemetry::init(format) {
+    let traces = api::cli::args::traces(&cli);
+    let log = match api::telemetry::init(format, traces.as_ref()) {
         Ok(guard) => guard,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -38,7 +39,8 @@ async fn main() -> ExitCode {
             tracing::error!(target: "basel", "{message}");
         }
     }
-    // The log lines written so far reach stderr before anything below.
+    // The last spans are sent, and the log lines written so far reach
+    // stderr, before anything below.
     drop(log);
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -184,7 +184,9 @@ where
         expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
         // The span carries the request id that goes into the event
-        // metadata, so a log line and an event can be matched.
+        // metadata, so a log line and an event can be matched; its trace
+        // context goes there too (`traced`), so the relay and the
+        // projections continue the caller's trace.
         let span = tracing::info_span!(
             "command",
             aggregate.r#type = A::TYPE,
@@ -249,7 +251,7 @@ where
             .commit(
                 events.into_iter().map(Ev).collect(),
                 context,
-                metadata.to_map(),
+                traced(metadata),
             )
             .await
             .map_err(from_aggregate_error)?;
@@ -323,6 +325,17 @@ where
             }
         }
     }
+}
+
+/// The metadata map of a command's events: `metadata`, plus the
+/// `traceparent` of the current span (the executor's `command` span) when
+/// OpenTelemetry records it.
+fn traced(metadata: &Metadata) -> std::collections::HashMap<String, String> {
+    let mut map = metadata.to_map();
+    if let Some(parent) = crate::trace::current() {
+        map.insert(domain::metadata::TRACEPARENT.to_owned(), parent.to_string());
+    }
+    map
 }
 
 /// cqrs-es counts sequences in `usize`; basel's versions are `i64`

@@ -43,6 +43,10 @@ pub const POSITION_HEADER: &str = "Basel-Position";
 /// checked against the same tree as the store.
 pub const LEAF_HASH_HEADER: &str = "Basel-Leaf-Hash";
 
+/// Header carrying the W3C trace context of the relay's publish span (the
+/// event's trace, continued), for consumers that trace.
+pub const TRACEPARENT_HEADER: &str = "traceparent";
+
 /// How many rows one pass reads.
 const BATCH: i64 = 500;
 
@@ -383,12 +387,38 @@ impl Relay {
         self.publish_as(envelope, &envelope.message_id()).await
     }
 
+    /// Publishes `envelope` under `message_id`, in a `relay.publish` span
+    /// that continues the trace of the command that recorded it (its
+    /// metadata's `traceparent`) and whose own context goes on the message
+    /// as its `traceparent` header.
     async fn publish_as(
         &self,
         envelope: &Envelope,
         message_id: &str,
     ) -> Result<jetstream::publish::PublishAck, RelayError> {
+        let span = tracing::info_span!(
+            "relay.publish",
+            otel.kind = "producer",
+            event.position = envelope.position,
+            event.r#type = %envelope.event_type,
+            aggregate.r#type = %envelope.aggregate_type,
+        );
+        if let Some(parent) = envelope.traceparent() {
+            crate::trace::follow(&span, &parent);
+        }
         let mut headers = HeaderMap::new();
+        if let Some(context) = crate::trace::of(&span) {
+            headers.insert(TRACEPARENT_HEADER, context.as_str());
+        }
+        tracing::Instrument::instrument(self.send(envelope, message_id, headers), span).await
+    }
+
+    async fn send(
+        &self,
+        envelope: &Envelope,
+        message_id: &str,
+        mut headers: HeaderMap,
+    ) -> Result<jetstream::publish::PublishAck, RelayError> {
         headers.insert("Nats-Msg-Id", message_id);
         headers.insert(POSITION_HEADER, envelope.position.to_string().as_str());
         let body = crate::audit::leaf::leaf_bytes(envelope);

@@ -25,7 +25,7 @@ pub struct Envelope {
     pub event_version: String,
     /// The event itself.
     pub payload: Value,
-    /// `recorded_at`, `actor`, `request_id`.
+    /// `recorded_at`, `actor`, `request_id`, …, `traceparent` when traced.
     pub metadata: Value,
 }
 
@@ -37,6 +37,15 @@ impl Envelope {
             "{}:{}:{}",
             self.aggregate_type, self.aggregate_id, self.sequence
         )
+    }
+
+    /// The trace context of the command that recorded it, when its metadata
+    /// carries a well-formed one ([`crate::metadata::TRACEPARENT`]).
+    pub fn traceparent(&self) -> Option<crate::trace::TraceParent> {
+        self.metadata
+            .get(crate::metadata::TRACEPARENT)
+            .and_then(Value::as_str)
+            .and_then(crate::trace::TraceParent::parse)
     }
 
     /// The subject it is published on: `<prefix>.<aggregate_type>.<aggregate_id>`.

@@ -13,6 +13,7 @@
 //! - [`credentials`]: how API keys and steward tokens are read and hashed;
 //! - [`metadata`]: who, when and which request, stored with every event;
 //! - [`envelope`]: the log's wire format (an event as published to JetStream);
+//! - [`trace`]: the W3C `traceparent` a request, its events and the log carry;
 //! - [`values`]: validated value types (country code, e-mail, phone, slug);
 //! - [`shipment`]: the procedure for a whole route (export, transit, import)
 //!   and who notifies whom;
@@ -36,6 +37,7 @@ pub mod shipment;
 pub mod steward;
 #[cfg(test)]
 mod testing;
+pub mod trace;
 pub mod values;
 
 pub use aggregate::{Aggregate, DomainEvent};

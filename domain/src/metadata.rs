@@ -1,12 +1,35 @@
 //! Metadata stored with every event: when, by whom, on which request.
 //! It travels as a string map (the shape cqrs-es stores), so it has a
 //! lossless conversion to and from one.
+//!
+//! The map may carry one key [`Metadata`] does not hold: [`TRACEPARENT`],
+//! the W3C trace context of the command that recorded the event, which the
+//! executor adds from its span (issue #30) so that the relay and the
+//! projections continue the request's trace. It is never part of a
+//! decision; events recorded before it, or without tracing, lack it and
+//! read as before.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::HashMap;
 use std::fmt;
 
+use crate::trace::TraceParent;
 use crate::values::Slug;
+
+/// The metadata key of the trace context (`traceparent`, W3C Trace Context).
+pub const TRACEPARENT: &str = "traceparent";
+
+/// The trace context in an event's metadata as stored JSON text (e.g.
+/// `{"actor": "…", "traceparent": "00-…-01"}`), found without parsing the
+/// whole object: projections look for it on every event they apply. `None`
+/// when absent or not well formed.
+pub fn traceparent_in(json: &str) -> Option<TraceParent> {
+    let key = format!("\"{TRACEPARENT}\"");
+    let after = &json[json.find(&key)? + key.len()..];
+    let value = after.trim_start().strip_prefix(':')?.trim_start();
+    let value = value.strip_prefix('"')?;
+    TraceParent::parse(&value[..value.find('"')?])
+}
 
 /// Who caused an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,6 +187,30 @@ mod tests {
             };
             assert_eq!(Metadata::from_map(&with_client.to_map()), Some(with_client));
         }
+    }
+
+    #[test]
+    fn the_trace_context_is_found_in_stored_metadata_and_old_events_lack_it() {
+        let value = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        for json in [
+            format!(r#"{{"actor":"system:seed","traceparent":"{value}"}}"#),
+            format!(r#"{{"actor": "system:seed", "traceparent" : "{value}"}}"#),
+        ] {
+            assert_eq!(
+                traceparent_in(&json).map(|t| t.to_string()).as_deref(),
+                Some(value)
+            );
+        }
+        assert_eq!(traceparent_in(r#"{"actor":"system:seed"}"#), None);
+        assert_eq!(traceparent_in(r#"{"traceparent":"junk"}"#), None);
+        assert_eq!(traceparent_in(r#"{"traceparent":5}"#), None);
+        let mut map = HashMap::new();
+        map.insert("recorded_at".to_owned(), "2026-03-04T05:06:07Z".to_owned());
+        map.insert("actor".to_owned(), "system:seed".to_owned());
+        map.insert("request_id".to_owned(), "seed".to_owned());
+        let plain = Metadata::from_map(&map).expect("read");
+        map.insert(TRACEPARENT.to_owned(), value.to_owned());
+        assert_eq!(Metadata::from_map(&map), Some(plain));
     }
 
     #[test]

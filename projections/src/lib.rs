@@ -26,6 +26,7 @@
 //! - [`stream`]: projections as durable JetStream consumers (server mode);
 //! - [`runner`]: applying the log to every projection, checkpoints, waiting
 //!   for a position (read-your-writes);
+//! - `trace`: the span each applied event gets, continuing its command's trace;
 //! - [`directory`], [`history`], [`api_keys`], [`stewards`]: one projection
 //!   each, with its reader;
 //! - `sequence`: the per-aggregate sequence guard every projection applies;
@@ -62,6 +63,7 @@ mod sequence;
 pub mod shipment;
 pub mod stewards;
 pub mod stream;
+mod trace;
 pub mod views;
 pub mod worklist;
 

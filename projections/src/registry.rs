@@ -152,8 +152,9 @@ impl Projection {
         }
     }
 
-    /// Applies one event to its tables inside `tx` (the live projection);
-    /// applying it twice changes nothing.
+    /// Applies one event to its tables inside `tx` (the live projection, in
+    /// a span continuing the event's trace: [`crate::trace`]); applying it
+    /// twice changes nothing.
     ///
     /// # Errors
     /// Decode (including an unknown aggregate type), gap or database errors.
@@ -165,6 +166,16 @@ impl Projection {
         if AggregateKind::of(event)? != self.reads() {
             return Ok(());
         }
+        let span = crate::trace::apply_span(self.name(), event);
+        tracing::Instrument::instrument(self.apply_own(tx, event), span).await
+    }
+
+    /// [`Projection::apply`] of an event of the aggregate it reads.
+    async fn apply_own(
+        self,
+        tx: &mut Transaction<'_, Any>,
+        event: &StoredEvent,
+    ) -> Result<(), ProjectionError> {
         match self {
             Self::Directory => directory::apply(tx, event).await,
             Self::History => history::apply(tx, event).await,

@@ -57,6 +57,31 @@ pub fn parse() -> Cli {
     Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
 
+/// Where the process exports its spans: `BASEL_OTLP_ENDPOINT` of the
+/// serving command (`basel`, `basel serve`, `basel relay`), with its roles;
+/// `None` for every other subcommand and when unset.
+pub fn traces(cli: &Cli) -> Option<crate::telemetry::otlp::Traces> {
+    let relay;
+    let settings = match &cli.command {
+        None => &cli.serve,
+        Some(Command::Serve(settings)) => settings,
+        Some(Command::Relay {
+            republish_from: None,
+        }) => {
+            relay = ServeSettings {
+                role: vec![crate::node::settings::Role::Relay],
+                ..ServeSettings::from_env()
+            };
+            &relay
+        }
+        Some(_) => return None,
+    };
+    Some(crate::telemetry::otlp::Traces {
+        endpoint: settings.otlp_endpoint.clone()?,
+        role: crate::node::roles(settings),
+    })
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {

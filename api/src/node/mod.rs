@@ -406,7 +406,7 @@ async fn bind(addr: std::net::SocketAddr) -> anyhow::Result<TcpListener> {
 }
 
 /// The roles as the operator wrote them, e.g. `relay,projector`.
-fn roles(settings: &ServeSettings) -> String {
+pub fn roles(settings: &ServeSettings) -> String {
     settings
         .role
         .iter()

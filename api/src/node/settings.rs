@@ -147,6 +147,11 @@ pub struct ServeSettings {
     /// proposal until another steward approves it) or `off`.
     #[arg(long, env = "BASEL_REVIEW", default_value = "off", action = clap::ArgAction::Set, value_parser = crate::console::review::parse_setting)]
     pub review: bool,
+    /// Where spans go: an OpenTelemetry collector's OTLP/HTTP base URL
+    /// (e.g. `http://127.0.0.1:4318`; spans are sent as protobuf to
+    /// `/v1/traces` below it); unset: no tracing exporter.
+    #[arg(long, env = "BASEL_OTLP_ENDPOINT", value_parser = crate::telemetry::otlp::parse_endpoint)]
+    pub otlp_endpoint: Option<String>,
     /// E-mail: SMTP server, sender, key delivery.
     #[command(flatten)]
     pub mail: crate::node::mail::MailSettings,
@@ -237,6 +242,7 @@ impl Default for ServeSettings {
             metrics: crate::rest::metrics::MetricsListener::default(),
             metrics_token: None,
             review: false,
+            otlp_endpoint: None,
             mail: crate::node::mail::MailSettings::default(),
             conn: crate::edge::ConnSettings::default(),
             mcp_sessions: McpSessionSettings::default(),

@@ -17,6 +17,12 @@
 //! with the client's own id beside it as `x-client-request-id`; when access lines are
 //! written the request runs inside a `request` span carrying `request.id`.
 //!
+//! That span continues the client's trace: a well-formed W3C `traceparent`
+//! header ([`incoming`]) becomes its parent, and the answer carries the
+//! span's own `traceparent`, when spans are exported (`BASEL_OTLP_ENDPOINT`,
+//! [`super::otlp`]). A `traceparent` that is not well formed is ignored: the
+//! trace starts here, the request is served as any other.
+//!
 //! `bytes` is the body's length; for a streamed body (an SSE stream) it is
 //! counted as the body is sent, and the line is written when the stream ends
 //! or the client leaves.
@@ -26,15 +32,32 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, Request};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::{from_fn, Next};
 use axum::response::Response;
 use axum::Router;
+use domain::trace::TraceParent;
 use futures::StreamExt;
 use http_body::Body as _;
+use opentelemetry::trace::TraceContextExt as _;
 use tracing::{Instrument, Span};
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use crate::telemetry::request_id;
+
+/// The W3C Trace Context header, read from requests and set on answers.
+pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+
+/// The client's trace context: its `traceparent` header, when there is
+/// exactly one and it is well formed (anything else is ignored, never an
+/// error).
+pub fn incoming(headers: &HeaderMap) -> Option<TraceParent> {
+    let mut values = headers.get_all(TRACEPARENT).iter();
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return None;
+    };
+    TraceParent::parse(value.to_str().ok()?)
+}
 
 /// The target of access lines (filter them with `BASEL_LOG=…,basel::access=off`).
 pub const TARGET: &str = "basel::access";
@@ -117,17 +140,25 @@ where
 {
     let started = Instant::now();
     let text = id.to_str().unwrap_or_default().to_owned();
+    let span = tracing::info_span!(
+        "request",
+        otel.kind = "server",
+        request.id = %text,
+        listener = %listener
+    );
+    if let Some(parent) = incoming(request.headers()) {
+        commands::trace::follow(&span, &parent);
+    }
     let line = Line {
         listener,
         method: request.method().clone(),
         route: String::new(),
         status: StatusCode::OK,
         started,
-        span: tracing::info_span!("request", request.id = %text, listener = %listener),
+        span: span.clone(),
         request_id: text,
         bytes: 0,
     };
-    let span = line.span.clone();
     let mut response = inner(request).instrument(span).await;
     response.headers_mut().insert(request_id::HEADER, id);
     if let Some(client) = client {
@@ -144,6 +175,7 @@ where
         route,
         ..line
     };
+    outgoing(&line, response.headers_mut());
     match response.body().size_hint().exact() {
         Some(bytes) => {
             Line { bytes, ..line }.write();
@@ -151,6 +183,33 @@ where
         }
         None => response.map(|body| counted(body, line)),
     }
+}
+
+/// Names the request's span after the route (`POST /api/v1/ca/{country_code}`)
+/// with its HTTP attributes (and status error on a 5xx), and sets the
+/// answer's `traceparent` to it, when spans are exported (otherwise nothing
+/// is done).
+fn outgoing(line: &Line, headers: &mut HeaderMap) {
+    let Some(context) = commands::trace::of(&line.span) else {
+        return;
+    };
+    if let Ok(value) = HeaderValue::from_str(context.as_str()) {
+        headers.insert(TRACEPARENT, value);
+    }
+    let method = method_label(&line.method);
+    line.span
+        .set_attribute("http.request.method", method.to_string());
+    line.span.set_attribute("http.route", line.route.clone());
+    line.span
+        .set_attribute("http.response.status_code", i64::from(line.status.as_u16()));
+    if line.status.is_server_error() {
+        line.span
+            .set_status(opentelemetry::trace::Status::error("server error"));
+    }
+    line.span
+        .context()
+        .span()
+        .update_name(format!("{method} {}", line.route));
 }
 
 /// The body, counting what is sent; the line is written when it is dropped
@@ -225,6 +284,38 @@ impl Line {
 #[cfg(test)]
 mod method_tests {
     use super::*;
+
+    #[test]
+    fn a_malformed_or_repeated_traceparent_is_ignored() {
+        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let mut headers = HeaderMap::new();
+        assert_eq!(incoming(&headers), None);
+        headers.insert(TRACEPARENT, HeaderValue::from_static(good));
+        assert_eq!(
+            incoming(&headers).map(|t| t.to_string()).as_deref(),
+            Some(good)
+        );
+        for bad in [
+            "",
+            "nonsense",
+            "00-zz-00f067aa0ba902b7-01",
+            &good.replace("00-4", "ff-4"),
+        ] {
+            headers.insert(
+                TRACEPARENT,
+                HeaderValue::from_str(bad).expect("a header value"),
+            );
+            assert_eq!(incoming(&headers), None, "{bad}");
+        }
+        headers.insert(TRACEPARENT, HeaderValue::from_static(good));
+        headers.append(TRACEPARENT, HeaderValue::from_static(good));
+        assert_eq!(incoming(&headers), None);
+        headers.insert(
+            TRACEPARENT,
+            HeaderValue::from_bytes(b"00-\xff\xfe").expect("opaque bytes"),
+        );
+        assert_eq!(incoming(&headers), None);
+    }
 
     #[test]
     fn a_long_method_is_cut_in_the_access_line() {

@@ -11,15 +11,22 @@
 //!   the metadata of the events a request records all carry;
 //! - [`access`]: the middleware that writes one access line per request
 //!   (method, route template, status, latency, bytes, request id; never a
-//!   query string, a header value, a key, a token or an address).
+//!   query string, a header value, a key, a token or an address), in the
+//!   request's span, which continues the client's W3C `traceparent`;
+//! - [`otlp`]: the spans exported to an OpenTelemetry collector when
+//!   `BASEL_OTLP_ENDPOINT` is set (`basel serve`).
 
 pub mod access;
+pub mod otlp;
 pub mod request_id;
 
 use std::io::IsTerminal;
 
 use clap::ValueEnum;
-use tracing_subscriber::EnvFilter;
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer as _};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,49 +71,76 @@ pub fn filter_directives(basel_log: Option<&str>) -> String {
     directives.join(",")
 }
 
-/// Installs the process's subscriber (stderr, `format`, `BASEL_LOG`).
+/// Installs the process's subscriber (stderr, `format`, `BASEL_LOG`), and,
+/// with `traces`, the OpenTelemetry layer exporting spans ([`otlp`]).
 ///
 /// Lines are written by a background thread (`tracing-appender`), so a
 /// request's access line costs a copy into a queue rather than a write
 /// system call under a lock: with the writes synchronous, the default
 /// configuration served lookups at about half the rate it did with access
 /// lines off (issue #24). The queue never drops a line (when it is full the
-/// logging thread waits); the returned guard flushes it when dropped, so
-/// hold it until the process ends.
+/// logging thread waits); the returned guard sends the last spans and
+/// flushes the lines when dropped, so hold it until the process ends.
 ///
 /// # Errors
-/// When `BASEL_LOG` is not a valid filter, or a subscriber is already set.
-pub fn init(format: LogFormat) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
+/// When `BASEL_LOG` is not a valid filter, the exporter cannot be built, or
+/// a subscriber is already set.
+pub fn init(format: LogFormat, traces: Option<&otlp::Traces>) -> anyhow::Result<Guard> {
     let basel_log = std::env::var("BASEL_LOG").ok();
     let filter = EnvFilter::try_new(filter_directives(basel_log.as_deref())).map_err(|error| {
         anyhow::anyhow!("BASEL_LOG is not a valid log filter ({error}); write e.g. BASEL_LOG=info or BASEL_LOG=debug,sqlx=info")
     })?;
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+    let (writer, lines) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
         .thread_name("basel-log")
         .finish(std::io::stderr());
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer);
-    let installed = match format {
-        LogFormat::Text => builder
-            .with_ansi(std::io::stderr().is_terminal())
-            .try_init(),
+    let fmt = tracing_subscriber::fmt::layer().with_writer(writer);
+    let fmt = match format {
+        LogFormat::Text => fmt.with_ansi(std::io::stderr().is_terminal()).boxed(),
         LogFormat::Json => {
             // A panic's message would otherwise be the one plain line.
             std::panic::set_hook(Box::new(|panic| {
                 tracing::error!(target: "basel", panic = %panic, "the process panicked");
             }));
-            builder
-                .json()
+            fmt.json()
                 .flatten_event(true)
                 .with_current_span(true)
                 .with_span_list(false)
-                .try_init()
+                .boxed()
         }
     };
-    installed.map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))?;
-    Ok(guard)
+    let provider = traces.map(otlp::provider).transpose()?;
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(fmt)
+        .with(provider.as_ref().map(otlp::layer))
+        .try_init()
+        .map_err(|error| anyhow::anyhow!("cannot set up logging: {error}"))?;
+    if let Some(traces) = traces {
+        tracing::info!(otlp.endpoint = %traces.endpoint, basel.role = %traces.role, "spans exported over OTLP/HTTP to {}/v1/traces", traces.endpoint);
+    }
+    Ok(Guard {
+        traces: provider,
+        _lines: lines,
+    })
+}
+
+/// What [`init`] set up that must be closed at exit: the span exporter
+/// (shut down first, sending what it holds) and the log writer (flushed
+/// when dropped, after it).
+pub struct Guard {
+    traces: Option<SdkTracerProvider>,
+    _lines: tracing_appender::non_blocking::WorkerGuard,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if let Some(provider) = self.traces.take() {
+            if let Err(error) = provider.shutdown() {
+                tracing::warn!(error = %error, "the last spans could not be exported");
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -51,5 +51,6 @@ mod serve;
 mod shipment_routes;
 mod support;
 mod tidy_ups;
+mod traces;
 mod transfer;
 mod transfer_safety;
