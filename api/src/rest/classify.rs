@@ -4,14 +4,14 @@ use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde::Deserialize;
+use utoipa::ToSchema;
 
 use domain::classifier::Classification;
 use domain::values::CountryCode;
 
+use crate::rest::body::{Body, Problems, Valid};
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::state::Shared;
 
 /// The longest description accepted, in characters.
@@ -27,7 +27,7 @@ pub const MAX_COUNTRY_CHARS: usize = 100;
 /// after trimming or over 5 000 characters, or a country is neither a code
 /// nor a name the Party registry knows.
 #[utoipa::path(post, path = "/api/v1/classify", tag = "classifier", security(("api_key" = [])),
-    request_body = crate::rest::openapi::ClassifyBody,
+    request_body = ClassifyBody,
     responses(
         (status = 200, description = "Basel signals for the description", body = crate::rest::openapi::Classification),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
@@ -38,13 +38,14 @@ pub const MAX_COUNTRY_CHARS: usize = 100;
     ))]
 pub async fn classify(
     State(state): State<Shared>,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<ClassifyBody>,
 ) -> Result<Response, ApiError> {
-    let request = parse(&body)?;
+    let origin = body.origin.as_deref().and_then(country);
+    let destination = body.destination.as_deref().and_then(country);
     answer(&state.classifier.classify(
-        &request.description,
-        request.origin.as_ref(),
-        request.destination.as_ref(),
+        body.description.trim(),
+        origin.as_ref(),
+        destination.as_ref(),
     ))
 }
 
@@ -64,61 +65,59 @@ fn answer(classification: &Classification) -> Result<Response, ApiError> {
         .into_response())
 }
 
-/// A classification request, checked.
-#[derive(Debug)]
-pub struct Request {
-    /// The description, trimmed, 1 to [`MAX_DESCRIPTION_CHARS`] characters.
+/// `POST /api/v1/classify`: a waste description, and the route when the
+/// answer should say which control procedure applies.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassifyBody {
+    /// The waste in plain language (1–5,000 characters): material, origin,
+    /// form, hazardous constituents and amounts.
+    #[schema(min_length = 1, max_length = 5000, pattern = "\\S")]
     pub description: String,
-    /// The country of export.
-    pub origin: Option<CountryCode>,
-    /// The country of import.
-    pub destination: Option<CountryCode>,
+    /// Country of export, by ISO 3166-1 alpha-2 code or name (`DE`,
+    /// `Germany`): with `destination`, the answer says which control
+    /// procedure applies.
+    #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
+    pub origin: Option<String>,
+    /// Country of import, by code or name.
+    #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
+    pub destination: Option<String>,
 }
 
-/// Reads a classification body with the strict field reader.
-///
-/// # Errors
-/// 422 listing every problem, unknown fields included.
-pub fn parse(body: &Value) -> Result<Request, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let description = fields
-        .text("description", true)
-        .map(|text| text.trim().to_owned());
-    match description.as_deref().map(|d| d.chars().count()) {
-        Some(0) => fields.problem("description", "must not be empty"),
-        Some(n) if n > MAX_DESCRIPTION_CHARS => fields.problem(
-            "description",
-            format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
-        ),
-        _ => {}
+impl Body for ClassifyBody {
+    fn check(&self, problems: &mut Problems) {
+        for (field, text) in [("origin", &self.origin), ("destination", &self.destination)] {
+            if text.as_deref().is_some_and(|t| country(t).is_none()) {
+                problems.add(
+                    field,
+                    "must name a country: an ISO 3166-1 alpha-2 code or a name, e.g. DE or Germany",
+                );
+            }
+        }
     }
-    let origin = country(&mut fields, "origin");
-    let destination = country(&mut fields, "destination");
-    fields.finish()?;
-    let description = description.ok_or_else(|| ApiError::invalid("description", "is required"))?;
-    Ok(Request {
-        description,
-        origin,
-        destination,
-    })
 }
 
-fn country(fields: &mut Fields<'_>, field: &'static str) -> Option<CountryCode> {
-    let text = fields.text(field, false)?;
-    if text.chars().count() > MAX_COUNTRY_CHARS {
-        fields.problem(
-            field,
-            format!("must be at most {MAX_COUNTRY_CHARS} characters"),
+/// A country by code or name, as the shipment planner and the MCP tools
+/// read them.
+fn country(text: &str) -> Option<CountryCode> {
+    domain::parties::registry().code_of(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_states_the_bounds_the_constants_name() {
+        let schema =
+            serde_json::to_value(<ClassifyBody as utoipa::PartialSchema>::schema()).expect("JSON");
+        let description = &schema["properties"]["description"];
+        assert_eq!(description["maxLength"], MAX_DESCRIPTION_CHARS);
+        assert_eq!(description["pattern"], crate::rest::body::NOT_BLANK);
+        assert_eq!(
+            schema["properties"]["origin"]["maxLength"],
+            MAX_COUNTRY_CHARS
         );
-        return None;
+        assert_eq!(schema["additionalProperties"], false);
     }
-    // Codes and names, as the shipment planner and the MCP tools read them.
-    let parsed = domain::parties::registry().code_of(&text);
-    if parsed.is_none() {
-        fields.problem(
-            field,
-            "must name a country: an ISO 3166-1 alpha-2 code or a name, e.g. DE or Germany",
-        );
-    }
-    parsed
 }

@@ -4,9 +4,9 @@
 //!
 //! Layout (one file per concern, one per use case under `ca/`):
 //! - [`state`]: [`AppState`], everything a handler can reach;
-//! - [`error`], [`extract`], [`fields`], [`params`]: the one JSON error shape,
-//!   the strict JSON body reader and the query-parameter reader; [`bodies`]:
-//!   the request bodies and the edge's own answers, documented as types;
+//! - [`error`], [`extract`], [`body`], [`params`]: the one JSON error shape,
+//!   the JSON reader, the typed body reader ([`body::Valid`]) and the
+//!   query-parameter reader;
 //! - [`auth`]: the `X-API-Key` check and the steward bearer token;
 //! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
 //!   with [`write`] holding what every steward write shares;
@@ -21,7 +21,7 @@
 pub mod audit;
 pub mod auth;
 pub mod auth_throttle;
-pub mod bodies;
+pub mod body;
 pub mod bounds;
 pub mod ca;
 pub mod changes;
@@ -31,7 +31,6 @@ pub mod coverage;
 pub mod docs;
 pub mod error;
 pub mod extract;
-pub mod fields;
 pub mod home;
 pub mod mail_delivery;
 pub mod metrics;

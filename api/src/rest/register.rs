@@ -27,7 +27,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
 use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use commands::api_key::ApiKeyCommands;
 use commands::secrets::hash_secret;
@@ -35,10 +37,9 @@ use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 use domain::values::Email;
 
-use crate::rest::bodies::RegisterAnswer;
+use crate::rest::body::{Body, Problems};
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::mail_delivery::{self, KeyDelivery};
 use crate::rest::page;
 use crate::rest::params::Params;
@@ -73,11 +74,11 @@ pub async fn form() -> Response {
 /// As [`register_json`] for JSON; a form gets 422 HTML for a bad address.
 #[utoipa::path(post, path = "/register", tag = "keys",
     request_body(description = "JSON, or an HTML form body `email=…`", content(
-        (crate::rest::openapi::RegisterBody = "application/json"),
-        (crate::rest::openapi::RegisterBody = "application/x-www-form-urlencoded"))),
+        (RegisterBody = "application/json"),
+        (RegisterBody = "application/x-www-form-urlencoded"))),
     responses(
         (status = 200, description = "The key (JSON), or a page showing it (form)", content(
-            (crate::rest::openapi::RegisterAnswer = "application/json"), ("text/html"))),
+            (RegisterAnswer = "application/json"), ("text/html"))),
         (status = 202, description = "`BASEL_KEY_DELIVERY=email`: the key was mailed to the address and is not in the answer", content(
             (crate::rest::openapi::KeyMailed = "application/json"), ("text/html"))),
         (status = 422, description = "Invalid e-mail: 422 JSON naming `email`, or the form again with the error", content(
@@ -102,7 +103,7 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
         register_form(state, request, &caller).await
     } else {
         match JsonBody::from_request(request, &state).await {
-            Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(&body.0) {
+            Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(body.0) {
                 Ok(email) => match mail_delivery::mail_key(&state, &email, &caller).await {
                     Ok(()) => mail_delivery::json_answer(&email),
                     Err(error) => error.into_response(),
@@ -187,7 +188,7 @@ pub async fn register_json(
     JsonBody(body): JsonBody,
     caller: &Caller,
 ) -> Result<Response, ApiError> {
-    let issued = issue(state, parse(&body)?, caller).await?;
+    let issued = issue(state, parse(body)?, caller).await?;
     let mut response = Json(RegisterAnswer {
         api_key: issued.api_key.expose_secret().to_owned(),
         email: issued.email.as_str().to_owned(),
@@ -200,23 +201,41 @@ pub async fn register_json(
     Ok(response)
 }
 
-/// Reads a JSON registration with the strict field reader.
+/// `POST /register` (JSON, or the form field `email`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterBody {
+    /// The address the key is bound to.
+    #[schema(format = Email, max_length = 254)]
+    pub email: String,
+}
+
+impl Body for RegisterBody {
+    fn check(&self, problems: &mut Problems) {
+        if let Err(error) = Email::parse(&self.email) {
+            problems.add("email", error.to_string());
+        }
+    }
+}
+
+/// The answer to a JSON registration.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegisterAnswer {
+    /// The key: send it as `X-API-Key`.
+    pub api_key: String,
+    /// The address as given (trimmed).
+    pub email: String,
+    /// `false` when the address already had this key.
+    pub created: bool,
+}
+
+/// Reads a JSON registration ([`RegisterBody`]).
 ///
 /// # Errors
 /// 422 for a missing or invalid e-mail, or an unknown field.
-pub fn parse(body: &Value) -> Result<Email, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let email = fields
-        .text("email", true)
-        .and_then(|text| match Email::parse(&text) {
-            Ok(email) => Some(email),
-            Err(error) => {
-                fields.problem("email", error.to_string());
-                None
-            }
-        });
-    fields.finish()?;
-    email.ok_or_else(|| ApiError::invalid("email", "is required"))
+pub fn parse(body: Value) -> Result<Email, ApiError> {
+    let body: RegisterBody = crate::rest::body::read(body)?;
+    Email::parse(&body.email).map_err(|error| ApiError::invalid("email", error.to_string()))
 }
 
 /// A refusal as the page shows it: one sentence, capitalised, with its stop.

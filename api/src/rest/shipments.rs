@@ -8,15 +8,14 @@
 use axum::extract::State;
 use axum::Json;
 use chrono::Utc;
-use serde_json::Value;
+use serde::Deserialize;
+use utoipa::ToSchema;
 
 use domain::shipment::Operation;
-use projections::shipment::{PlanError, PlanRequest, ShipmentPlan, MAX_NAME_CHARS};
+use projections::shipment::{PlanError, PlanRequest, ShipmentPlan};
 
-use crate::rest::classify::MAX_DESCRIPTION_CHARS;
+use crate::rest::body::{Body, Problems, Valid};
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::state::Shared;
 
 /// Plans a shipment.
@@ -27,7 +26,7 @@ use crate::rest::state::Shared;
 /// `country_not_found` for a country no code or name matches; 503 when the
 /// directory is unavailable.
 #[utoipa::path(post, path = "/api/v1/shipments/plan", tag = "classifier", security(("api_key" = [])),
-    request_body = crate::rest::openapi::ShipmentBody,
+    request_body = ShipmentBody,
     responses(
         (status = 200, description = "The plan: prohibited (true, false or unknown) with the deciding rules and their articles, the steps in order, each State's consent and competent authorities", body = crate::rest::openapi::ShipmentPlan),
         (status = 400, description = "Malformed JSON", body = crate::rest::openapi::Error),
@@ -39,9 +38,9 @@ use crate::rest::state::Shared;
     ))]
 pub async fn plan(
     State(state): State<Shared>,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<ShipmentBody>,
 ) -> Result<Json<ShipmentPlan>, ApiError> {
-    let request = parse(&body)?;
+    let request = PlanRequest::from(body);
     let today = Utc::now().date_naive();
     projections::shipment::plan(
         &state.classifier,
@@ -63,57 +62,64 @@ pub async fn plan(
     })
 }
 
-/// Reads a plan request with the strict field reader.
-///
-/// # Errors
-/// 422 listing every problem, unknown fields included.
-pub fn parse(body: &Value) -> Result<PlanRequest, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let description = fields.text("description", false);
-    if description
-        .as_ref()
-        .is_some_and(|d| d.trim().is_empty() || d.chars().count() > MAX_DESCRIPTION_CHARS)
-    {
-        fields.problem(
-            "description",
-            format!("must be 1 to {MAX_DESCRIPTION_CHARS} characters"),
-        );
-    }
-    let code = fields.text("code", false);
-    let origin = fields.text("origin", true);
-    let destination = fields.text("destination", true);
-    let transit = fields.strings("transit");
-    let operation = fields.text("operation", false);
-    let origin_area = fields.text("origin_area", false);
-    let destination_area = fields.text("destination_area", false);
-    if description.is_some() == code.is_some() {
-        fields.problem("description", "give either a description or a code");
-    }
-    if let Err(message) = operation.as_deref().map(Operation::parse).transpose() {
-        fields.problem("operation", message);
-    }
-    for (name, value) in [
-        ("origin_area", &origin_area),
-        ("destination_area", &destination_area),
-    ] {
-        if value
-            .as_ref()
-            .is_some_and(|v| v.chars().count() > MAX_NAME_CHARS)
-        {
-            fields.problem(name, format!("at most {MAX_NAME_CHARS} characters"));
+/// `POST /api/v1/shipments/plan`: the waste (a description or a code), the
+/// route (codes or names), the operation and the areas. Read into the MCP
+/// tool's arguments (`projections::shipment::PlanRequest`), which the
+/// planner takes.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShipmentBody {
+    /// The waste in plain words, 1–5,000 characters (give this or `code`).
+    #[schema(min_length = 1, max_length = 5000, pattern = "\\S")]
+    pub description: Option<String>,
+    /// A Basel code such as A1160 or B1010 (give this or `description`).
+    pub code: Option<String>,
+    /// The State of export: ISO 3166-1 alpha-2 code or country name.
+    pub origin: String,
+    /// The State of import: code or name.
+    pub destination: String,
+    /// States of transit in order: codes or names (at most 10).
+    #[schema(max_items = 10)]
+    pub transit: Option<Vec<String>>,
+    /// `recovery`, `disposal`, an Annex IV code (R1 to R13, D1 to D15), or
+    /// `unknown` (the default: the answer gives both); any case.
+    #[schema(
+        pattern = "^\\s*([Rr](1[0-3]|[1-9])|[Dd](1[0-5]|[1-9])|[Rr][Ee][Cc][Oo][Vv][Ee][Rr][Yy]|[Dd][Ii][Ss][Pp][Oo][Ss][Aa][Ll]|[Uu][Nn][Kk][Nn][Oo][Ww][Nn])\\s*$"
+    )]
+    pub operation: Option<String>,
+    /// An area of the State of export (a Land, a province) to pick its
+    /// competent authority (at most 100 characters).
+    #[schema(max_length = 100)]
+    pub origin_area: Option<String>,
+    /// An area of the State of import to pick its competent authority.
+    #[schema(max_length = 100)]
+    pub destination_area: Option<String>,
+}
+
+impl Body for ShipmentBody {
+    fn check(&self, problems: &mut Problems) {
+        if self.description.is_some() == self.code.is_some() {
+            problems.add("description", "give either a description or a code");
+        }
+        if let Some(Err(message)) = self.operation.as_deref().map(Operation::parse) {
+            problems.add("operation", message);
         }
     }
-    fields.finish()?;
-    Ok(PlanRequest {
-        description,
-        code,
-        origin: origin.unwrap_or_default(),
-        destination: destination.unwrap_or_default(),
-        transit,
-        operation,
-        origin_area,
-        destination_area,
-    })
+}
+
+impl From<ShipmentBody> for PlanRequest {
+    fn from(body: ShipmentBody) -> Self {
+        Self {
+            description: body.description,
+            code: body.code,
+            origin: body.origin,
+            destination: body.destination,
+            transit: body.transit,
+            operation: body.operation,
+            origin_area: body.origin_area,
+            destination_area: body.destination_area,
+        }
+    }
 }
 
 /// The field named in a `country_not_found` answer.
@@ -122,5 +128,42 @@ fn country_field(field: &str) -> &'static str {
         "origin" => "origin",
         "destination" => "destination",
         _ => "transit",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rest::classify::MAX_DESCRIPTION_CHARS;
+    use projections::shipment::MAX_NAME_CHARS;
+
+    #[test]
+    fn the_schema_states_the_bounds_the_planner_checks() {
+        let schema =
+            serde_json::to_value(<ShipmentBody as utoipa::PartialSchema>::schema()).expect("JSON");
+        let properties = &schema["properties"];
+        assert_eq!(
+            properties["description"]["maxLength"],
+            MAX_DESCRIPTION_CHARS
+        );
+        assert_eq!(
+            properties["transit"]["maxItems"],
+            projections::shipment::MAX_TRANSIT
+        );
+        assert_eq!(properties["origin_area"]["maxLength"], MAX_NAME_CHARS);
+        assert_eq!(properties["destination_area"]["maxLength"], MAX_NAME_CHARS);
+        let operation = properties["operation"]["pattern"]
+            .as_str()
+            .expect("pattern");
+        for text in [
+            "R1", "r13", " D15 ", "Recovery", "unknown", "R14", "D0", "R01", "burn",
+        ] {
+            let server = Operation::parse(text).is_ok();
+            assert_eq!(
+                crate::rest::body::matches(operation, text),
+                server,
+                "{text}"
+            );
+        }
     }
 }

@@ -10,6 +10,8 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use commands::executor::Committed;
 use commands::CommandError;
@@ -19,9 +21,25 @@ use domain::values::CountryCode;
 use projections::registry::Projection;
 
 use crate::rest::auth::Steward;
-use crate::rest::bodies::Accepted;
 use crate::rest::error::ApiError;
 use crate::rest::state::AppState;
+
+/// A steward write committed but not yet in the directory (202).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Accepted {
+    /// `accepted`.
+    pub status: &'static str,
+    /// What happened and where to look.
+    pub message: &'static str,
+    /// The record written.
+    pub country_code: String,
+    /// Its new version.
+    pub version: i64,
+    /// The write's position in the log.
+    pub position: i64,
+    /// Where the record will show it (also the `Location` header).
+    pub location: String,
+}
 
 /// How long a write waits for the directory projection to apply it.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);

@@ -16,7 +16,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
@@ -24,11 +26,11 @@ use domain::authority::{
 };
 use domain::values::CountryCode;
 
+use super::verify::{VerificationBody, VerificationInput};
 use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
+use crate::rest::body::{one_of_or_null, read, Body, Day, Valid};
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::state::Shared;
 use crate::rest::write;
 
@@ -78,7 +80,7 @@ pub fn location(country: &CountryCode, id: &str) -> String {
 /// a second focal point, an id in use, invalid details), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
-    request_body = crate::rest::openapi::ContactBody,
+    request_body = ContactBody,
     responses(
         (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}/contacts/{contact_id}"))),
@@ -96,9 +98,9 @@ pub async fn add(
     steward: Steward,
     CountryPath(country): CountryPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<ContactBody>,
 ) -> Result<Response, ApiError> {
-    let contact = parse_add(&body)?;
+    let contact = NewContact::from(body);
     let command = AddContact {
         contact,
         max_contacts: state.wiring.max_contacts,
@@ -117,68 +119,121 @@ pub async fn add(
     Ok(write::answer_at(&state, &country, &committed, StatusCode::CREATED, at).await)
 }
 
-/// The body of `POST …/contacts`.
+/// `POST /api/v1/ca/{cc}/contacts`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactBody {
+    /// An id of your choice (`[a-z0-9-]`, ≤ 40); the next `cN` when absent.
+    pub contact_id: Option<String>,
+    /// `competent_authority` (default) or `focal_point` (at most one).
+    #[schema(schema_with = one_of_or_null::<Role>)]
+    pub role: Option<Role>,
+    /// The institution's name.
+    pub name: String,
+    /// The person to address.
+    pub contact_person: Option<String>,
+    /// E-mail.
+    pub email: Option<String>,
+    /// Phone, `+CC-…` with hyphens.
+    #[schema(
+        max_length = 40,
+        pattern = r"^\s*$|^\s*\+(?:[17]-[0-9](?:-?[0-9]){5,13}|(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58])-[0-9](?:-?[0-9]){4,12}|(?:2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])-[0-9](?:-?[0-9]){3,11})\s*$"
+    )]
+    pub phone: Option<String>,
+    /// Fax, `+CC-…` with hyphens.
+    #[schema(
+        max_length = 40,
+        pattern = r"^\s*$|^\s*\+(?:[17]-[0-9](?:-?[0-9]){5,13}|(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58])-[0-9](?:-?[0-9]){4,12}|(?:2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])-[0-9](?:-?[0-9]){3,11})\s*$"
+    )]
+    pub fax: Option<String>,
+    /// `http://` or `https://` address.
+    pub website: Option<String>,
+    /// Postal address.
+    pub address: Option<String>,
+    /// What it covers.
+    pub scope: Option<ScopeBody>,
+    /// Notes on where the details come from.
+    pub source_notes: Option<String>,
+    /// What the details rely on (a URL, a letter…).
+    pub source: Option<String>,
+    /// Whether they are verified (needs name, e-mail, phone, `last_checked`).
+    pub verified: Option<bool>,
+    /// When they were last checked, `YYYY-MM-DD`.
+    #[schema(value_type = Option<String>, format = Date)]
+    pub last_checked: Option<Day>,
+    /// Make it the primary competent authority.
+    pub primary: Option<bool>,
+}
+
+impl Body for ContactBody {}
+
+/// What a contact covers.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeBody {
+    /// The geographical area (a Land, a province…).
+    pub area: Option<String>,
+    /// The wastes it handles, in words.
+    pub wastes: Option<String>,
+    /// `import`, `export`, `transit` (all when absent).
+    pub movements: Option<Vec<String>>,
+}
+
+impl From<ContactBody> for NewContact {
+    fn from(body: ContactBody) -> Self {
+        let scope = body.scope;
+        let (area, wastes, movements) = match scope {
+            Some(scope) => (
+                scope.area,
+                scope.wastes,
+                scope.movements.map(|m| m.join(",")),
+            ),
+            None => (None, None, None),
+        };
+        Self {
+            id: body.contact_id,
+            role: body.role,
+            details: ContactInput {
+                ca_name: Some(body.name),
+                contact_person: body.contact_person,
+                email: body.email,
+                phone: body.phone,
+                fax: body.fax,
+                website: body.website,
+                address: body.address,
+                notes: body.source_notes,
+                area,
+                wastes,
+                movements,
+            },
+            source: body.source,
+            verified: body.verified.unwrap_or(false),
+            last_checked: body.last_checked.map(|day| day.0),
+            primary: body.primary.unwrap_or(false),
+            ..Self::default()
+        }
+    }
+}
+
+/// The body of `POST …/contacts` (also what the console's contact form
+/// becomes).
 ///
 /// # Errors
 /// 422 listing every field problem.
 pub fn parse_add(body: &Value) -> Result<NewContact, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let contact = parse_contact(&mut fields);
-    fields.finish()?;
-    Ok(contact)
+    read::<ContactBody>(body.clone()).map(NewContact::from)
 }
 
-/// The body of `DELETE …/contacts/{id}`: the reason.
-///
-/// # Errors
-/// 422 when `reason` is missing or not text, or another field is sent.
-pub fn parse_removal(body: &Value) -> Result<String, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let reason = fields.text("reason", true);
-    fields.finish()?;
-    reason.ok_or_else(|| ApiError::invalid("reason", "is required"))
+/// `DELETE /api/v1/ca/{cc}/contacts/{id}`, `DELETE /api/v1/ca/{cc}` and a
+/// proposal's rejection: why.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemovalBody {
+    /// Why (required; kept in the history).
+    pub reason: String,
 }
 
-/// Reads a contact's fields (the body of `POST …/contacts`, an element of
-/// `contacts` in an import file): problems go to `fields`.
-pub fn parse_contact(fields: &mut Fields<'_>) -> NewContact {
-    let id = fields.text("contact_id", false);
-    let role = fields.text("role", false).and_then(|r| {
-        let parsed = Role::parse(&r);
-        if parsed.is_none() {
-            fields.problem("role", "must be competent_authority or focal_point");
-        }
-        parsed
-    });
-    let mut details = ContactInput {
-        ca_name: fields.text("name", false),
-        contact_person: fields.text("contact_person", false),
-        email: fields.text("email", false),
-        phone: fields.text("phone", false),
-        fax: fields.text("fax", false),
-        website: fields.text("website", false),
-        address: fields.text("address", false),
-        notes: fields.text("source_notes", false),
-        ..ContactInput::default()
-    };
-    if let Some(scope) = fields.object("scope") {
-        let mut nested = Fields::nested(scope, "scope.");
-        details.area = nested.text("area", false);
-        details.wastes = nested.text("wastes", false);
-        details.movements = nested.strings("movements").map(|m| m.join(","));
-        fields.extend(nested.into_problems());
-    }
-    NewContact {
-        id,
-        role,
-        details,
-        source: fields.text("source", false),
-        verified: fields.flag("verified", false).unwrap_or(false),
-        last_checked: fields.date("last_checked", false),
-        primary: fields.flag("primary", false).unwrap_or(false),
-        ..NewContact::default()
-    }
-}
+impl Body for RemovalBody {}
 
 /// One contact, as the record lists it.
 ///
@@ -223,7 +278,7 @@ fn unknown_contact(id: &str) -> ApiError {
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("contact_id" = String, Path, description = "The contact's id")),
-    request_body = crate::rest::openapi::VerificationBody,
+    request_body = VerificationBody,
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record),
         (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
@@ -240,9 +295,9 @@ pub async fn verify(
     steward: Steward,
     ContactPath(country, id): ContactPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<VerificationBody>,
 ) -> Result<Response, ApiError> {
-    let mut input = super::verify::parse(&body)?;
+    let mut input = VerificationInput::from(body);
     input.update.contact_id = Some(id);
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
@@ -310,7 +365,7 @@ pub async fn make_primary(
 #[utoipa::path(delete, path = "/api/v1/ca/{country_code}/contacts/{contact_id}", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("contact_id" = String, Path, description = "The contact's id")),
-    request_body = crate::rest::openapi::RemovalBody,
+    request_body = RemovalBody,
     responses(
         (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::openapi::Record),
         (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
@@ -327,9 +382,8 @@ pub async fn remove(
     steward: Steward,
     ContactPath(country, id): ContactPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(RemovalBody { reason }): Valid<RemovalBody>,
 ) -> Result<Response, ApiError> {
-    let reason = parse_removal(&body)?;
     let command = RemoveContact {
         contact_id: id,
         reason,
@@ -344,63 +398,4 @@ pub async fn remove(
         .await
         .map_err(write::from_command)?;
     Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
-}
-
-/// The documented request bodies (for the OpenAPI document).
-pub mod bodies {
-    use schemars::JsonSchema;
-    use serde::Serialize;
-
-    /// What a contact covers.
-    #[derive(Debug, Serialize, JsonSchema)]
-    pub struct ScopeBody {
-        /// The geographical area (a Land, a province…).
-        pub area: Option<String>,
-        /// The wastes it handles, in words.
-        pub wastes: Option<String>,
-        /// `import`, `export`, `transit` (all when absent).
-        pub movements: Option<Vec<String>>,
-    }
-
-    /// `POST /api/v1/ca/{cc}/contacts`.
-    #[derive(Debug, Serialize, JsonSchema)]
-    pub struct ContactBody {
-        /// An id of your choice (`[a-z0-9-]`, ≤ 40); the next `cN` when absent.
-        pub contact_id: Option<String>,
-        /// `competent_authority` (default) or `focal_point` (at most one).
-        pub role: Option<String>,
-        /// The institution's name (required).
-        pub name: String,
-        /// The person to address.
-        pub contact_person: Option<String>,
-        /// E-mail.
-        pub email: Option<String>,
-        /// Phone, `+CC-…` with hyphens.
-        pub phone: Option<String>,
-        /// Fax, `+CC-…` with hyphens.
-        pub fax: Option<String>,
-        /// `http://` or `https://` address.
-        pub website: Option<String>,
-        /// Postal address.
-        pub address: Option<String>,
-        /// What it covers.
-        pub scope: Option<ScopeBody>,
-        /// Notes on where the details come from.
-        pub source_notes: Option<String>,
-        /// What the details rely on (a URL, a letter…).
-        pub source: Option<String>,
-        /// Whether they are verified (needs name, e-mail, phone, `last_checked`).
-        pub verified: Option<bool>,
-        /// When they were last checked, `YYYY-MM-DD`.
-        pub last_checked: Option<String>,
-        /// Make it the primary competent authority.
-        pub primary: Option<bool>,
-    }
-
-    /// `DELETE /api/v1/ca/{cc}/contacts/{id}`.
-    #[derive(Debug, Serialize, JsonSchema)]
-    pub struct RemovalBody {
-        /// Why the contact is withdrawn (required; kept in the history).
-        pub reason: String,
-    }
 }

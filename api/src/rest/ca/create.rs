@@ -13,16 +13,17 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use chrono::Utc;
+use serde::Deserialize;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{ContactInput, RegisterAuthority};
 use domain::values::CountryCode;
 
 use crate::rest::auth::Steward;
+use crate::rest::body::{read, Body, Day, Problems, Valid};
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::state::Shared;
 use crate::rest::write;
 
@@ -31,7 +32,7 @@ use crate::rest::write;
 /// # Errors
 /// 401/403 (token), 409 (already registered), 422 (fields), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca", tag = "stewards", security(("steward_token" = [])),
-    request_body = crate::rest::openapi::CreateBody,
+    request_body = CreateBody,
     responses(
         (status = 201, description = "Registered; the record as GET returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
@@ -50,9 +51,9 @@ pub async fn create(
     State(state): State<Shared>,
     steward: Steward,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<CreateBody>,
 ) -> Result<Response, ApiError> {
-    let mut command = parse(&body)?;
+    let mut command = body.into_command()?;
     command.today = Utc::now().date_naive();
     command.steward = Some(steward.id.clone());
     let country = command.country.clone();
@@ -64,48 +65,101 @@ pub async fn create(
     Ok(write::answer(&state, &country, &committed, StatusCode::CREATED).await)
 }
 
+/// `POST /api/v1/ca`: a steward adds a country.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    /// ISO 3166-1 alpha-2, any case.
+    #[schema(pattern = r"^\s*[A-Za-z]{2}\s*$")]
+    pub country_code: String,
+    /// The country's name.
+    #[schema(
+        max_length = 200,
+        pattern = r"^\s*[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub country_name: String,
+    /// The competent authority's name.
+    #[schema(max_length = 300, pattern = r"^\s*[^\u0000-\u001f\u007f-\u009f]*\s*$")]
+    pub ca_name: Option<String>,
+    /// Its e-mail address (empty: not known).
+    #[schema(max_length = 254)]
+    pub email: Option<String>,
+    /// Its phone number, `+CC-…` with hyphens.
+    #[schema(
+        max_length = 40,
+        pattern = r"^\s*$|^\s*\+(?:[17]-[0-9](?:-?[0-9]){5,13}|(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58])-[0-9](?:-?[0-9]){4,12}|(?:2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])-[0-9](?:-?[0-9]){3,11})\s*$"
+    )]
+    pub phone: Option<String>,
+    /// Its postal address.
+    #[schema(
+        max_length = 1000,
+        pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub address: Option<String>,
+    /// Notes shown with the record.
+    #[schema(
+        max_length = 4000,
+        pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub notes: Option<String>,
+    /// Whether the details were verified (default false; then `ca_name`,
+    /// `email`, `phone` and `last_checked` are needed).
+    pub verified: Option<bool>,
+    /// Date of the last check, `YYYY-MM-DD`.
+    #[schema(value_type = Option<String>, format = Date)]
+    pub last_checked: Option<Day>,
+    /// What the record relies on.
+    #[schema(
+        max_length = 1000,
+        pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub source: Option<String>,
+}
+
+impl Body for CreateBody {
+    fn check(&self, problems: &mut Problems) {
+        if CountryCode::parse(&self.country_code).is_err() {
+            problems.add("country_code", "must be two letters (ISO 3166-1 alpha-2)");
+        }
+    }
+}
+
+impl CreateBody {
+    /// The command (steward and today left for the handler).
+    ///
+    /// # Errors
+    /// 422 `country_code` when it is not two letters.
+    pub fn into_command(self) -> Result<RegisterAuthority, ApiError> {
+        let country = CountryCode::parse(&self.country_code).map_err(|_| {
+            ApiError::invalid("country_code", "must be two letters (ISO 3166-1 alpha-2)")
+        })?;
+        Ok(RegisterAuthority {
+            country,
+            country_name: self.country_name,
+            contact: ContactInput {
+                ca_name: self.ca_name,
+                email: self.email,
+                phone: self.phone,
+                address: self.address,
+                notes: self.notes,
+                ..ContactInput::default()
+            },
+            verified: self.verified.unwrap_or(false),
+            last_checked: self.last_checked.map(|day| day.0),
+            source: self.source,
+            contacts: Vec::new(),
+            steward: None,
+            today: Utc::now().date_naive(),
+        })
+    }
+}
+
 /// Reads the body into a command (today left for the handler).
 ///
 /// # Errors
 /// 422 listing every field problem.
 pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let country = fields.text("country_code", true).and_then(|code| {
-        let parsed = CountryCode::parse(&code).ok();
-        if parsed.is_none() {
-            fields.problem("country_code", "must be two letters (ISO 3166-1 alpha-2)");
-        }
-        parsed
-    });
-    let country_name = fields.text("country_name", true);
-    let contact = ContactInput {
-        ca_name: fields.text("ca_name", false),
-        email: fields.text("email", false),
-        phone: fields.text("phone", false),
-        address: fields.text("address", false),
-        notes: fields.text("notes", false),
-        ..ContactInput::default()
-    };
-    let verified = fields.flag("verified", false).unwrap_or(false);
-    let last_checked = fields.date("last_checked", false);
-    let source = fields.text("source", false);
-    fields.finish()?;
-    match (country, country_name) {
-        (Some(country), Some(country_name)) => Ok(RegisterAuthority {
-            country,
-            country_name,
-            contact,
-            verified,
-            last_checked,
-            source,
-            contacts: Vec::new(),
-            steward: None,
-            today: Utc::now().date_naive(),
-        }),
-        _ => Err(ApiError::Internal(
-            "registration fields checked but missing".into(),
-        )),
-    }
+    read::<CreateBody>(body.clone())?.into_command()
 }
 
 #[cfg(test)]

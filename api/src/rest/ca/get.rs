@@ -171,7 +171,7 @@ pub fn parse_instant(text: &str) -> Option<DateTime<Utc>> {
     if let Ok(at) = DateTime::parse_from_rfc3339(text.trim()) {
         return Some(at.with_timezone(&Utc));
     }
-    let day = crate::rest::fields::parse_date(text)?;
+    let day = crate::rest::body::parse_date(text)?;
     let end = NaiveTime::from_hms_micro_opt(23, 59, 59, 999_999)?;
     Some(day.and_time(end).and_utc())
 }

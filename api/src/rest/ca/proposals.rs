@@ -30,10 +30,10 @@ use domain::authority::{AuthorityCommand, Proposal, ReviewCommand};
 use domain::values::CountryCode;
 use projections::directory::Reader;
 
-use super::contacts::parse_removal;
+use super::contacts::RemovalBody;
 use crate::rest::auth::Steward;
+use crate::rest::body::Valid;
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
 use crate::rest::state::{AppState, Shared};
 use crate::rest::write;
 
@@ -89,7 +89,7 @@ pub struct Proposed {
 #[serde(untagged)]
 pub enum Deferred {
     /// Committed; the directory shows it shortly.
-    Accepted(crate::rest::bodies::Accepted),
+    Accepted(crate::rest::write::Accepted),
     /// A proposal awaiting another steward.
     Proposed(Proposed),
 }
@@ -334,7 +334,7 @@ pub async fn approve(
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/proposals/{proposal_id}/reject", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("proposal_id" = String, Path, description = "The proposal's id")),
-    request_body = crate::rest::openapi::RemovalBody,
+    request_body = RemovalBody,
     responses(
         (status = 200, description = "Rejected; the record as GET now returns it (unchanged)", body = crate::rest::openapi::Record),
         (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
@@ -351,9 +351,8 @@ pub async fn reject(
     steward: Steward,
     ProposalPath(country, id): ProposalPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(RemovalBody { reason }): Valid<RemovalBody>,
 ) -> Result<Response, ApiError> {
-    let reason = parse_removal(&body)?;
     let command = ReviewCommand::Reject {
         proposal_id: id,
         reviewer: steward.id.clone(),

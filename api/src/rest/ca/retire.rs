@@ -12,11 +12,11 @@ use commands::authority::AuthorityCommands;
 use domain::authority::{AuthorityCommand, RetireAuthority};
 use projections::registry::Projection;
 
-use super::contacts::parse_removal;
+use super::contacts::RemovalBody;
 use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
+use crate::rest::body::Valid;
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
 use crate::rest::state::Shared;
 use crate::rest::write;
 
@@ -27,7 +27,7 @@ use crate::rest::write;
 /// retired), 422 (no reason), 503 (store).
 #[utoipa::path(delete, path = "/api/v1/ca/{country_code}", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2 of a record created in error")),
-    request_body = crate::rest::openapi::RemovalBody,
+    request_body = RemovalBody,
     responses(
         (status = 200, description = "Retired: `{country_code, retired}` (the reason); lookups no longer serve it"),
         (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`; or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location", body = crate::rest::openapi::Deferred),
@@ -44,9 +44,8 @@ pub async fn retire(
     steward: Steward,
     CountryPath(country): CountryPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(RemovalBody { reason }): Valid<RemovalBody>,
 ) -> Result<Response, ApiError> {
-    let reason = parse_removal(&body)?;
     let command = RetireAuthority {
         reason: reason.clone(),
         steward: Some(steward.id.clone()),

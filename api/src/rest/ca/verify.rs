@@ -15,19 +15,20 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use chrono::Utc;
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
-    AuthorityCommand, CheckOutcome, ContactField, ContactPatch, FieldProblem,
+    parse_field, AuthorityCommand, CheckOutcome, ContactField, ContactPatch,
     SubmitVerificationUpdate, VerificationMethod,
 };
 
 use super::{proposals, CountryPath};
 use crate::rest::auth::Steward;
+use crate::rest::body::{one_of, one_of_or_null, present, Body, Day, Problems, Valid};
 use crate::rest::error::ApiError;
-use crate::rest::extract::JsonBody;
-use crate::rest::fields::Fields;
 use crate::rest::state::Shared;
 use crate::rest::write;
 
@@ -48,7 +49,7 @@ pub struct VerificationInput {
 /// a concurrent write won), 422 (fields), 503 (store unavailable).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/verifications", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
-    request_body = crate::rest::openapi::VerificationBody,
+    request_body = VerificationBody,
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
@@ -69,9 +70,9 @@ pub async fn submit(
     steward: Steward,
     CountryPath(country): CountryPath,
     headers: HeaderMap,
-    JsonBody(body): JsonBody,
+    Valid(body): Valid<VerificationBody>,
 ) -> Result<Response, ApiError> {
-    let mut input = parse(&body)?;
+    let mut input = VerificationInput::from(body);
     input.update.steward = Some(steward.id.clone());
     input.update.today = Utc::now().date_naive();
     if state.review {
@@ -98,99 +99,190 @@ pub async fn submit(
     Ok(write::answer(&state, &country, &committed, StatusCode::OK).await)
 }
 
+/// `POST /api/v1/ca/{country_code}/verifications` (and
+/// `…/contacts/{contact_id}/verifications`): a steward's check.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationBody {
+    /// Whether the contact details were confirmed.
+    pub verified: bool,
+    /// When the check was made, `YYYY-MM-DD`: not in the future, not before
+    /// the record's previous check.
+    #[schema(value_type = String, format = Date, example = "2025-06-30")]
+    pub checked_on: Day,
+    /// How: `email`, `phone`, `website`, `official_notification` or `other`.
+    #[schema(schema_with = one_of::<VerificationMethod>)]
+    pub method: VerificationMethod,
+    /// What the check relied on (a letter, a page, a call), at most 1,000
+    /// characters.
+    #[schema(
+        max_length = 1000,
+        pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub source: String,
+    /// What the check found: `confirmed`, `changed` (with corrections),
+    /// `no_answer` (reached nobody: `last_checked` does not move, the day is
+    /// `last_attempt`) or `defunct` (the channels are retired). Default:
+    /// `changed` when `changes` differ from the record, else `confirmed`.
+    #[schema(schema_with = one_of_or_null::<CheckOutcome>)]
+    pub outcome: Option<CheckOutcome>,
+    /// The steward's note, at most 4,000 characters.
+    #[schema(
+        max_length = 4000,
+        pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$"
+    )]
+    pub note: Option<String>,
+    /// Corrections: contact field → new text, or `null` to clear it.
+    pub changes: Option<Corrections>,
+    /// The `version` the steward last read: a record that moved on since
+    /// answers 409 `version_mismatch` instead of being overwritten.
+    #[schema(minimum = 1)]
+    pub expected_version: Option<i64>,
+}
+
+impl Body for VerificationBody {
+    /// What the domain would refuse of the body alone, so that one 422
+    /// lists it with the rest: a check dated in the future, and each
+    /// correction the contact's rules refuse.
+    fn check(&self, problems: &mut Problems) {
+        let day = self.checked_on.0;
+        if day > Utc::now().date_naive() {
+            problems.add("checked_on", format!("{day} is in the future"));
+        }
+        let corrections = self.changes.iter().flat_map(Corrections::given);
+        for (field, text) in corrections {
+            if let Err(problem) = parse_field(field, text) {
+                problems.add(format!("changes.{}", problem.field), problem.message);
+            }
+        }
+    }
+}
+
+/// Corrections a check brings to the contact it concerns: a field left out
+/// stays as it is, `null` (or only spaces) clears it.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Corrections {
+    /// The competent authority's name.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 300, pattern = r"^\s*[^\u0000-\u001f\u007f-\u009f]*\s*$")]
+    pub ca_name: Option<Option<String>>,
+    /// The person to address.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub contact_person: Option<Option<String>>,
+    /// Its e-mail address.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 254)]
+    pub email: Option<Option<String>>,
+    /// Its phone number, `+CC-…` with hyphens.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 40, pattern = r"^\s*$|^\s*\+(?:[17]-[0-9](?:-?[0-9]){5,13}|(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58])-[0-9](?:-?[0-9]){4,12}|(?:2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])-[0-9](?:-?[0-9]){3,11})\s*$")]
+    pub phone: Option<Option<String>>,
+    /// Fax, `+CC-…` with hyphens.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 40, pattern = r"^\s*$|^\s*\+(?:[17]-[0-9](?:-?[0-9]){5,13}|(?:2[07]|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58])-[0-9](?:-?[0-9]){4,12}|(?:2[1-689][0-9]|3[578][0-9]|42[0-9]|5[09][0-9]|6[7-9][0-9]|8[035789][0-9]|9[679][0-9])-[0-9](?:-?[0-9]){3,11})\s*$")]
+    pub fax: Option<Option<String>>,
+    /// Website, `http(s)://…`.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub website: Option<Option<String>>,
+    /// Its postal address.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 1000, pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$")]
+    pub address: Option<Option<String>>,
+    /// Scope: the geographical area.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub area: Option<Option<String>>,
+    /// Scope: the wastes handled, in words.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub wastes: Option<Option<String>>,
+    /// Scope: `import`, `export`, `transit`, comma-separated.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub movements: Option<Option<String>>,
+    /// Notes shown with the record.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>, max_length = 4000, pattern = r"^\s*[^\u0000-\u0009\u000b-\u001f\u007f-\u009f]*\s*$")]
+    pub notes: Option<Option<String>>,
+}
+
+impl Corrections {
+    /// The fields given, with their new text (`None`: clear).
+    fn given(&self) -> Vec<(ContactField, Option<&str>)> {
+        [
+            (ContactField::CaName, &self.ca_name),
+            (ContactField::ContactPerson, &self.contact_person),
+            (ContactField::Email, &self.email),
+            (ContactField::Phone, &self.phone),
+            (ContactField::Fax, &self.fax),
+            (ContactField::Website, &self.website),
+            (ContactField::Address, &self.address),
+            (ContactField::Area, &self.area),
+            (ContactField::Wastes, &self.wastes),
+            (ContactField::Movements, &self.movements),
+            (ContactField::Notes, &self.notes),
+        ]
+        .into_iter()
+        .filter_map(|(field, change)| Some((field, change.as_ref()?.as_deref())))
+        .collect()
+    }
+
+    /// The fields given, each to its new text or `None` (clear).
+    pub fn into_patch(self) -> ContactPatch {
+        let mut patch = ContactPatch::new();
+        for (field, change) in [
+            (ContactField::CaName, self.ca_name),
+            (ContactField::ContactPerson, self.contact_person),
+            (ContactField::Email, self.email),
+            (ContactField::Phone, self.phone),
+            (ContactField::Fax, self.fax),
+            (ContactField::Website, self.website),
+            (ContactField::Address, self.address),
+            (ContactField::Area, self.area),
+            (ContactField::Wastes, self.wastes),
+            (ContactField::Movements, self.movements),
+            (ContactField::Notes, self.notes),
+        ] {
+            if let Some(text) = change {
+                patch.insert(field, text);
+            }
+        }
+        patch
+    }
+}
+
+impl From<VerificationBody> for VerificationInput {
+    fn from(body: VerificationBody) -> Self {
+        Self {
+            update: SubmitVerificationUpdate {
+                contact_id: None,
+                outcome: body.outcome,
+                verified: body.verified,
+                checked_on: body.checked_on.0,
+                method: body.method,
+                source: body.source,
+                note: body.note,
+                changes: body
+                    .changes
+                    .map(Corrections::into_patch)
+                    .unwrap_or_default(),
+                steward: None,
+                today: body.checked_on.0,
+            },
+            expected_version: body.expected_version,
+        }
+    }
+}
+
 /// Reads the body into a command (steward and today left for the handler).
 ///
 /// # Errors
 /// 422 listing every field problem.
 pub fn parse(body: &Value) -> Result<VerificationInput, ApiError> {
-    let mut fields = Fields::of(body)?;
-    let verified = fields.flag("verified", true);
-    let checked_on = fields.date("checked_on", true);
-    let method = fields.text("method", true).and_then(|m| {
-        let parsed = VerificationMethod::parse(&m);
-        if parsed.is_none() {
-            fields.problem(
-                "method",
-                "must be one of email, phone, website, official_notification, other",
-            );
-        }
-        parsed
-    });
-    let source = fields.text("source", true);
-    let note = fields.text("note", false);
-    let outcome = fields.text("outcome", false).and_then(|o| {
-        let parsed = CheckOutcome::parse(&o);
-        if parsed.is_none() {
-            fields.problem(
-                "outcome",
-                "must be one of confirmed, changed, no_answer, defunct",
-            );
-        }
-        parsed
-    });
-    let changes = fields.object("changes").map(patch);
-    let expected_version = fields.positive("expected_version");
-    let changes = match changes {
-        Some(Ok(patch)) => patch,
-        Some(Err(problems)) => {
-            fields.extend(problems);
-            ContactPatch::new()
-        }
-        None => ContactPatch::new(),
-    };
-    fields.finish()?;
-    match (verified, checked_on, method, source) {
-        (Some(verified), Some(checked_on), Some(method), Some(source)) => Ok(VerificationInput {
-            update: SubmitVerificationUpdate {
-                contact_id: None,
-                outcome,
-                verified,
-                checked_on,
-                method,
-                source,
-                note,
-                changes,
-                steward: None,
-                today: checked_on,
-            },
-            expected_version,
-        }),
-        _ => Err(ApiError::Internal(
-            "verification fields checked but missing".into(),
-        )),
-    }
-}
-
-/// `changes`: contact fields to new text or `null`.
-fn patch(map: &Map<String, Value>) -> Result<ContactPatch, Vec<FieldProblem>> {
-    let mut patch = ContactPatch::new();
-    let mut problems = Vec::new();
-    for (key, value) in map {
-        let Some(field) = ContactField::parse(key) else {
-            problems.push(FieldProblem::new(
-                format!("changes.{key}"),
-                "is not a contact field (ca_name, contact_person, email, phone, fax, website, address, area, wastes, movements, notes)",
-            ));
-            continue;
-        };
-        match value {
-            Value::Null => {
-                patch.insert(field, None);
-            }
-            Value::String(text) => {
-                patch.insert(field, Some(text.clone()));
-            }
-            _ => problems.push(FieldProblem::new(
-                format!("changes.{key}"),
-                "must be a string, or null to clear it",
-            )),
-        }
-    }
-    if problems.is_empty() {
-        Ok(patch)
-    } else {
-        Err(problems)
-    }
+    crate::rest::body::read::<VerificationBody>(body.clone()).map(VerificationInput::from)
 }
 
 #[cfg(test)]
@@ -232,18 +324,49 @@ mod tests {
             "changes": {"pager": "1", "email": 5}, "expected_version": 0, "colour": "red"
         }))
         .expect_err("invalid");
+        let mut named = fields_of(error);
+        named.sort();
         assert_eq!(
-            fields_of(error),
+            named,
             [
-                "verified",
-                "checked_on",
-                "method",
-                "source",
-                "expected_version",
                 "changes.email",
                 "changes.pager",
-                "colour"
+                "checked_on",
+                "colour",
+                "expected_version",
+                "method",
+                "source",
+                "verified",
             ]
         );
+    }
+
+    #[test]
+    fn the_phone_pattern_takes_the_numbers_the_server_takes() {
+        let schema =
+            serde_json::to_value(<Corrections as utoipa::PartialSchema>::schema()).expect("JSON");
+        let pattern = schema["properties"]["phone"]["pattern"]
+            .as_str()
+            .expect("pattern");
+        for code in 1..1000 {
+            for rest in [
+                "5555555555",
+                "30-1234567",
+                "1-2-3-4",
+                "123456",
+                "1234567890123",
+                "5-",
+            ] {
+                let number = format!("+{code}-{rest}");
+                let server = domain::values::Phone::parse_input(&number).is_ok();
+                assert_eq!(
+                    crate::rest::body::matches(pattern, &number),
+                    server,
+                    "{number}"
+                );
+            }
+        }
+        assert!(crate::rest::body::matches(pattern, "  "));
+        assert!(crate::rest::body::matches(pattern, " +49-371-532-0 "));
     }
 }
