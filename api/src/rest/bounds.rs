@@ -7,7 +7,6 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::rest::extract::BODY_LIMIT;
 use crate::rest::{ca::list, changes};
 
 /// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
@@ -23,7 +22,6 @@ pub fn apply(doc: &mut Value) {
         for item in paths.values_mut().filter_map(Value::as_object_mut) {
             for operation in item.values_mut().filter_map(Value::as_object_mut) {
                 bound_parameters(operation);
-                add_edge_answers(operation);
             }
         }
     }
@@ -84,50 +82,6 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             _ => continue,
         };
         parameter["schema"] = bound;
-    }
-}
-
-/// Answers every route can give: a request the edge refuses before the
-/// route (400 unparsable, 414, 431, 429/503 connection caps), and for routes
-/// with a body, 408 (body deadline) and 413 (size).
-fn add_edge_answers(operation: &mut Map<String, Value>) {
-    let has_body = operation.contains_key("requestBody");
-    let responses = operation
-        .entry("responses")
-        .or_insert_with(|| json!({}))
-        .as_object_mut();
-    let Some(responses) = responses else {
-        return;
-    };
-    let mut add = |status: &str, description: &str| {
-        responses.entry(status.to_owned()).or_insert_with(|| {
-            json!({
-                "description": description,
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
-            })
-        });
-    };
-    add(
-        "400",
-        "The request could not be parsed (request line, a header, or a parameter)",
-    );
-    add("414", "The request URI is over 8 KiB (`uri_too_long`)");
-    add(
-        "431",
-        "Over 100 headers or 32 KiB of headers (`headers_too_large`)",
-    );
-    add("429", "Too many requests or open connections from this address (`too_many_connections_from_peer`), or too many of its requests failed authentication (`too_many_failed_attempts`); `Retry-After`");
-    add("503", "The service is unavailable: the store did not answer within 4 s, or the server holds its maximum of connections (`Retry-After`)");
-    if has_body {
-        add(
-            "408",
-            "The request body did not arrive within the body deadline (`body_timeout`)",
-        );
-        add("413", &format!("The body is over {BODY_LIMIT} bytes (`payload_too_large`), refused before it is read"));
-        add(
-            "415",
-            "The body is not `application/json` (or, for `/register`, a form)",
-        );
     }
 }
 

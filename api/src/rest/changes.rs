@@ -30,10 +30,8 @@ pub const MAX_LIMIT: i64 = 1000;
         ("limit" = Option<i64>, Query, description = "At most this many entries, 1–1000 (default 100)"),
     ),
     responses(
-        (status = 200, description = "Changes in log order", body = crate::rest::openapi::Changes),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 200, description = "Changes in log order", body = crate::rest::changes::Changes),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn changes(
     State(state): State<Shared>,
@@ -73,3 +71,4 @@ pub struct Changes {
     /// Directory changes in log order, each with its `country_code`.
     pub items: Vec<HistoryItem>,
 }
+crate::rest::schema::schemars_schema!(Changes, "Changes");

@@ -29,12 +29,9 @@ pub const MAX_COUNTRY_CHARS: usize = 100;
 #[utoipa::path(post, path = "/api/v1/classify", tag = "classifier", security(("api_key" = [])),
     request_body = ClassifyBody,
     responses(
-        (status = 200, description = "Basel signals for the description", body = crate::rest::openapi::Classification),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError)
+        (status = 200, description = "Basel signals for the description", body = crate::rest::schema::Classification),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::error::ErrorBody)
     ))]
 pub async fn classify(
     State(state): State<Shared>,

@@ -20,9 +20,7 @@ use crate::rest::state::{AppState, Shared};
 /// 401 (key), 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/coverage", tag = "directory", security(("api_key" = [])),
     responses(
-        (status = 200, description = "Counts over every Party", body = crate::rest::openapi::Coverage),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Counts over every Party", body = crate::rest::schema::Coverage),
     ))]
 pub async fn coverage(State(state): State<Shared>) -> Result<Response, ApiError> {
     Ok(Json(now(&state).await?).into_response())

@@ -327,6 +327,7 @@ pub struct ErrorBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<FieldProblem>>,
 }
+crate::rest::schema::schemars_schema!(ErrorBody, "Error");
 
 /// The API-key 401, exactly `{error, message, help}` (the product's contract;
 /// `error` says whether the key was missing or not accepted).
@@ -339,6 +340,7 @@ pub struct ApiKeyErrorBody {
     /// Where to get one.
     pub help: &'static str,
 }
+crate::rest::schema::schemars_schema!(ApiKeyErrorBody, "ApiKeyError");
 
 impl ApiKeyErrorBody {
     /// The body of an API-key refusal: the same words as the MCP server's.

@@ -53,7 +53,7 @@ pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
 #[utoipa::path(get, path = "/", tag = "ops",
     responses(
         (status = 200, description = "The landing page (HTML): what the service is, coverage, links, how to connect an MCP client", content_type = "text/html"),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)))]
+        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::error::ErrorBody)))]
 pub async fn home(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, ApiError> {
     let figures = coverage(&state).await?;
     let base = base_url(&state, &headers);

@@ -44,6 +44,7 @@ pub struct KeyMailed {
     /// What happens next, in one sentence.
     pub message: String,
 }
+crate::rest::schema::schemars_schema!(KeyMailed, "KeyMailed");
 
 fn sentence(email: &Email) -> String {
     format!(

@@ -43,6 +43,7 @@ pub mod readiness;
 pub mod register;
 pub mod register_limit;
 pub mod routes;
+pub mod schema;
 pub mod shipments;
 pub mod state;
 pub mod unsubscribe;

@@ -80,14 +80,11 @@ pub async fn form() -> Response {
         (status = 200, description = "The key (JSON), or a page showing it (form)", content(
             (RegisterAnswer = "application/json"), ("text/html"))),
         (status = 202, description = "`BASEL_KEY_DELIVERY=email`: the key was mailed to the address and is not in the answer", content(
-            (crate::rest::openapi::KeyMailed = "application/json"), ("text/html"))),
+            (crate::rest::mail_delivery::KeyMailed = "application/json"), ("text/html"))),
         (status = 422, description = "Invalid e-mail: 422 JSON naming `email`, or the form again with the error", content(
-            (crate::rest::openapi::ValidationError = "application/json"), ("text/html"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
-        (status = 429, description = "Too many new registrations from this client; `Retry-After` gives the seconds to wait", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+            (crate::rest::error::ErrorBody = "application/json"), ("text/html"))),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 429, description = "Too many new registrations from this client; `Retry-After` gives the seconds to wait", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn register(State(state): State<Shared>, request: Request) -> Response {
     let caller = Caller::of(&request);

@@ -28,13 +28,9 @@ use crate::rest::state::Shared;
 #[utoipa::path(post, path = "/api/v1/shipments/plan", tag = "classifier", security(("api_key" = [])),
     request_body = ShipmentBody,
     responses(
-        (status = 200, description = "The plan: prohibited (true, false or unknown) with the deciding rules and their articles, the steps in order, each State's consent and competent authorities", body = crate::rest::openapi::ShipmentPlan),
-        (status = 400, description = "Malformed JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named; `country_not_found` when no country has the code or name given", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 200, description = "The plan: prohibited (true, false or unknown) with the deciding rules and their articles, the steps in order, each State's consent and competent authorities", body = crate::rest::schema::ShipmentPlan),
+        (status = 400, description = "Malformed JSON", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named; `country_not_found` when no country has the code or name given", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn plan(
     State(state): State<Shared>,

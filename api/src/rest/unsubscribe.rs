@@ -48,8 +48,8 @@ fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), Ap
     params(("token" = String, Query, description = "The token from the notice's link")),
     responses(
         (status = 200, description = "A page with a button that unsubscribes", content_type = "text/html"),
-        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::openapi::Error),
-        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::openapi::Error)))]
+        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::error::ErrorBody)))]
 pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
     let (token, _) = registrant(&state, params)?;
     let body = format!(
@@ -77,9 +77,9 @@ pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Resp
     request_body(description = "`List-Unsubscribe=One-Click` (RFC 8058); any body is accepted", content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "Unsubscribed (also when it was already)", content_type = "text/html"),
-        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::openapi::Error),
-        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)))]
+        (status = 400, description = "No token (`invalid_token`)", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::error::ErrorBody),
+        (status = 503, description = "The store is unavailable", body = crate::rest::error::ErrorBody)))]
 pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
     let (_, key_id) = registrant(&state, params)?;
     let metadata = Metadata {

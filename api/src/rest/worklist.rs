@@ -29,6 +29,7 @@ pub struct Worklist {
     /// a need.
     pub items: Vec<WorkItem>,
 }
+crate::rest::schema::schemars_schema!(Worklist, "Worklist");
 
 /// The needs a worklist item can have (`reason=`).
 pub const NEEDS: [&str; 5] = [
@@ -51,11 +52,8 @@ pub const NEEDS: [&str; 5] = [
         ("per_page" = Option<i64>, Query, description = "Items per page, 1 to 200 (default 50)"),
     ),
     responses(
-        (status = 200, description = "Parties ordered by need: no contact, focal point only, defunct or unanswered contact, never verified, stale; oldest first within a need; each with its own leads", body = crate::rest::openapi::Worklist),
-        (status = 400, description = "Unknown parameter", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Parties ordered by need: no contact, focal point only, defunct or unanswered contact, never verified, stale; oldest first within a need; each with its own leads", body = crate::rest::worklist::Worklist),
+        (status = 400, description = "Unknown parameter", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn worklist(
     State(state): State<Shared>,

@@ -40,6 +40,7 @@ pub struct Accepted {
     /// Where the record will show it (also the `Location` header).
     pub location: String,
 }
+crate::rest::schema::schemars_schema!(Accepted, "Accepted");
 
 /// How long a write waits for the directory projection to apply it.
 pub const READ_YOUR_WRITES: Duration = Duration::from_secs(2);

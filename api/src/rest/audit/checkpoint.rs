@@ -35,7 +35,7 @@ pub struct KeyAnswer {
 #[utoipa::path(get, path = "/api/v1/audit/key", tag = "audit",
     responses(
         (status = 200, description = "`{origin, algorithm, public_key, key_id, vkey}`: the Ed25519 key that signs checkpoints", content_type = "application/json"),
-        (status = 503, description = "The audit log is not configured", body = crate::rest::openapi::Error)
+        (status = 503, description = "The audit log is not configured", body = crate::rest::error::ErrorBody)
     ))]
 pub async fn key(State(state): State<Shared>) -> Result<Json<KeyAnswer>, ApiError> {
     let verifier = &of(&state)?.verifier;
@@ -55,8 +55,7 @@ pub async fn key(State(state): State<Shared>) -> Result<Json<KeyAnswer>, ApiErro
 #[utoipa::path(get, path = "/api/v1/audit/checkpoint", tag = "audit",
     responses(
         (status = 200, description = "The latest checkpoint: a C2SP tlog-checkpoint signed note (origin, tree size, root hash, Ed25519 signature line)", content_type = "text/plain"),
-        (status = 404, description = "`no_checkpoint`: none signed yet", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable or the audit log not configured", body = crate::rest::openapi::Error)
+        (status = 404, description = "`no_checkpoint`: none signed yet", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn latest(State(state): State<Shared>) -> Result<Response, ApiError> {
     of(&state)?;
@@ -78,9 +77,8 @@ pub async fn latest(State(state): State<Shared>) -> Result<Response, ApiError> {
     params(("tree_size" = u64, Path, description = "The tree size a checkpoint was signed at")),
     responses(
         (status = 200, description = "That checkpoint, as a signed note", content_type = "text/plain"),
-        (status = 400, description = "Not a positive integer", body = crate::rest::openapi::Error),
-        (status = 404, description = "`no_checkpoint`: none was signed at that size", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable or the audit log not configured", body = crate::rest::openapi::Error)
+        (status = 400, description = "Not a positive integer", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`no_checkpoint`: none was signed at that size", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn by_size(
     State(state): State<Shared>,

@@ -35,10 +35,8 @@ pub struct Entry {
     params(("position" = i64, Path, description = "The event's position in the log")),
     responses(
         (status = 200, description = "`{position, leaf_index, leaf_hash, leaf_data, event}`: `leaf_data` is the leaf's bytes in base64", content_type = "application/json"),
-        (status = 400, description = "Not a positive integer", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "`not_in_tree`: no leaf covers that position (yet)", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable or the audit log not configured", body = crate::rest::openapi::Error)
+        (status = 400, description = "Not a positive integer", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`not_in_tree`: no leaf covers that position (yet)", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn entry(
     State(state): State<Shared>,

@@ -80,9 +80,8 @@ async fn tree(backend: &Backend, size: u64) -> Result<Vec<merkle::Hash>, ApiErro
     ),
     responses(
         (status = 200, description = "`{position, leaf_index, tree_size, leaf_hash, inclusion_path, root_hash}`, hashes in base64", content_type = "application/json"),
-        (status = 400, description = "A parameter is missing or malformed, or the event is not in that tree", body = crate::rest::openapi::Error),
-        (status = 404, description = "`not_in_tree`: no leaf for that position yet; `tree_size_unknown`; `no_checkpoint`", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable or the audit log not configured", body = crate::rest::openapi::Error)
+        (status = 400, description = "A parameter is missing or malformed, or the event is not in that tree", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`not_in_tree`: no leaf for that position yet; `tree_size_unknown`; `no_checkpoint`", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn inclusion(
     State(state): State<Shared>,
@@ -137,9 +136,8 @@ pub async fn inclusion(
     ),
     responses(
         (status = 200, description = "`{from, to, consistency_path}`, hashes in base64", content_type = "application/json"),
-        (status = 400, description = "A parameter is missing or malformed, or `from` exceeds `to`", body = crate::rest::openapi::Error),
-        (status = 404, description = "`tree_size_unknown` or `no_checkpoint`", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable or the audit log not configured", body = crate::rest::openapi::Error)
+        (status = 400, description = "A parameter is missing or malformed, or `from` exceeds `to`", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`tree_size_unknown` or `no_checkpoint`", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn consistency(
     State(state): State<Shared>,

@@ -82,16 +82,13 @@ pub fn location(country: &CountryCode, id: &str) -> String {
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
     request_body = ContactBody,
     responses(
-        (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::openapi::Record,
+        (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::schema::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}/contacts/{contact_id}"))),
-        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
-        (status = 400, description = "Malformed country code or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No record for this code", body = crate::rest::openapi::Error),
-        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::ca::proposals::Deferred),
+        (status = 400, description = "Malformed country code or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No record for this code", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "A concurrent write won", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn add(
     State(state): State<Shared>,
@@ -243,11 +240,9 @@ impl Body for RemovalBody {}
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("contact_id" = String, Path, description = "The contact's id, e.g. c2")),
     responses(
-        (status = 200, description = "The contact", body = crate::rest::openapi::Contact),
-        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "The contact", body = crate::rest::schema::Contact),
+        (status = 400, description = "Malformed path", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No such country or contact", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn get(
     State(state): State<Shared>,
@@ -280,15 +275,12 @@ fn unknown_contact(id: &str) -> ApiError {
            ("contact_id" = String, Path, description = "The contact's id")),
     request_body = VerificationBody,
     responses(
-        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
-        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
-        (status = 409, description = "`version_mismatch` or `conflict`", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::schema::Record),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::ca::proposals::Deferred),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No such country or contact", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "`version_mismatch` or `conflict`", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn verify(
     State(state): State<Shared>,
@@ -327,15 +319,12 @@ pub async fn verify(
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("contact_id" = String, Path, description = "The contact's id")),
     responses(
-        (status = 200, description = "Designated; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
-        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
-        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
-        (status = 422, description = "Not a competent authority, or primary already", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Designated; the record as GET now returns it", body = crate::rest::schema::Record),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::ca::proposals::Deferred),
+        (status = 400, description = "Malformed path", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No such country or contact", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "A concurrent write won", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Not a competent authority, or primary already", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn make_primary(
     State(state): State<Shared>,
@@ -367,15 +356,12 @@ pub async fn make_primary(
            ("contact_id" = String, Path, description = "The contact's id")),
     request_body = RemovalBody,
     responses(
-        (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred),
-        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No such country or contact", body = crate::rest::openapi::Error),
-        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
-        (status = 422, description = "`reason` missing or invalid", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::schema::Record),
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::ca::proposals::Deferred),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No such country or contact", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "A concurrent write won", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "`reason` missing or invalid", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn remove(
     State(state): State<Shared>,

@@ -34,18 +34,13 @@ use crate::rest::write;
 #[utoipa::path(post, path = "/api/v1/ca", tag = "stewards", security(("steward_token" = [])),
     request_body = CreateBody,
     responses(
-        (status = 201, description = "Registered; the record as GET returns it", body = crate::rest::openapi::Record,
+        (status = 201, description = "Registered; the record as GET returns it", body = crate::rest::schema::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::openapi::Accepted,
+        (status = 202, description = "Committed, not yet in the directory: follow Location", body = crate::rest::write::Accepted,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn create(
     State(state): State<Shared>,

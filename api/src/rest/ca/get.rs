@@ -31,11 +31,9 @@ use crate::rest::write::missing;
         ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it; 404 `unknown_area` (naming the Party's areas) when it has none of that name"),
         ("movement" = Option<String>, Query, description = "export, import or transit: `competent` lists the authorities that handle it")),
     responses(
-        (status = 200, description = "The record", body = crate::rest::openapi::Record),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "`not_a_party`: the code is a State that is not a Party (the message names its status); `country_not_found`: no country has this code, or no record is held; `not_yet_recorded`: `as_of` is before the first record (the message names its date)", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 200, description = "The record", body = crate::rest::schema::Record),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`not_a_party`: the code is a State that is not a Party (the message names its status); `country_not_found`: no country has this code, or no record is held; `not_yet_recorded`: `as_of` is before the first record (the message names its date)", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn get(
     State(state): State<Shared>,

@@ -28,11 +28,9 @@ use crate::rest::write::missing;
         ("limit" = Option<i64>, Query, description = "Entries per page, 1–1000 (default 100)")
     ),
     responses(
-        (status = 200, description = "A page of the record's events, oldest first; `has_more` says whether another follows (ask with `after=next`)", body = crate::rest::openapi::History),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 200, description = "A page of the record's events, oldest first; `has_more` says whether another follows (ask with `after=next`)", body = crate::rest::schema::History),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No record for this well-formed code", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn history(
     State(state): State<Shared>,

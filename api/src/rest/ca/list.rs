@@ -38,6 +38,7 @@ pub struct Page {
     /// This page's items (empty past the last page).
     pub items: Vec<ListItem>,
 }
+crate::rest::schema::schemars_schema!(Page, "Page");
 
 /// Lists records: `page`, `perPage` (alias `per_page`), `verified`,
 /// `has_contact`, `q`; filtered and cut by `projections::listing`, as the
@@ -54,10 +55,8 @@ pub struct Page {
         ("q" = Option<String>, Query, description = "Search: a code, a country's name or other name (e.g. turkey, czech republic, viet nam; any case, accents optional), or part of one, or part of an authority's name. Best matches first: exact, then the start of a name, then a part of it, then the authority; the same search as the MCP tool search_competent_authorities"),
     ),
     responses(
-        (status = 200, description = "One page, sorted by country_code (with q: best match first)", body = crate::rest::openapi::Page),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or invalid API key: exactly {error, message, help}", body = crate::rest::openapi::ApiKeyError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 200, description = "One page, sorted by country_code (with q: best match first)", body = crate::rest::ca::list::Page),
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Page>, ApiError> {
     let mut params = params;

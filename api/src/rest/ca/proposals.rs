@@ -58,6 +58,7 @@ pub struct ProposalView {
     /// Where it is read.
     pub location: String,
 }
+crate::rest::schema::schemars_schema!(ProposalView, "Proposal");
 
 /// One field's old and new value.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -93,6 +94,7 @@ pub enum Deferred {
     /// A proposal awaiting another steward.
     Proposed(Proposed),
 }
+crate::rest::schema::schemars_schema!(Deferred, "Deferred");
 
 /// A Party's open proposals.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -102,6 +104,7 @@ pub struct Proposals {
     /// Open proposals, oldest first.
     pub proposals: Vec<ProposalView>,
 }
+crate::rest::schema::schemars_schema!(Proposals, "Proposals");
 
 /// Where a proposal is read.
 pub fn location(country: &CountryCode, id: &str) -> String {
@@ -240,12 +243,10 @@ async fn open(state: &AppState, country: &CountryCode) -> Result<Vec<ProposalVie
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/proposals", tag = "stewards", security(("steward_token" = [])),
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
     responses(
-        (status = 200, description = "The Party's open proposals, each kind with its diff", body = crate::rest::openapi::Proposals),
-        (status = 400, description = "Malformed country code", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No record for this code", body = crate::rest::openapi::Error),
-        (status = 503, description = "The directory is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "The Party's open proposals, each kind with its diff", body = crate::rest::ca::proposals::Proposals),
+        (status = 400, description = "Malformed country code", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No record for this code", body = crate::rest::error::ErrorBody),
+        (status = 503, description = "The directory is unavailable", body = crate::rest::error::ErrorBody)
     ))]
 pub async fn list(
     State(state): State<Shared>,
@@ -275,12 +276,10 @@ fn not_found(id: &str) -> ApiError {
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("proposal_id" = String, Path, description = "The proposal's id")),
     responses(
-        (status = 200, description = "The open proposal with its diff", body = crate::rest::openapi::Proposal),
-        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "`proposal_not_found` (decided already, or never made) or no record", body = crate::rest::openapi::Error),
-        (status = 503, description = "The directory is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "The open proposal with its diff", body = crate::rest::ca::proposals::ProposalView),
+        (status = 400, description = "Malformed path", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`proposal_not_found` (decided already, or never made) or no record", body = crate::rest::error::ErrorBody),
+        (status = 503, description = "The directory is unavailable", body = crate::rest::error::ErrorBody)
     ))]
 pub async fn get(
     State(state): State<Shared>,
@@ -304,14 +303,11 @@ pub async fn get(
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
            ("proposal_id" = String, Path, description = "The proposal's id")),
     responses(
-        (status = 200, description = "Approved and recorded; the record as GET now returns it", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
-        (status = 400, description = "Malformed path", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "`proposal_not_found` or no record", body = crate::rest::openapi::Error),
-        (status = 409, description = "`own_proposal`, `stale_proposal`, or `conflict`", body = crate::rest::openapi::Error),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Approved and recorded; the record as GET now returns it", body = crate::rest::schema::Record),
+        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::write::Accepted),
+        (status = 400, description = "Malformed path", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`proposal_not_found` or no record", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "`own_proposal`, `stale_proposal`, or `conflict`", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn approve(
     State(state): State<Shared>,
@@ -336,15 +332,12 @@ pub async fn approve(
            ("proposal_id" = String, Path, description = "The proposal's id")),
     request_body = RemovalBody,
     responses(
-        (status = 200, description = "Rejected; the record as GET now returns it (unchanged)", body = crate::rest::openapi::Record),
-        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::openapi::Accepted),
-        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "`proposal_not_found` or no record", body = crate::rest::openapi::Error),
-        (status = 409, description = "A concurrent write won", body = crate::rest::openapi::Error),
-        (status = 422, description = "`reason` missing or invalid", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 200, description = "Rejected; the record as GET now returns it (unchanged)", body = crate::rest::schema::Record),
+        (status = 202, description = "Committed, not yet in the directory", body = crate::rest::write::Accepted),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "`proposal_not_found` or no record", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "A concurrent write won", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "`reason` missing or invalid", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn reject(
     State(state): State<Shared>,

@@ -30,14 +30,11 @@ use crate::rest::write;
     request_body = RemovalBody,
     responses(
         (status = 200, description = "Retired: `{country_code, retired}` (the reason); lookups no longer serve it"),
-        (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`; or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location", body = crate::rest::openapi::Deferred),
-        (status = 400, description = "Malformed path or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No record for this code", body = crate::rest::openapi::Error),
-        (status = 409, description = "`is_a_party`: a Party's record cannot be retired; `retired`: it is already", body = crate::rest::openapi::Error),
-        (status = 422, description = "`reason` missing or invalid", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable", body = crate::rest::openapi::Error)
+        (status = 202, description = "Committed, not yet in the directory: `{country_code, retired}`; or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location", body = crate::rest::ca::proposals::Deferred),
+        (status = 400, description = "Malformed path or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No record for this code", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "`is_a_party`: a Party's record cannot be retired; `retired`: it is already", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "`reason` missing or invalid", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn retire(
     State(state): State<Shared>,

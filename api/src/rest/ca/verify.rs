@@ -51,19 +51,14 @@ pub struct VerificationInput {
     params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
     request_body = VerificationBody,
     responses(
-        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::openapi::Record,
+        (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::schema::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::openapi::Deferred,
+        (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::ca::proposals::Deferred,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
-        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::openapi::Error),
-        (status = 401, description = "Missing or wrong steward token (API keys are refused); `WWW-Authenticate: Bearer`", body = crate::rest::openapi::Error),
-        (status = 403, description = "The steward is suspended", body = crate::rest::openapi::Error),
-        (status = 404, description = "No record for this well-formed code", body = crate::rest::openapi::Error),
-        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::openapi::Error),
-        (status = 413, description = "Body over 64 KiB", body = crate::rest::openapi::Error),
-        (status = 415, description = "Body is not application/json", body = crate::rest::openapi::Error),
-        (status = 422, description = "Invalid fields, each named", body = crate::rest::openapi::ValidationError),
-        (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::openapi::Error)
+        (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::error::ErrorBody),
+        (status = 404, description = "No record for this well-formed code", body = crate::rest::error::ErrorBody),
+        (status = 409, description = "`already_exists`, `version_mismatch` (expected_version moved on) or `conflict` (a concurrent write won)", body = crate::rest::error::ErrorBody),
+        (status = 422, description = "Invalid fields, each named", body = crate::rest::error::ErrorBody),
     ))]
 pub async fn submit(
     State(state): State<Shared>,
