@@ -56,13 +56,13 @@ struct Readers {
     /// Active keys, records and the directory, until the read tables change.
     cache: Arc<ReadCache>,
     /// The verifiable log's key and start-up check.
-    audit: rest::audit::AuditState,
+    audit: rest::state::AuditState,
     /// Failed authentications per client address, one budget for both
     /// listeners (`BASEL_AUTH_FAILURE_RATE`).
     failed_auth: Arc<mcp::FailedAuth>,
     /// The request series of this process's REST and ops listeners (one
     /// set, so the ops listener's `/metrics` counts the REST requests).
-    requests: rest::metrics::RequestMetrics,
+    requests: rest::counters::RequestMetrics,
 }
 
 /// Runs the service until a shutdown signal.
@@ -102,7 +102,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
         audit,
         failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
-        requests: rest::metrics::RequestMetrics::default(),
+        requests: rest::counters::RequestMetrics::default(),
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;

@@ -138,7 +138,7 @@ pub struct ServeSettings {
     /// `BASEL_OPS_LISTEN`, which a process with a REST listener then opens
     /// too) or `off`.
     #[arg(long, env = "BASEL_METRICS", value_enum, default_value = "public")]
-    pub metrics: crate::rest::metrics::MetricsListener,
+    pub metrics: crate::rest::counters::MetricsListener,
     /// A token `/metrics` asks for, wherever it is served, as
     /// `Authorization: Bearer TOKEN` (at least 32 characters); unset: none.
     #[arg(long, env = "BASEL_METRICS_TOKEN", hide_env_values = true, value_parser = parse_metrics_token)]
@@ -234,7 +234,7 @@ impl Default for ServeSettings {
             mcp_public_url: None,
             register_rate: crate::rest::register_limit::RegisterRate::default(),
             auth_failure_rate: mcp::FailedAuth::default_rate(),
-            metrics: crate::rest::metrics::MetricsListener::default(),
+            metrics: crate::rest::counters::MetricsListener::default(),
             metrics_token: None,
             review: false,
             mail: crate::node::mail::MailSettings::default(),
@@ -257,14 +257,14 @@ fn parse_metrics_token(text: &str) -> Result<String, String> {
 impl ServeSettings {
     /// Whether `/metrics` is served on the REST listener (`false`) or the
     /// ops listener (`true`), with `BASEL_METRICS_TOKEN`.
-    pub fn metrics_access(&self, ops: bool) -> crate::rest::metrics::MetricsAccess {
-        crate::rest::metrics::MetricsAccess::of(self.metrics, ops, self.metrics_token.as_deref())
+    pub fn metrics_access(&self, ops: bool) -> crate::rest::counters::MetricsAccess {
+        crate::rest::counters::MetricsAccess::of(self.metrics, ops, self.metrics_token.as_deref())
     }
 
     /// Whether this process opens the ops listener: when it has no REST
     /// listener, or when `/metrics` is served there only.
     pub fn opens_ops_listener(&self) -> bool {
-        !self.runs(Role::Rest) || self.metrics == crate::rest::metrics::MetricsListener::Ops
+        !self.runs(Role::Rest) || self.metrics == crate::rest::counters::MetricsListener::Ops
     }
 
     /// Whether this process runs `part`.

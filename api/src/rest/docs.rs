@@ -28,7 +28,7 @@ const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 #[utoipa::path(get, path = "/docs", tag = "ops",
     responses((status = 200, description = "The API reference (HTML), rendered from this document", content_type = "text/html")))]
 pub async fn docs(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    let base = crate::rest::home::base_url(&state, &headers);
+    let base = state.base_url(&headers);
     respond(StatusCode::OK, page(&base), false)
 }
 

@@ -28,24 +28,6 @@ pub async fn coverage(state: &AppState) -> Result<Coverage, ApiError> {
     ))
 }
 
-/// The absolute URL of this API: `BASEL_PUBLIC_URL` (or the one derived from
-/// the listen address), else `http://` and the request's `Host`.
-pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = &state.public_url {
-        return url.clone();
-    }
-    let host = headers
-        .get(axum::http::header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .filter(|h| {
-            !h.is_empty()
-                && h.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
-        })
-        .unwrap_or("localhost");
-    format!("http://{host}")
-}
-
 /// `GET /`.
 ///
 /// # Errors
@@ -56,7 +38,7 @@ pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
         (status = 503, description = "The store is unavailable (answered within 4 s)", body = crate::rest::error::ErrorBody)))]
 pub async fn home(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, ApiError> {
     let figures = coverage(&state).await?;
-    let base = base_url(&state, &headers);
+    let base = state.base_url(&headers);
     let mcp = state.mcp_url.clone();
     Ok(respond(
         StatusCode::OK,

@@ -24,16 +24,6 @@ use crate::rest::page::{self, escape};
 use crate::rest::register::{issue, Caller};
 use crate::rest::state::AppState;
 
-/// How a registration hands out the key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum KeyDelivery {
-    /// Shown at once on the page and in the JSON answer (the default).
-    #[default]
-    Page,
-    /// Mailed to the address, never shown.
-    Email,
-}
-
 /// `POST /register` in email mode (202): where the key went.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct KeyMailed {

@@ -27,6 +27,7 @@ pub mod ca;
 pub mod changes;
 pub mod classify;
 pub mod consistency;
+pub mod counters;
 pub mod coverage;
 pub mod docs;
 pub mod error;

@@ -77,7 +77,7 @@ pub async fn openapi_json(
     axum::extract::State(state): axum::extract::State<crate::rest::state::Shared>,
     headers: axum::http::HeaderMap,
 ) -> Json<Value> {
-    Json(served(&crate::rest::home::base_url(&state, &headers)))
+    Json(served(&state.base_url(&headers)))
 }
 
 /// The document as served: [`document`] with `servers` naming `base_url`

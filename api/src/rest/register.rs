@@ -40,9 +40,10 @@ use domain::values::Email;
 use crate::rest::body::{Body, Problems};
 use crate::rest::error::ApiError;
 use crate::rest::extract::JsonBody;
-use crate::rest::mail_delivery::{self, KeyDelivery};
+use crate::rest::mail_delivery;
 use crate::rest::page;
 use crate::rest::params::Params;
+use crate::rest::state::KeyDelivery;
 use crate::rest::state::{AppState, Shared};
 
 /// How long a registration waits for the key table to catch up.
@@ -145,7 +146,7 @@ impl Caller {
 }
 
 async fn register_form(state: Shared, request: Request, caller: &Caller) -> Response {
-    let base = crate::rest::home::base_url(&state, request.headers());
+    let base = state.base_url(request.headers());
     let bytes = match Bytes::from_request(request, &state).await {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::PayloadTooLarge.into_response(),

@@ -3,17 +3,18 @@
 //! itself (the read cache and the request metrics). Built once per server by
 //! `node` from its runtime; nothing here is process-wide.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
+use commands::audit::NoteVerifier;
 use commands::secrets::ServerSecret;
 use commands::store::Backend;
 use domain::classifier::Classifier;
 use projections::runner::Projector;
 use projections::ReadDb;
 
-use crate::rest::metrics::RequestMetrics;
+use crate::rest::counters::RequestMetrics;
 use crate::rest::register_limit::{RegisterRate, RegistrationLimit};
 use projections::cache::ReadCache;
 
@@ -76,24 +77,42 @@ pub struct AppState {
     /// the same buckets as the MCP listener's in a process serving both).
     pub failed_auth: Arc<mcp::FailedAuth>,
     /// Whether `/register` shows the key or mails it (`BASEL_KEY_DELIVERY`).
-    pub key_delivery: crate::rest::mail_delivery::KeyDelivery,
+    pub key_delivery: KeyDelivery,
     /// Whether projections that are behind are moving (`/readyz`).
     pub readiness: crate::rest::readiness::Progress,
     /// The verifiable log's key and the outcome of its check at start
     /// (`None`: the audit routes answer 503).
-    pub audit: Option<crate::rest::audit::AuditState>,
+    pub audit: Option<AuditState>,
     /// Whether the steward console's checks need another steward's
     /// approval (`BASEL_REVIEW=required`).
     pub review: bool,
     /// Whether this listener serves `/metrics`, and with which token
     /// (`BASEL_METRICS`, `BASEL_METRICS_TOKEN`).
-    pub metrics: crate::rest::metrics::MetricsAccess,
+    pub metrics: crate::rest::counters::MetricsAccess,
     /// How the console mails sign-in links (`BASEL_SMTP_URL` set); `None`:
     /// sign-in by mailed link is not offered.
     pub console_mail: Option<crate::console::link::LinkMail>,
 }
 
 impl AppState {
+    /// The absolute URL of this API: `BASEL_PUBLIC_URL` (or the one derived from
+    /// the listen address), else `http://` and the request's `Host`.
+    pub fn base_url(&self, headers: &axum::http::HeaderMap) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .filter(|h| {
+                !h.is_empty()
+                    && h.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+            })
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    }
+
     /// The state of one REST server over `wiring`, reading through `cache`
     /// (from `ReadCache::watching` over the same projector; a process that
     /// also serves MCP shares it with the MCP server).
@@ -118,13 +137,13 @@ impl AppState {
             audit: None,
             review: false,
             console_mail: None,
-            metrics: crate::rest::metrics::MetricsAccess::open(),
+            metrics: crate::rest::counters::MetricsAccess::open(),
         }
     }
 
     /// The same state serving the verifiable log of `audit`.
     #[must_use]
-    pub fn with_audit(mut self, audit: crate::rest::audit::AuditState) -> Self {
+    pub fn with_audit(mut self, audit: AuditState) -> Self {
         self.audit = Some(audit);
         self
     }
@@ -148,5 +167,46 @@ impl AppState {
         self.wiring.wake.notify_one();
         self.wiring.wake.notify_waiters();
         self.cache.bump();
+    }
+}
+
+/// How a registration hands out the key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeyDelivery {
+    /// Shown at once on the page and in the JSON answer (the default).
+    #[default]
+    Page,
+    /// Mailed to the address, never shown.
+    Email,
+}
+
+/// What the audit routes and `/readyz` need: the public key, and what the
+/// check of the log's tail at start found wrong, if anything.
+#[derive(Debug, Clone)]
+pub struct AuditState {
+    /// Checks the service's signed notes.
+    pub verifier: NoteVerifier,
+    problem: Arc<Mutex<Option<String>>>,
+}
+
+impl AuditState {
+    /// The state of a service whose checkpoints `verifier` checks.
+    pub fn new(verifier: NoteVerifier) -> Self {
+        Self {
+            verifier,
+            problem: Arc::default(),
+        }
+    }
+
+    /// Records that the log does not verify: `/readyz` answers 503 with it.
+    pub fn fail(&self, reason: String) {
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = Some(reason);
+        }
+    }
+
+    /// What the log's check at start found wrong.
+    pub fn problem(&self) -> Option<String> {
+        self.problem.lock().ok().and_then(|p| p.clone())
     }
 }

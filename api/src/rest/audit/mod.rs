@@ -12,46 +12,12 @@ pub mod checkpoint;
 pub mod entry;
 pub mod proof;
 
-use std::sync::{Arc, Mutex};
-
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use commands::audit::NoteVerifier;
 use commands::store::StoreError;
 
 use crate::rest::error::ApiError;
-use crate::rest::state::AppState;
-
-/// What the audit routes and `/readyz` need: the public key, and what the
-/// check of the log's tail at start found wrong, if anything.
-#[derive(Debug, Clone)]
-pub struct AuditState {
-    /// Checks the service's signed notes.
-    pub verifier: NoteVerifier,
-    problem: Arc<Mutex<Option<String>>>,
-}
-
-impl AuditState {
-    /// The state of a service whose checkpoints `verifier` checks.
-    pub fn new(verifier: NoteVerifier) -> Self {
-        Self {
-            verifier,
-            problem: Arc::default(),
-        }
-    }
-
-    /// Records that the log does not verify: `/readyz` answers 503 with it.
-    pub fn fail(&self, reason: String) {
-        if let Ok(mut problem) = self.problem.lock() {
-            *problem = Some(reason);
-        }
-    }
-
-    /// What the log's check at start found wrong.
-    pub fn problem(&self) -> Option<String> {
-        self.problem.lock().ok().and_then(|p| p.clone())
-    }
-}
+use crate::rest::state::{AppState, AuditState};
 
 /// The audit state of a server that has one, else a 503.
 pub(crate) fn of(state: &AppState) -> Result<&AuditState, ApiError> {
