@@ -1,11 +1,12 @@
 //! What the OpenAPI document states beyond the handlers' annotations: the
-//! bounds the service enforces on parameters and bodies, and the answers
-//! any route can give because of the connection edge (`crate::edge`) and
-//! the request deadline. Applied to the generated document by
-//! [`crate::rest::openapi::document`]; the numbers are the constants the
-//! handlers check against, so the document cannot drift from them.
+//! bounds the service enforces on query and path parameters (the numbers
+//! are the constants the handlers check against), and the rule the domain
+//! applies to a body sent with `verified: true`. Applied to the generated
+//! document by [`crate::rest::openapi::document`].
 
 use serde_json::{json, Map, Value};
+
+use domain::authority::ContactField;
 
 use crate::rest::{ca::list, changes};
 
@@ -16,7 +17,7 @@ const CONTACT_ID_PATTERN: &str = "^[a-z0-9-]{1,40}$";
 /// A proposal id: 1 to 64 ASCII letters and digits.
 const PROPOSAL_ID_PATTERN: &str = "^[A-Za-z0-9]{1,64}$";
 
-/// Adds the enforced bounds and the edge's answers to `doc`.
+/// Adds the enforced parameter bounds and the `verified` rule to `doc`.
 pub fn apply(doc: &mut Value) {
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
         for item in paths.values_mut().filter_map(Value::as_object_mut) {
@@ -25,23 +26,7 @@ pub fn apply(doc: &mut Value) {
             }
         }
     }
-    if let Some(schemas) = doc
-        .pointer_mut("/components/schemas")
-        .and_then(Value::as_object_mut)
-    {
-        verified_needs(schemas);
-    }
-    // The form of the registration page is read leniently: fields other
-    // than `email` are ignored (a browser may add its own).
-    if let Some(form) = doc.pointer_mut(
-        "/paths/~1register/post/requestBody/content/application~1x-www-form-urlencoded/schema",
-    ) {
-        *form = json!({
-            "type": "object",
-            "required": ["email"],
-            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}},
-        });
-    }
+    verified_needs(doc);
 }
 
 fn bound_parameters(operation: &mut Map<String, Value>) {
@@ -87,10 +72,50 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
 
 /// States the rule the domain applies to a record or contact sent with
 /// `verified: true`: its name, e-mail, phone and date of check must be given
-/// (`require_verifiable`). Without it a client (or schemathesis, which
-/// learns from the 422 answers) could only guess the rule.
-fn verified_needs(schemas: &mut Map<String, Value>) {
-    let needs = |fields: &[&str]| {
+/// (`require_verifiable`, `ContactField::REQUIRED_FOR_VERIFIED`). Without
+/// it a client (or schemathesis, which learns from the 422 answers) could
+/// only guess the rule. Stated on every request body that has a `verified`
+/// field, for those of the rule's fields it has.
+fn verified_needs(doc: &mut Value) {
+    let mut bodies = Vec::new();
+    let operations = doc["paths"]
+        .as_object()
+        .into_iter()
+        .flat_map(|paths| paths.values());
+    for operation in operations
+        .filter_map(Value::as_object)
+        .flat_map(|item| item.values())
+    {
+        let content = operation["requestBody"]["content"]
+            .as_object()
+            .into_iter()
+            .flatten();
+        for (_, media) in content {
+            if let Some(name) = media["schema"]["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                bodies.push(name.to_owned());
+            }
+        }
+    }
+    let rule_fields: Vec<&str> = ContactField::REQUIRED_FOR_VERIFIED
+        .iter()
+        .map(|field| field.name())
+        .chain(["last_checked"])
+        .collect();
+    for name in bodies {
+        let Some(schema) = doc["components"]["schemas"].get_mut(&name) else {
+            continue;
+        };
+        let has = |field: &str| schema["properties"].get(field).is_some();
+        if !has("verified") {
+            continue;
+        }
+        let fields: Vec<&str> = rule_fields.iter().copied().filter(|f| has(f)).collect();
+        if fields.is_empty() || schema.get("if").is_some() {
+            continue;
+        }
         let properties: Map<String, Value> = fields
             .iter()
             .map(|field| {
@@ -102,24 +127,9 @@ fn verified_needs(schemas: &mut Map<String, Value>) {
                 ((*field).to_owned(), rule)
             })
             .collect();
-        json!({
-            "if": {"properties": {"verified": {"const": true}}, "required": ["verified"]},
-            "then": {"required": fields, "properties": properties},
-        })
-    };
-    for (name, fields) in [
-        (
-            "CreateBody",
-            &["ca_name", "email", "phone", "last_checked"][..],
-        ),
-        ("ContactBody", &["email", "phone", "last_checked"][..]),
-    ] {
-        if let (Some(schema), Value::Object(rule)) = (
-            schemas.get_mut(name).and_then(Value::as_object_mut),
-            needs(fields),
-        ) {
-            schema.extend(rule);
-        }
+        schema["if"] =
+            json!({"properties": {"verified": {"const": true}}, "required": ["verified"]});
+        schema["then"] = json!({"required": fields, "properties": properties});
     }
 }
 
@@ -149,6 +159,12 @@ mod tests {
         for status in ["400", "408", "413", "414", "415", "429", "431", "503"] {
             assert!(post.get(status).is_some(), "classify lacks {status}");
         }
+        let form = &doc["components"]["schemas"]["RegisterForm"];
+        assert_eq!(form["required"], json!(["email"]));
+        assert!(
+            form.get("additionalProperties").is_none(),
+            "a browser may add fields"
+        );
         let health = &doc["paths"]["/healthz"]["get"]["responses"];
         assert!(health.get("413").is_none(), "no body, no 413");
         assert!(health.get("431").is_some());

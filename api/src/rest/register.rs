@@ -76,7 +76,7 @@ pub async fn form() -> Response {
 #[utoipa::path(post, path = "/register", tag = "keys",
     request_body(description = "JSON, or an HTML form body `email=…`", content(
         (RegisterBody = "application/json"),
-        (RegisterBody = "application/x-www-form-urlencoded"))),
+        (RegisterForm = "application/x-www-form-urlencoded"))),
     responses(
         (status = 200, description = "The key (JSON), or a page showing it (form)", content(
             (RegisterAnswer = "application/json"), ("text/html"))),
@@ -151,8 +151,8 @@ async fn register_form(state: Shared, request: Request, caller: &Caller) -> Resp
         Ok(bytes) => bytes,
         Err(_) => return ApiError::PayloadTooLarge.into_response(),
     };
-    let mut params = Params::parse(&String::from_utf8_lossy(&bytes));
-    let raw = params.take("email").ok().flatten().unwrap_or_default();
+    let form = RegisterForm::parse(&bytes);
+    let raw = form.email;
     let email = match Email::parse(&raw) {
         Ok(email) => email,
         Err(error) => {
@@ -212,6 +212,26 @@ impl Body for RegisterBody {
     fn check(&self, problems: &mut Problems) {
         if let Err(error) = Email::parse(&self.email) {
             problems.add("email", error.to_string());
+        }
+    }
+}
+
+/// `POST /register` as the page's form (`email=…`), read leniently: fields
+/// other than `email` are ignored (a browser may add its own), and a
+/// missing or repeated `email` is answered with the form again.
+#[derive(Debug, Default, ToSchema)]
+pub struct RegisterForm {
+    /// The address the key is bound to.
+    #[schema(format = Email, max_length = 254, required = true)]
+    pub email: String,
+}
+
+impl RegisterForm {
+    /// The form of a `application/x-www-form-urlencoded` body.
+    pub fn parse(bytes: &[u8]) -> Self {
+        let mut params = Params::parse(&String::from_utf8_lossy(bytes));
+        Self {
+            email: params.take("email").ok().flatten().unwrap_or_default(),
         }
     }
 }
