@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use domain::authority::ContactField;
 
-use crate::rest::{ca::list, changes};
+use crate::rest::v1::{ca::list, changes};
 
 /// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
 const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
@@ -58,7 +58,7 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             }
             "movement" => json!({"type": "string", "enum": projections::scope::MOVEMENTS}),
             "per_page" => json!({"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
-            "reason" => json!({"type": "string", "enum": crate::rest::worklist::NEEDS}),
+            "reason" => json!({"type": "string", "enum": crate::rest::v1::worklist::NEEDS}),
             "area" => json!({"type": "string", "maxLength": 300}),
             // The audit log's positions and tree sizes count from 1.
             "position" | "tree_size" | "from" | "to" => {
@@ -122,7 +122,7 @@ fn verified_needs(doc: &mut Value) {
                 let rule = match *field {
                     "email" => json!({"type": "string", "format": "email"}),
                     "last_checked" => json!({"type": "string", "format": "date"}),
-                    _ => json!({"type": "string", "pattern": crate::rest::body::NOT_BLANK}),
+                    _ => json!({"type": "string", "pattern": crate::rest::http::body::NOT_BLANK}),
                 };
                 ((*field).to_owned(), rule)
             })
@@ -136,7 +136,7 @@ fn verified_needs(doc: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rest::classify;
+    use crate::rest::v1::classify;
 
     #[test]
     fn parameters_and_bodies_state_their_bounds() {

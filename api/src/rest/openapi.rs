@@ -4,7 +4,7 @@
 //! type the handler really serialises or reads: the request bodies' own
 //! `ToSchema` (with their bounds), and the answers' schemars schemas
 //! (`projections::views`, the classifier's `Classification`, the error
-//! bodies: [`crate::rest::schema`]), the generator the MCP tool schemas use
+//! bodies: [`crate::rest::http::schema`]), the generator the MCP tool schemas use
 //! too. The answers every route shares are declared once
 //! ([`SharedAnswers`]). The router and the document come from the same
 //! registration, so every route is documented.
@@ -16,8 +16,8 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
 
-use crate::rest::error::{ApiKeyErrorBody, ErrorBody};
-use crate::rest::extract::BODY_LIMIT;
+use crate::rest::http::error::{ApiKeyErrorBody, ErrorBody};
+use crate::rest::http::extract::BODY_LIMIT;
 
 /// The document.
 #[derive(OpenApi)]
@@ -74,7 +74,7 @@ API keys are refused. Missing or wrong: 401 `steward_token_required`; suspended 
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "ops",
     responses((status = 200, description = "This OpenAPI 3.1 document", content_type = "application/json")))]
 pub async fn openapi_json(
-    axum::extract::State(state): axum::extract::State<crate::rest::state::Shared>,
+    axum::extract::State(state): axum::extract::State<crate::rest::http::state::Shared>,
     headers: axum::http::HeaderMap,
 ) -> Json<Value> {
     Json(served(&state.base_url(&headers)))

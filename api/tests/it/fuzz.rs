@@ -72,12 +72,12 @@ fn json_value() -> impl Strategy<Value = Value> {
 /// Reads `body` into every request body type, as the handlers would: the
 /// reader answers (a value or a 422), never panics.
 fn read_all(body: &Value) {
-    use api::rest::body::read;
-    let _ = read::<api::rest::ca::verify::VerificationBody>(body.clone());
-    let _ = read::<api::rest::ca::create::CreateBody>(body.clone());
-    let _ = read::<api::rest::ca::contacts::ContactBody>(body.clone());
-    let _ = read::<api::rest::shipments::ShipmentBody>(body.clone());
-    let _ = read::<api::rest::classify::ClassifyBody>(body.clone());
+    use api::rest::http::body::read;
+    let _ = read::<api::rest::v1::ca::verify::VerificationBody>(body.clone());
+    let _ = read::<api::rest::v1::ca::create::CreateBody>(body.clone());
+    let _ = read::<api::rest::v1::ca::contacts::ContactBody>(body.clone());
+    let _ = read::<api::rest::v1::shipments::ShipmentBody>(body.clone());
+    let _ = read::<api::rest::v1::classify::ClassifyBody>(body.clone());
 }
 
 proptest! {
