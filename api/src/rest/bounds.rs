@@ -1,5 +1,5 @@
 //! What the OpenAPI document states beyond the handlers' annotations: the
-//! bounds the service enforces on query and path parameters (the numbers
+//! bounds the service enforces on query parameters (the numbers
 //! are the constants the handlers check against), and the rule the domain
 //! applies to a body sent with `verified: true`. Applied to the generated
 //! document by [`crate::rest::openapi::document`].
@@ -9,13 +9,6 @@ use serde_json::{json, Map, Value};
 use domain::authority::ContactField;
 
 use crate::rest::v1::{ca::list, changes};
-
-/// An ISO 3166-1 alpha-2 code as the routes accept it (any case).
-const COUNTRY_PATTERN: &str = "^\\s*[A-Za-z]{2}\\s*$";
-/// A contact id: 1 to 40 of a-z, 0-9 and `-` (e.g. `c2`).
-const CONTACT_ID_PATTERN: &str = "^[a-z0-9-]{1,40}$";
-/// A proposal id: 1 to 64 ASCII letters and digits.
-const PROPOSAL_ID_PATTERN: &str = "^[A-Za-z0-9]{1,64}$";
 
 /// Adds the enforced parameter bounds and the `verified` rule to `doc`.
 pub fn apply(doc: &mut Value) {
@@ -50,9 +43,6 @@ fn bound_parameters(operation: &mut Map<String, Value>) {
             }
             "after" => json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
             "q" => json!({"type": "string", "maxLength": projections::search::MAX_QUERY_CHARS}),
-            "country_code" => json!({"type": "string", "pattern": COUNTRY_PATTERN}),
-            "contact_id" => json!({"type": "string", "pattern": CONTACT_ID_PATTERN}),
-            "proposal_id" => json!({"type": "string", "pattern": PROPOSAL_ID_PATTERN}),
             "as_of" => {
                 json!({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]})
             }
@@ -148,7 +138,10 @@ mod tests {
             .expect("perPage");
         assert_eq!(per_page["schema"]["maximum"], list::MAX_PER_PAGE);
         let get = &doc["paths"]["/api/v1/ca/{country_code}"]["get"];
-        assert_eq!(get["parameters"][0]["schema"]["pattern"], COUNTRY_PATTERN);
+        assert_eq!(
+            get["parameters"][0]["schema"]["pattern"],
+            "^\\s*[A-Za-z]{2}\\s*$"
+        );
         let classify = &doc["components"]["schemas"]["ClassifyBody"]["properties"]["description"];
         assert_eq!(classify["maxLength"], classify::MAX_DESCRIPTION_CHARS);
         assert_eq!(

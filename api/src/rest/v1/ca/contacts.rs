@@ -18,7 +18,7 @@ use axum::Json;
 use chrono::Utc;
 use serde::Deserialize;
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
@@ -35,8 +35,16 @@ use crate::rest::http::state::Shared;
 use crate::rest::v1::write;
 
 /// `{country_code}` and `{contact_id}` of the path.
-#[derive(Debug, Clone)]
-pub struct ContactPath(pub CountryCode, pub String);
+#[derive(Debug, Clone, IntoParams)]
+#[into_params(names("country_code", "contact_id"), parameter_in = Path)]
+pub struct ContactPath(
+    /// ISO 3166-1 alpha-2, any case; not two letters: 400 `invalid_country_code`.
+    #[param(value_type = String, pattern = r"^\s*[A-Za-z]{2}\s*$")]
+    pub CountryCode,
+    /// The contact's id (e.g. `c2`): 1 to 40 of a-z, 0-9 and `-`, else 400 `invalid_contact_id`.
+    #[param(pattern = r"^[a-z0-9-]{1,40}$")]
+    pub String,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for ContactPath {
     type Rejection = ApiError;
@@ -79,7 +87,7 @@ pub fn location(country: &CountryCode, id: &str) -> String {
 /// 401/403 (token), 400 (code), 404 (country), 409 (conflict), 422 (fields:
 /// a second focal point, an id in use, invalid details), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
+    params(CountryPath),
     request_body = ContactBody,
     responses(
         (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::http::schema::Record,
@@ -237,8 +245,7 @@ impl Body for RemovalBody {}
 /// # Errors
 /// 400 (path), 404 (`country_not_found`, `contact_not_found`), 503.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/contacts/{contact_id}", tag = "directory", security(("api_key" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("contact_id" = String, Path, description = "The contact's id, e.g. c2")),
+    params(ContactPath),
     responses(
         (status = 200, description = "The contact", body = crate::rest::http::schema::Contact),
         (status = 400, description = "Malformed path", body = crate::rest::http::error::ErrorBody),
@@ -271,8 +278,7 @@ fn unknown_contact(id: &str) -> ApiError {
 /// # Errors
 /// As `POST …/verifications`; 404 `contact_not_found`.
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts/{contact_id}/verifications", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("contact_id" = String, Path, description = "The contact's id")),
+    params(ContactPath),
     request_body = VerificationBody,
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::http::schema::Record),
@@ -316,8 +322,7 @@ pub async fn verify(
 /// # Errors
 /// 404 (country, contact), 422 (a focal point, or primary already), 503.
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts/{contact_id}/primary", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("contact_id" = String, Path, description = "The contact's id")),
+    params(ContactPath),
     responses(
         (status = 200, description = "Designated; the record as GET now returns it", body = crate::rest::http::schema::Record),
         (status = 202, description = "Committed, not yet in the directory (`accepted`: follow Location); or, with four-eyes review on (`BASEL_REVIEW=required`), `proposed`: nothing changed, the proposal awaits another steward at Location (`/api/v1/ca/{country_code}/proposals/{proposal_id}`)", body = crate::rest::v1::ca::proposals::Deferred),
@@ -352,8 +357,7 @@ pub async fn make_primary(
 /// # Errors
 /// 404 (country, contact), 422 (no reason), 503.
 #[utoipa::path(delete, path = "/api/v1/ca/{country_code}/contacts/{contact_id}", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("contact_id" = String, Path, description = "The contact's id")),
+    params(ContactPath),
     request_body = RemovalBody,
     responses(
         (status = 200, description = "Withdrawn; the record as GET now returns it", body = crate::rest::http::schema::Record),

@@ -26,7 +26,7 @@ use crate::rest::v1::write::missing;
 /// country is unknown, `not_yet_recorded` (naming the date of its first
 /// record) when `as_of` is before it; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
+    params(CountryPath,
         ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then"),
         ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it; 404 `unknown_area` (naming the Party's areas) when it has none of that name"),
         ("movement" = Option<String>, Query, description = "export, import or transit: `competent` lists the authorities that handle it")),

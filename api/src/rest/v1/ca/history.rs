@@ -23,7 +23,7 @@ use crate::rest::v1::write::missing;
 /// unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/history", tag = "directory", security(("api_key" = [])),
     params(
-        ("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400"),
+        CountryPath,
         ("after" = Option<i64>, Query, description = "Entries after this sequence (the previous page's `next`; default 0)"),
         ("limit" = Option<i64>, Query, description = "Entries per page, 1–1000 (default 100)")
     ),

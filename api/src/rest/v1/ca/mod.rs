@@ -25,6 +25,7 @@ pub mod verify;
 use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
 use chrono::Utc;
+use utoipa::IntoParams;
 
 use domain::values::CountryCode;
 use projections::directory::Reader;
@@ -34,8 +35,13 @@ use crate::rest::http::error::ApiError;
 use crate::rest::http::state::AppState;
 
 /// The `{country_code}` of the path: two ASCII letters in any case, else 400.
-#[derive(Debug, Clone)]
-pub struct CountryPath(pub CountryCode);
+#[derive(Debug, Clone, IntoParams)]
+#[into_params(names("country_code"), parameter_in = Path)]
+pub struct CountryPath(
+    /// ISO 3166-1 alpha-2, any case; not two letters: 400 `invalid_country_code`.
+    #[param(value_type = String, pattern = r"^\s*[A-Za-z]{2}\s*$")]
+    pub CountryCode,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for CountryPath {
     type Rejection = ApiError;

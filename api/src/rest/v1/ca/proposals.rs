@@ -24,6 +24,7 @@ use axum::Json;
 use chrono::Utc;
 use schemars::JsonSchema;
 use serde::Serialize;
+use utoipa::IntoParams;
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{AuthorityCommand, Proposal, ReviewCommand};
@@ -195,8 +196,16 @@ pub async fn propose(
 }
 
 /// `{country_code}` and `{proposal_id}` of the path.
-#[derive(Debug, Clone)]
-pub struct ProposalPath(pub CountryCode, pub String);
+#[derive(Debug, Clone, IntoParams)]
+#[into_params(names("country_code", "proposal_id"), parameter_in = Path)]
+pub struct ProposalPath(
+    /// ISO 3166-1 alpha-2, any case; not two letters: 400 `invalid_country_code`.
+    #[param(value_type = String, pattern = r"^\s*[A-Za-z]{2}\s*$")]
+    pub CountryCode,
+    /// The proposal's id: 1 to 64 ASCII letters and digits.
+    #[param(pattern = r"^[A-Za-z0-9]{1,64}$")]
+    pub String,
+);
 
 impl<S: Send + Sync> FromRequestParts<S> for ProposalPath {
     type Rejection = ApiError;
@@ -241,7 +250,7 @@ async fn open(state: &AppState, country: &CountryCode) -> Result<Vec<ProposalVie
 /// # Errors
 /// 401/403 (token), 400 (code), 404 (no record), 503.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/proposals", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2")),
+    params(super::CountryPath),
     responses(
         (status = 200, description = "The Party's open proposals, each kind with its diff", body = crate::rest::v1::ca::proposals::Proposals),
         (status = 400, description = "Malformed country code", body = crate::rest::http::error::ErrorBody),
@@ -273,8 +282,7 @@ fn not_found(id: &str) -> ApiError {
 /// # Errors
 /// 401/403 (token), 400 (path), 404 (no record, no such open proposal), 503.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}/proposals/{proposal_id}", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("proposal_id" = String, Path, description = "The proposal's id")),
+    params(ProposalPath),
     responses(
         (status = 200, description = "The open proposal with its diff", body = crate::rest::v1::ca::proposals::ProposalView),
         (status = 400, description = "Malformed path", body = crate::rest::http::error::ErrorBody),
@@ -300,8 +308,7 @@ pub async fn get(
 /// 409 `own_proposal` (its author), `stale_proposal` (the record changed
 /// since), or the change refused now; 404 `proposal_not_found`; 503.
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/proposals/{proposal_id}/approve", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("proposal_id" = String, Path, description = "The proposal's id")),
+    params(ProposalPath),
     responses(
         (status = 200, description = "Approved and recorded; the record as GET now returns it", body = crate::rest::http::schema::Record),
         (status = 202, description = "Committed, not yet in the directory", body = crate::rest::v1::write::Accepted),
@@ -328,8 +335,7 @@ pub async fn approve(
 /// # Errors
 /// 422 (no reason), 404 `proposal_not_found`, 503.
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/proposals/{proposal_id}/reject", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2"),
-           ("proposal_id" = String, Path, description = "The proposal's id")),
+    params(ProposalPath),
     request_body = RemovalBody,
     responses(
         (status = 200, description = "Rejected; the record as GET now returns it (unchanged)", body = crate::rest::http::schema::Record),

@@ -26,7 +26,7 @@ use crate::rest::v1::write;
 /// 401/403 (token), 404 (no record), 409 (a Party's record, or already
 /// retired), 422 (no reason), 503 (store).
 #[utoipa::path(delete, path = "/api/v1/ca/{country_code}", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2 of a record created in error")),
+    params(CountryPath),
     request_body = RemovalBody,
     responses(
         (status = 200, description = "Retired: `{country_code, retired}` (the reason); lookups no longer serve it"),

@@ -48,7 +48,7 @@ pub struct VerificationInput {
 /// 401/403 (token), 400 (code), 404 (unknown country), 409 (version moved or
 /// a concurrent write won), 422 (fields), 503 (store unavailable).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/verifications", tag = "stewards", security(("steward_token" = [])),
-    params(("country_code" = String, Path, description = "ISO 3166-1 alpha-2, any case; not two letters: 400")),
+    params(CountryPath),
     request_body = VerificationBody,
     responses(
         (status = 200, description = "Recorded; the record as GET now returns it", body = crate::rest::http::schema::Record,
