@@ -521,7 +521,7 @@ pub async fn commit(
         return refused(&AuthorityError::NotRegistered);
     };
     let commands = AuthorityCommands::new(&console.app.wiring.store);
-    let metadata = crate::rest::write::metadata(&signed.steward, &headers);
+    let metadata = crate::rest::v1::write::metadata(&signed.steward, &headers);
     let version = Some(draft.expected_version);
     let review = console.app.review;
     let written = if review {
@@ -590,7 +590,7 @@ pub async fn settle(console: &Console, position: i64) {
     let app = &console.app;
     app.committed();
     let projector = &app.wiring.projector;
-    let bound = crate::rest::write::READ_YOUR_WRITES;
+    let bound = crate::rest::v1::write::READ_YOUR_WRITES;
     if projector
         .wait_for(Projection::Directory, position, bound)
         .await

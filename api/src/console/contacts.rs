@@ -4,7 +4,7 @@
 //!
 //! 1. `GET /steward/party/{cc}/contacts/{action}[?contact=ID]`: the form;
 //! 2. `POST …/{action}/preview`: the form is read as the REST body is
-//!    (`rest::ca::contacts::parse_add` for an addition), the domain decides
+//!    (`rest::v1::ca::contacts::parse_add` for an addition), the domain decides
 //!    the command against the record as the directory shows it (pure,
 //!    nothing written) and the page lists exactly the events it would
 //!    record, or the form again with each problem next to its field;
@@ -42,7 +42,7 @@ use super::html::{field, message, page, respond, select, Chrome};
 use super::party::load;
 use super::session::{FormData, Signed};
 use super::{Console, Handle};
-use crate::rest::error::ApiError;
+use crate::rest::http::error::ApiError;
 
 /// What a contact form does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,7 +223,8 @@ impl Draft {
         let steward = Some(signed.steward.id.clone());
         match self.action {
             Action::Add => {
-                let mut contact = match crate::rest::ca::contacts::parse_add(&self.rest_body()) {
+                let mut contact = match crate::rest::v1::ca::contacts::parse_add(&self.rest_body())
+                {
                     Ok(contact) => contact,
                     Err(ApiError::Invalid(found)) => return Err(to_form(found)),
                     Err(_) => {
@@ -504,7 +505,7 @@ pub async fn commit(
     let Ok(code) = CountryCode::parse(&country) else {
         return refused(&AuthorityError::NotRegistered);
     };
-    let metadata = crate::rest::write::metadata(&signed.steward, &headers);
+    let metadata = crate::rest::v1::write::metadata(&signed.steward, &headers);
     let commands = AuthorityCommands::new(&console.app.wiring.store);
     let version = Some(draft.expected_version);
     let proposal_id = uuid::Uuid::new_v4().simple().to_string();

@@ -1,7 +1,7 @@
 //! The console's page layout and answers. Templates are maud: markup is
 //! Rust, and every value spliced into it is escaped at compile time, so a
 //! contact named `<script>` is shown as text. Every page has the strict
-//! headers of the other pages (`rest::page::respond`: a CSP with no script
+//! headers of the other pages (`rest::pages::page::respond`: a CSP with no script
 //! at all, `nosniff`, no referrer) and is never cached (`no-store`: pages
 //! show records and carry CSRF tokens).
 
@@ -75,7 +75,7 @@ pub fn page(title: &str, chrome: Option<&Chrome<'_>>, body: &Markup) -> Markup {
 
 /// `markup` as an answer with `status` and the pages' strict headers.
 pub fn respond(status: StatusCode, markup: Markup) -> Response {
-    let mut response = crate::rest::page::respond(status, markup.into_string(), true);
+    let mut response = crate::rest::pages::page::respond(status, markup.into_string(), true);
     response
         .headers_mut()
         .insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));

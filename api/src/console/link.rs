@@ -108,7 +108,7 @@ async fn mail_link(console: &Console, email: &Email) -> anyhow::Result<()> {
         return Ok(());
     };
     let book = AddressBook::new(&console.app.wiring.store, &console.app.wiring.secret);
-    crate::rest::auth::catch_up(&console.app)
+    crate::rest::http::auth::catch_up(&console.app)
         .await
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for id in book.stewards_with(email).await? {
@@ -199,7 +199,7 @@ pub async fn follow(
             );
         }
     };
-    if let Err(error) = crate::rest::auth::catch_up(&console.app).await {
+    if let Err(error) = crate::rest::http::auth::catch_up(&console.app).await {
         tracing::warn!(error = ?error, "stewards projection unreadable");
     }
     let active = matches!(

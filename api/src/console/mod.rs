@@ -53,7 +53,7 @@ use axum::Router;
 
 use commands::console::{ConsoleStore, Lifetimes};
 
-use crate::rest::register_limit::{RegisterRate, RegistrationLimit};
+use crate::rest::http::register_limit::{RegisterRate, RegistrationLimit};
 use crate::rest::Shared;
 
 /// Sign-in attempts per client: 60 an hour, 10 at once.

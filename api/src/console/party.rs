@@ -305,7 +305,7 @@ pub async fn assign(
         .assign(
             &code,
             signed.steward.id.clone(),
-            &crate::rest::write::metadata(&signed.steward, &headers),
+            &crate::rest::v1::write::metadata(&signed.steward, &headers),
         )
         .await;
     match written {

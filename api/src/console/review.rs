@@ -217,7 +217,7 @@ async fn decide(
         .review(
             &code,
             command,
-            &crate::rest::write::metadata(&signed.steward, headers),
+            &crate::rest::v1::write::metadata(&signed.steward, headers),
             None,
         )
         .await;

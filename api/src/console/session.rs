@@ -25,7 +25,7 @@ use domain::values::Slug;
 use projections::stewards;
 
 use super::{html, Console, Handle};
-use crate::rest::auth::Steward;
+use crate::rest::http::auth::Steward;
 
 /// The session cookie's name.
 pub const COOKIE_NAME: &str = "basel_console";
@@ -120,7 +120,7 @@ impl FromRequestParts<Handle> for Signed {
                 return Err(unavailable());
             }
         };
-        if let Err(error) = crate::rest::auth::catch_up(&console.app).await {
+        if let Err(error) = crate::rest::http::auth::catch_up(&console.app).await {
             tracing::warn!(error = ?error, "stewards projection unreadable");
             return Err(unavailable());
         }

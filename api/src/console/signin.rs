@@ -175,7 +175,7 @@ pub async fn sign_in(
         return refused;
     }
     let token = form.text("token");
-    if let Err(error) = crate::rest::auth::catch_up(&console.app).await {
+    if let Err(error) = crate::rest::http::auth::catch_up(&console.app).await {
         tracing::warn!(error = ?error, "stewards projection unreadable");
     }
     let steward = match stewards::by_token_hash(console.app.read_db(), &hash_secret(&token)).await {

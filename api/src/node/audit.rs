@@ -18,7 +18,7 @@ use commands::audit::{Cadence, Notary, Signer};
 use commands::secrets::ServerSecret;
 use ed25519_dalek::SigningKey;
 
-use crate::rest::audit::AuditState;
+use crate::rest::http::state::AuditState;
 
 use super::runtime::Runtime;
 use super::settings::StoreSettings;

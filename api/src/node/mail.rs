@@ -14,7 +14,7 @@ use mail::smtp::{self, SmtpUrl};
 
 use crate::node::runtime::Runtime;
 use crate::node::settings::ServeSettings;
-use crate::rest::mail_delivery::KeyDelivery;
+use crate::rest::http::state::KeyDelivery;
 
 /// How often the mail task looks for new events and due retries besides
 /// the local commits that ring it.

@@ -56,13 +56,13 @@ struct Readers {
     /// Active keys, records and the directory, until the read tables change.
     cache: Arc<ReadCache>,
     /// The verifiable log's key and start-up check.
-    audit: rest::audit::AuditState,
+    audit: rest::http::state::AuditState,
     /// Failed authentications per client address, one budget for both
     /// listeners (`BASEL_AUTH_FAILURE_RATE`).
     failed_auth: Arc<mcp::FailedAuth>,
     /// The request series of this process's REST and ops listeners (one
     /// set, so the ops listener's `/metrics` counts the REST requests).
-    requests: rest::metrics::RequestMetrics,
+    requests: rest::http::counters::RequestMetrics,
 }
 
 /// Runs the service until a shutdown signal.
@@ -109,7 +109,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         cache: ReadCache::watching(&runtime.projector),
         audit,
         failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
-        requests: rest::metrics::RequestMetrics::default(),
+        requests: rest::http::counters::RequestMetrics::default(),
     };
     let mut bound = public::Bound::default();
     let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
@@ -278,7 +278,7 @@ async fn start_rest(
     state.requests = readers.requests.clone();
     state.metrics = settings.metrics_access(false);
     state.failed_auth = readers.failed_auth.clone();
-    state.readiness = rest::readiness::Progress::with(ops::readiness(settings, true));
+    state.readiness = rest::ops::readiness::Progress::with(ops::readiness(settings, true));
     state.review = settings.review;
     state.mcp_url = mcp_url;
     state.public_url = Some(
@@ -318,7 +318,7 @@ async fn start_ops(
         readers.cache.clone(),
     )
     .with_audit(readers.audit.clone());
-    state.readiness = rest::readiness::Progress::with(ops::readiness(settings, false));
+    state.readiness = rest::ops::readiness::Progress::with(ops::readiness(settings, false));
     state.requests = readers.requests.clone();
     state.metrics = settings.metrics_access(true);
     let body = crate::edge::BodyLimit {

@@ -14,10 +14,11 @@ use axum::routing::get;
 use axum::Router;
 
 use crate::node::settings::{Role, ServeSettings};
-use crate::rest::error::ApiError;
-use crate::rest::observe::Observe;
-use crate::rest::readiness::{Policy, DEFAULT_MAX_LAG};
-use crate::rest::{metrics, ops, AppState, Shared};
+use crate::rest::http::error::ApiError;
+use crate::rest::http::observe::Observe;
+use crate::rest::ops::readiness::{Policy, DEFAULT_MAX_LAG};
+use crate::rest::ops::{self, metrics};
+use crate::rest::{AppState, Shared};
 
 /// What `/readyz` checks besides the roles (`BASEL_READY_MAX_LAG`).
 #[derive(Debug, Clone, clap::Args)]

@@ -163,10 +163,13 @@ impl Runtime {
             secret: self.secret.clone(),
             max_contacts: self.max_contacts,
             relayed: self.log.is_some() && self.backend.pg_pool().is_some(),
-            log: self.log.as_ref().map(|log| crate::rest::state::LogState {
-                relay: log.relay.clone(),
-                nats: log.context.client(),
-            }),
+            log: self
+                .log
+                .as_ref()
+                .map(|log| crate::rest::http::state::LogState {
+                    relay: log.relay.clone(),
+                    nats: log.context.client(),
+                }),
         }
     }
 

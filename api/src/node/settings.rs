@@ -126,8 +126,8 @@ pub struct ServeSettings {
     /// New API-key registrations per client address: `RATE[/BURST]` per
     /// hour (e.g. `20/10`: bursts of 10, then 20 an hour). Repeats of an
     /// address that holds a key are not counted.
-    #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::register_limit::RegisterRate::parse)]
-    pub register_rate: crate::rest::register_limit::RegisterRate,
+    #[arg(long, env = "BASEL_REGISTER_RATE", default_value = "20/10", value_parser = crate::rest::http::register_limit::RegisterRate::parse)]
+    pub register_rate: crate::rest::http::register_limit::RegisterRate,
     /// Failed authentications (401) per client address, over REST and MCP
     /// together: `RATE[/BURST]` per second; past the burst, requests from
     /// the address that present a key or token get 429 until it refills.
@@ -138,7 +138,7 @@ pub struct ServeSettings {
     /// `BASEL_OPS_LISTEN`, which a process with a REST listener then opens
     /// too) or `off`.
     #[arg(long, env = "BASEL_METRICS", value_enum, default_value = "public")]
-    pub metrics: crate::rest::metrics::MetricsListener,
+    pub metrics: crate::rest::http::counters::MetricsListener,
     /// A token `/metrics` asks for, wherever it is served, as
     /// `Authorization: Bearer TOKEN` (at least 32 characters); unset: none.
     #[arg(long, env = "BASEL_METRICS_TOKEN", hide_env_values = true, value_parser = parse_metrics_token)]
@@ -237,9 +237,9 @@ impl Default for ServeSettings {
             ops_listen: SocketAddr::from(([127, 0, 0, 1], 8082)),
             public_url: None,
             mcp_public_url: None,
-            register_rate: crate::rest::register_limit::RegisterRate::default(),
+            register_rate: crate::rest::http::register_limit::RegisterRate::default(),
             auth_failure_rate: mcp::FailedAuth::default_rate(),
-            metrics: crate::rest::metrics::MetricsListener::default(),
+            metrics: crate::rest::http::counters::MetricsListener::default(),
             metrics_token: None,
             review: false,
             otlp_endpoint: None,
@@ -263,14 +263,18 @@ fn parse_metrics_token(text: &str) -> Result<String, String> {
 impl ServeSettings {
     /// Whether `/metrics` is served on the REST listener (`false`) or the
     /// ops listener (`true`), with `BASEL_METRICS_TOKEN`.
-    pub fn metrics_access(&self, ops: bool) -> crate::rest::metrics::MetricsAccess {
-        crate::rest::metrics::MetricsAccess::of(self.metrics, ops, self.metrics_token.as_deref())
+    pub fn metrics_access(&self, ops: bool) -> crate::rest::http::counters::MetricsAccess {
+        crate::rest::http::counters::MetricsAccess::of(
+            self.metrics,
+            ops,
+            self.metrics_token.as_deref(),
+        )
     }
 
     /// Whether this process opens the ops listener: when it has no REST
     /// listener, or when `/metrics` is served there only.
     pub fn opens_ops_listener(&self) -> bool {
-        !self.runs(Role::Rest) || self.metrics == crate::rest::metrics::MetricsListener::Ops
+        !self.runs(Role::Rest) || self.metrics == crate::rest::http::counters::MetricsListener::Ops
     }
 
     /// Whether this process runs `part`.

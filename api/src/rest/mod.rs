@@ -2,57 +2,30 @@
 //! operation, by [`api`]), the router built from them, and the `run` entry
 //! point that tests and `node` share.
 //!
-//! Layout (one file per concern, one per use case under `ca/`):
-//! - [`state`]: [`AppState`], everything a handler can reach;
-//! - [`error`], [`extract`], [`fields`], [`params`]: the one JSON error shape,
-//!   the strict JSON body reader and the query-parameter reader; [`bodies`]:
-//!   the request bodies and the edge's own answers, documented as types;
-//! - [`auth`]: the `X-API-Key` check and the steward bearer token;
-//! - [`ca`]: the directory routes `/api/v1/ca…` (reads and steward writes),
-//!   with [`write`] holding what every steward write shares;
-//! - [`classify`], [`shipments`], [`changes`], [`register`] and [`page`]:
-//!   the other routes;
-//! - [`observe`]: the route layer around every route (deadline, metrics,
-//!   the API-key check, the route's template for the access line);
-//! - [`ops`], [`metrics`], [`openapi`]: health, readiness, Prometheus text and
-//!   the OpenAPI document;
-//! - [`audit`]: the verifiable log (key, checkpoints, proofs, entries).
+//! Layout: grouped by what a file is, so that imports run one way (a test,
+//! `rest_imports`, keeps every import cycle under `rest/` to 3 files at most):
+//! - [`http`]: the plumbing every route shares: [`AppState`], the one JSON
+//!   error shape, the readers of bodies (typed, [`http::body::Valid`]) and
+//!   query parameters, the route layer, credentials, consistency, the
+//!   documented answer types;
+//! - [`v1`]: the `/api/v1` handlers, one file per use case (the directory
+//!   under [`v1::ca`], the verifiable log under [`v1::audit`]);
+//! - [`pages`]: the HTML pages (`/`, `/docs`, `/register`, `/unsubscribe`);
+//! - [`ops`]: health, readiness and `/metrics`;
+//! - [`routes`], [`openapi`], [`bounds`]: every route registered once, and
+//!   the OpenAPI document built from that registration.
 
-pub mod audit;
-pub mod auth;
-pub mod auth_throttle;
-pub mod bodies;
 pub mod bounds;
-pub mod ca;
-pub mod changes;
-pub mod classify;
-pub mod consistency;
-pub mod coverage;
-pub mod docs;
-pub mod error;
-pub mod extract;
-pub mod fields;
-pub mod home;
-pub mod mail_delivery;
-pub mod metrics;
-pub mod observe;
+pub mod http;
 pub mod openapi;
 pub mod ops;
-pub mod page;
-pub mod params;
-pub mod readiness;
-pub mod register;
-pub mod register_limit;
+pub mod pages;
 pub mod routes;
-pub mod shipments;
-pub mod state;
-pub mod unsubscribe;
-pub mod worklist;
-pub mod write;
+pub mod v1;
 
-pub use extract::BODY_LIMIT;
-pub use observe::REQUEST_DEADLINE;
-pub use state::{AppState, Shared, Wiring};
+pub use http::extract::BODY_LIMIT;
+pub use http::observe::REQUEST_DEADLINE;
+pub use http::state::{AppState, Shared, Wiring};
 
 use std::future::Future;
 use std::sync::Arc;
@@ -63,7 +36,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
 
-use error::ApiError;
+use http::error::ApiError;
 
 /// The REST router.
 pub fn router(state: AppState) -> Router {
@@ -77,14 +50,14 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            consistency::layer,
+            http::consistency::layer,
         ))
         .with_state(state.clone())
         .merge(crate::console::router(state)) // the steward console, `/steward/…`
 }
 
 async fn not_found(State(state): State<Shared>, method: Method) -> ApiError {
-    metrics::observe_fallback(&state, None, &method, StatusCode::NOT_FOUND);
+    ops::metrics::observe_fallback(&state, None, &method, StatusCode::NOT_FOUND);
     ApiError::NotFound {
         code: "not_found",
         message: "no such route".into(),
@@ -96,7 +69,7 @@ async fn method_not_allowed(
     method: Method,
     route: Option<MatchedPath>,
 ) -> Response {
-    metrics::observe_fallback(
+    ops::metrics::observe_fallback(
         &state,
         route.as_ref(),
         &method,

@@ -7,11 +7,12 @@ use utoipa::OpenApi;
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
 
-use crate::rest::state::Shared;
-use crate::rest::{
-    audit, ca, changes, classify, coverage, docs, home, metrics, observe, openapi, ops, register,
-    shipments, unsubscribe, worklist,
-};
+use crate::rest::http::observe;
+use crate::rest::http::state::Shared;
+use crate::rest::openapi;
+use crate::rest::ops::{self, metrics};
+use crate::rest::pages::{docs, home, register, unsubscribe};
+use crate::rest::v1::{audit, ca, changes, classify, coverage, shipments, worklist};
 
 /// Every route with its OpenAPI operation, each registered once from its
 /// handler's `#[utoipa::path]` annotation (method, path, parameters,

@@ -39,6 +39,7 @@ mod rest_errors;
 mod rest_first_hour;
 mod rest_fuzz;
 mod rest_history;
+mod rest_imports;
 mod rest_list;
 mod rest_openapi;
 mod rest_ops;
