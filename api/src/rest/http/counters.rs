@@ -3,14 +3,13 @@
 //! (`rest::http::observe`) and the fallbacks, rendered by `GET /metrics`;
 //! and who may read `/metrics` on a listener.
 
-use std::cell::Cell;
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 
 /// Where `/metrics` is served (`BASEL_METRICS`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -103,146 +102,59 @@ pub const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
-#[derive(Debug, Default, Clone)]
-struct Series {
-    count: u64,
-    sum: f64,
-    buckets: [u64; BUCKETS.len()],
+/// What one answer is counted under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct Answer {
+    /// The route's template (`/api/v1/ca/{country_code}`), or `unmatched`.
+    route: String,
+    method: &'static str,
+    status: u16,
 }
 
-/// Route template → (method, status) → series.
-type Registry = BTreeMap<String, BTreeMap<(&'static str, u16), Series>>;
-
-/// How many parts the request series are kept in (see [`RequestMetrics`]).
-const SHARDS: usize = 16;
-
-thread_local! {
-    /// The part this thread records into, taken at its first record.
-    static SHARD: Cell<Option<usize>> = const { Cell::new(None) };
+fn latency_histogram() -> Histogram {
+    Histogram::new(BUCKETS)
 }
 
-/// One part of the series, on cache lines of its own.
-#[derive(Default)]
-#[repr(align(128))]
-struct Shard(Mutex<Registry>);
+/// One server's request series, shared by its handlers (clones share the
+/// series), kept by `prometheus-client`.
+#[derive(Clone)]
+pub struct RequestMetrics {
+    answered: Family<Answer, Counter>,
+    latency: Family<Answer, Histogram, fn() -> Histogram>,
+}
 
-/// One server's request series, shared by its handlers.
-///
-/// Kept in parts, one per recording thread (threads take parts in the
-/// order they first record, so the runtime's worker threads each have
-/// their own): with one shared registry, every request on one core took
-/// the lock and wrote the counters the other core had just written, and
-/// waited for that memory to come over (BENCHMARKS.md, the lookup path).
-/// `/metrics` adds the parts up.
-#[derive(Clone, Default)]
-pub struct RequestMetrics(Arc<Shards>);
-
-#[derive(Default)]
-struct Shards {
-    parts: [Shard; SHARDS],
-    /// The part the next thread that records for the first time takes.
-    next: AtomicUsize,
+impl Default for RequestMetrics {
+    fn default() -> Self {
+        Self {
+            answered: Family::default(),
+            latency: Family::new_with_constructor(latency_histogram),
+        }
+    }
 }
 
 impl RequestMetrics {
     /// Counts one answer of `route` (a template) with its latency.
     pub fn record(&self, route: &str, method: &'static str, status: u16, seconds: f64) {
-        let shard = SHARD.with(|shard| {
-            shard.get().unwrap_or_else(|| {
-                let taken = self.0.next.fetch_add(1, Ordering::Relaxed) % SHARDS;
-                shard.set(Some(taken));
-                taken
-            })
-        });
-        let Ok(mut requests) = self.0.parts[shard].0.lock() else {
-            return;
+        let answer = Answer {
+            route: route.to_owned(),
+            method,
+            status,
         };
-        let by_answer = match requests.get_mut(route) {
-            Some(by_answer) => by_answer,
-            None => requests.entry(route.to_owned()).or_default(),
-        };
-        let series = by_answer.entry((method, status)).or_default();
-        series.count += 1;
-        series.sum += seconds;
-        for (bucket, bound) in series.buckets.iter_mut().zip(BUCKETS) {
-            if seconds <= bound {
-                *bucket += 1;
-            }
-        }
+        self.answered.get_or_create(&answer).inc();
+        self.latency.get_or_create(&answer).observe(seconds);
     }
 
-    /// All parts added up.
-    fn snapshot(&self) -> Registry {
-        let mut all = Registry::new();
-        for shard in &self.0.parts {
-            let part = match shard.0.lock() {
-                Ok(part) => part,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            for (route, by_answer) in part.iter() {
-                let merged = all.entry(route.clone()).or_default();
-                for (answer, series) in by_answer {
-                    merged.entry(*answer).or_default().add(series);
-                }
-            }
-        }
-        all
-    }
-}
-
-impl Series {
-    fn add(&mut self, other: &Series) {
-        self.count += other.count;
-        self.sum += other.sum;
-        for (bucket, more) in self.buckets.iter_mut().zip(other.buckets) {
-            *bucket += more;
-        }
-    }
-}
-
-impl RequestMetrics {
-    /// The series as Prometheus text, all parts added up.
-    pub fn render(&self, out: &mut String) {
-        render_requests(&self.snapshot(), out);
-    }
-}
-
-fn flatten(requests: &Registry) -> impl Iterator<Item = (&str, &str, u16, &Series)> {
-    requests.iter().flat_map(|(route, by_answer)| {
-        by_answer
-            .iter()
-            .map(move |((method, status), series)| (route.as_str(), *method, *status, series))
-    })
-}
-
-fn render_requests(requests: &Registry, out: &mut String) {
-    out.push_str("# HELP basel_http_requests_total HTTP requests answered, by route template, method and status.\n# TYPE basel_http_requests_total counter\n");
-    for (route, method, status, series) in flatten(requests) {
-        let _ = writeln!(out, "basel_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}} {}", series.count);
-    }
-    out.push_str("# HELP basel_http_request_duration_seconds Time to answer, by route template, method and status.\n# TYPE basel_http_request_duration_seconds histogram\n");
-    for (route, method, status, series) in flatten(requests) {
-        let labels = format!("route=\"{route}\",method=\"{method}\",status=\"{status}\"");
-        for (bound, count) in BUCKETS.iter().zip(series.buckets) {
-            let _ = writeln!(
-                out,
-                "basel_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {count}"
-            );
-        }
-        let _ = writeln!(
-            out,
-            "basel_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
-            series.count
+    /// Adds the series to the registry a scrape renders.
+    pub fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "basel_http_requests",
+            "HTTP requests answered, by route template, method and status",
+            self.answered.clone(),
         );
-        let _ = writeln!(
-            out,
-            "basel_http_request_duration_seconds_sum{{{labels}}} {}",
-            series.sum
-        );
-        let _ = writeln!(
-            out,
-            "basel_http_request_duration_seconds_count{{{labels}}} {}",
-            series.count
+        registry.register(
+            "basel_http_request_duration_seconds",
+            "Time to answer, by route template, method and status",
+            self.latency.clone(),
         );
     }
 }
@@ -251,17 +163,27 @@ fn render_requests(requests: &Registry, out: &mut String) {
 mod tests {
     use super::*;
 
+    fn rendered(requests: &RequestMetrics) -> String {
+        let mut registry = Registry::default();
+        requests.register(&mut registry);
+        let mut out = String::new();
+        prometheus_client::encoding::prometheus_text::encode(&mut out, &registry).expect("renders");
+        out
+    }
+
     #[test]
     fn a_request_lands_in_its_buckets_and_the_text_names_its_route() {
         let requests = RequestMetrics::default();
         requests.record("/test/{id}", "GET", 200, 0.003);
-        let mut out = String::new();
-        render_requests(&requests.snapshot(), &mut out);
-        assert!(out.contains(
-            "basel_http_requests_total{route=\"/test/{id}\",method=\"GET\",status=\"200\"}"
-        ));
-        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.005\"}"));
-        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.0025\"} 0\n"));
+        let out = rendered(&requests);
+        assert!(
+            out.contains(
+                "basel_http_requests_total{route=\"/test/{id}\",method=\"GET\",status=\"200\"} 1\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.005\"} 1\n"), "{out}");
+        assert!(out.contains("basel_http_request_duration_seconds_bucket{route=\"/test/{id}\",method=\"GET\",status=\"200\",le=\"0.0025\"} 0\n"), "{out}");
     }
 
     #[test]
@@ -269,7 +191,8 @@ mod tests {
         let requests = RequestMetrics::default();
         std::thread::scope(|scope| {
             for _ in 0..4 {
-                scope.spawn(|| {
+                let requests = requests.clone();
+                scope.spawn(move || {
                     for _ in 0..250 {
                         requests.record("/a", "GET", 200, 0.003);
                     }
@@ -277,13 +200,29 @@ mod tests {
             }
         });
         requests.record("/a", "GET", 404, 0.2);
-        let all = requests.snapshot();
-        let series = &all["/a"][&("GET", 200)];
-        assert_eq!(series.count, 1_000);
-        assert!((series.sum - 3.0).abs() < 1e-9);
-        assert_eq!(BUCKETS[3], 0.005);
-        assert_eq!(series.buckets[3], 1_000, "all within 5 ms");
-        assert_eq!(series.buckets[2], 0, "none within 2.5 ms");
-        assert_eq!(all["/a"][&("GET", 404)].count, 1);
+        let out = rendered(&requests);
+        let labels = "route=\"/a\",method=\"GET\",status=\"200\"";
+        assert!(
+            out.contains(&format!("basel_http_requests_total{{{labels}}} 1000\n")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "basel_http_request_duration_seconds_bucket{{{labels},le=\"0.005\"}} 1000\n"
+            )),
+            "all within 5 ms: {out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "basel_http_request_duration_seconds_bucket{{{labels},le=\"0.0025\"}} 0\n"
+            )),
+            "none within 2.5 ms: {out}"
+        );
+        assert!(
+            out.contains(
+                "basel_http_requests_total{route=\"/a\",method=\"GET\",status=\"404\"} 1\n"
+            ),
+            "{out}"
+        );
     }
 }

@@ -1,19 +1,23 @@
-//! `GET /metrics`: Prometheus text. Request counts and latency histograms by
-//! route (the route's template, never the raw path), method and status;
-//! projection positions, heads and lag; the log head; and, where a relay
-//! publishes the log (server mode), the relay backlog (events not yet
-//! published).
+//! `GET /metrics`: Prometheus text (version 0.0.4), written by
+//! `prometheus-client`. Request counts and latency histograms by route (the
+//! route's template, never the raw path), method and status; projection
+//! positions, heads and lag; the log head; and, where a relay publishes the
+//! log (server mode), the relay backlog (events not yet published).
 //!
 //! The request series live in the server's `RequestMetrics`
 //! (`rest::http::counters`, in its `AppState`): every request is recorded by `rest::http::observe`, the route layer
 //! around every route (which also enforces the request deadline), or by the
-//! fallbacks.
-
-use std::fmt::Write;
+//! fallbacks. Everything else is read when the scrape comes, into a
+//! registry made for that scrape.
 
 use axum::extract::{MatchedPath, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
 
 use crate::rest::http::state::{AppState, Shared};
 
@@ -43,55 +47,70 @@ pub async fn metrics(State(state): State<Shared>, headers: HeaderMap) -> Respons
     if let Err(refusal) = state.metrics.admit(&headers) {
         return *refusal;
     }
+    let mut registry = Registry::default();
+    state.requests.register(&mut registry);
+    register_log(&state, &mut registry).await;
+    crate::rest::v1::coverage::register(&state, &mut registry).await;
     let mut out = String::new();
-    state.requests.render(&mut out);
-    render_log(&state, &mut out).await;
-    crate::rest::v1::coverage::render(&state, &mut out).await;
+    if let Err(error) = prometheus_text::encode(&mut out, &registry) {
+        tracing::warn!(error = %error, "metrics: the scrape could not be written");
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let mut response = (StatusCode::OK, out).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        HeaderValue::from_static(prometheus_text::CONTENT_TYPE),
     );
     response
 }
 
-async fn render_log(state: &AppState, out: &mut String) {
+/// A gauge holding `value`.
+fn gauge(value: i64) -> Gauge {
+    let gauge = Gauge::default();
+    gauge.set(value);
+    gauge
+}
+
+/// Series labelled by projection name.
+type ByProjection<M> = Family<[(&'static str, String); 1], M>;
+
+async fn register_log(state: &AppState, registry: &mut Registry) {
     let up = match state.wiring.projector.lag().await {
         Ok(lags) => {
-            out.push_str("# HELP basel_projection_position Last log position a projection applied.\n# TYPE basel_projection_position gauge\n");
+            let position = ByProjection::<Gauge>::default();
+            let head = ByProjection::<Gauge>::default();
+            let lag = ByProjection::<Gauge>::default();
+            let halted = ByProjection::<Gauge>::default();
             for l in &lags {
-                let _ = writeln!(
-                    out,
-                    "basel_projection_position{{projection=\"{}\"}} {}",
-                    l.name, l.position
-                );
+                let labels = [("projection", l.name.clone())];
+                position.get_or_create(&labels).set(l.position);
+                head.get_or_create(&labels).set(l.head);
+                lag.get_or_create(&labels).set(l.lag);
+                halted
+                    .get_or_create(&labels)
+                    .set(i64::from(l.halted.is_some()));
             }
-            out.push_str("# HELP basel_projection_head Last log position of the events a projection reads.\n# TYPE basel_projection_head gauge\n");
-            for l in &lags {
-                let _ = writeln!(
-                    out,
-                    "basel_projection_head{{projection=\"{}\"}} {}",
-                    l.name, l.head
-                );
-            }
-            out.push_str("# HELP basel_projection_lag Log positions a projection is behind its head.\n# TYPE basel_projection_lag gauge\n");
-            for l in &lags {
-                let _ = writeln!(
-                    out,
-                    "basel_projection_lag{{projection=\"{}\"}} {}",
-                    l.name, l.lag
-                );
-            }
-            out.push_str("# HELP basel_projection_halted 1 when a projection halted on an event it cannot decode.\n# TYPE basel_projection_halted gauge\n");
-            for l in &lags {
-                let _ = writeln!(
-                    out,
-                    "basel_projection_halted{{projection=\"{}\"}} {}",
-                    l.name,
-                    u8::from(l.halted.is_some())
-                );
-            }
-            render_gaps_filled(state, out);
+            registry.register(
+                "basel_projection_position",
+                "Last log position a projection applied",
+                position,
+            );
+            registry.register(
+                "basel_projection_head",
+                "Last log position of the events a projection reads",
+                head,
+            );
+            registry.register(
+                "basel_projection_lag",
+                "Log positions a projection is behind its head",
+                lag,
+            );
+            registry.register(
+                "basel_projection_halted",
+                "1 when a projection halted on an event it cannot decode",
+                halted,
+            );
+            register_gaps_filled(state, registry);
             true
         }
         Err(error) => {
@@ -100,37 +119,60 @@ async fn render_log(state: &AppState, out: &mut String) {
         }
     };
     if let Ok(head) = projections::log::head(state.read_db()).await {
-        let _ = writeln!(out, "# HELP basel_log_head Position of the last committed event.\n# TYPE basel_log_head gauge\nbasel_log_head {head}");
+        registry.register(
+            "basel_log_head",
+            "Position of the last committed event",
+            gauge(head),
+        );
     }
-    render_log_connection(state, out);
+    register_log_connection(state, registry);
     if let Some(backlog) = relay_backlog(state).await {
-        let _ = writeln!(out, "# HELP basel_relay_backlog Committed events the relay has not published yet.\n# TYPE basel_relay_backlog gauge\nbasel_relay_backlog {backlog}");
+        registry.register(
+            "basel_relay_backlog",
+            "Committed events the relay has not published yet",
+            gauge(backlog),
+        );
     }
-    crate::rest::pages::mail_delivery::render_metrics(state.read_db(), out).await;
-    let _ = writeln!(out, "# HELP basel_read_store_up 1 when the read store answered this scrape.\n# TYPE basel_read_store_up gauge\nbasel_read_store_up {}", u8::from(up));
+    crate::rest::pages::mail_delivery::register_metrics(state.read_db(), registry).await;
+    registry.register(
+        "basel_read_store_up",
+        "1 when the read store answered this scrape",
+        gauge(i64::from(up)),
+    );
 }
 
 /// In server mode: whether this process's relay is the active one, and
 /// whether its NATS connection is up.
-fn render_log_connection(state: &AppState, out: &mut String) {
+fn register_log_connection(state: &AppState, registry: &mut Registry) {
     let Some(log) = &state.wiring.log else { return };
-    let active = u8::from(log.relay.is_active());
-    let connected = u8::from(matches!(
+    let connected = matches!(
         log.nats.connection_state(),
         async_nats::connection::State::Connected
-    ));
-    let _ = writeln!(out, "# HELP basel_relay_active 1 when this process's relay holds the relay lock and publishes; 0 when it is a standby or runs no relay.\n# TYPE basel_relay_active gauge\nbasel_relay_active {active}");
-    let _ = writeln!(out, "# HELP basel_nats_connected 1 when this process's NATS connection is up.\n# TYPE basel_nats_connected gauge\nbasel_nats_connected {connected}");
+    );
+    registry.register(
+        "basel_relay_active",
+        "1 when this process's relay holds the relay lock and publishes; 0 when it is a standby or runs no relay",
+        gauge(i64::from(log.relay.is_active())),
+    );
+    registry.register(
+        "basel_nats_connected",
+        "1 when this process's NATS connection is up",
+        gauge(i64::from(connected)),
+    );
 }
 
-fn render_gaps_filled(state: &AppState, out: &mut String) {
-    out.push_str("# HELP basel_projection_gaps_filled_total Events a projection applied from the event store because the stream had not delivered them.\n# TYPE basel_projection_gaps_filled_total counter\n");
-    for (name, filled) in state.wiring.projector.gaps_filled() {
-        let _ = writeln!(
-            out,
-            "basel_projection_gaps_filled_total{{projection=\"{name}\"}} {filled}"
-        );
+fn register_gaps_filled(state: &AppState, registry: &mut Registry) {
+    let filled = ByProjection::<Counter>::default();
+    for (name, count) in state.wiring.projector.gaps_filled() {
+        filled
+            .get_or_create(&[("projection", name.to_owned())])
+            .inc_by(count);
     }
+    registry.register(
+        "basel_projection_gaps_filled",
+        "Events a projection applied from the event store because the stream had not delivered them",
+        filled,
+    );
 }
 
 /// Events with `published_at IS NULL`, where a relay publishes the log

@@ -105,14 +105,19 @@ the same key is sent again (at most {KEY_MAILS_PER_DAY} mails a day).</p>\
 /// The outbox's messages by status for `/metrics`
 /// (`basel_mail_messages{status="queued|sent|failed|skipped"}`), read from
 /// the shared outbox table, so every REST replica reports the same figures.
-pub async fn render_metrics(db: &projections::ReadDb, out: &mut String) {
-    use std::fmt::Write;
+pub async fn register_metrics(
+    db: &projections::ReadDb,
+    registry: &mut prometheus_client::registry::Registry,
+) {
+    use prometheus_client::metrics::family::Family;
+    use prometheus_client::metrics::gauge::Gauge;
     match mail::outbox::counts(db).await {
         Ok(counts) => {
-            out.push_str("# HELP basel_mail_messages Mail in the outbox by status: queued (waiting or retrying), sent, failed (given up), skipped (nothing to send any more).\n# TYPE basel_mail_messages gauge\n");
+            let messages = Family::<[(&'static str, &'static str); 1], Gauge>::default();
             for (status, n) in counts {
-                let _ = writeln!(out, "basel_mail_messages{{status=\"{status}\"}} {n}");
+                messages.get_or_create(&[("status", status)]).set(n);
             }
+            registry.register("basel_mail_messages", "Mail in the outbox by status: queued (waiting or retrying), sent, failed (given up), skipped (nothing to send any more)", messages);
         }
         Err(error) => tracing::warn!(error = %error, "metrics: mail outbox unreadable"),
     }

@@ -2,14 +2,14 @@
 //! counts (the same figures as the `basel_coverage_*` gauges of `/metrics`
 //! and the MCP resource `basel://coverage`).
 
-use std::fmt::Write;
-
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
 
 use projections::coverage::Coverage;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
 
 use crate::rest::http::error::ApiError;
 use crate::rest::http::state::{AppState, Shared};
@@ -35,42 +35,37 @@ async fn now(state: &AppState) -> Result<Coverage, ApiError> {
     .await?)
 }
 
-/// The coverage as Prometheus gauges (`basel_coverage_<count>`), appended
-/// to `/metrics`; nothing when the directory cannot be read.
-pub async fn render(state: &AppState, out: &mut String) {
+/// The coverage as Prometheus gauges (`basel_coverage_<count>`) in a
+/// `/metrics` scrape; none when the directory cannot be read.
+pub async fn register(state: &AppState, registry: &mut Registry) {
     let Ok(c) = now(state).await else { return };
     for (name, value, help) in [
-        ("parties", c.parties, "Parties in the directory."),
+        ("parties", c.parties, "Parties in the directory"),
         (
             "with_competent_authority",
             c.with_competent_authority,
-            "Parties with a competent authority.",
+            "Parties with a competent authority",
         ),
         (
             "focal_point_only",
             c.focal_point_only,
-            "Parties whose only known contact is the focal point.",
+            "Parties whose only known contact is the focal point",
         ),
-        (
-            "no_contact",
-            c.no_contact,
-            "Parties with no contact at all.",
-        ),
+        ("no_contact", c.no_contact, "Parties with no contact at all"),
         (
             "verified",
             c.verified,
-            "Parties whose primary competent authority is verified.",
+            "Parties whose primary competent authority is verified",
         ),
-        ("stale", c.stale, "Parties whose record is stale."),
+        ("stale", c.stale, "Parties whose record is stale"),
         (
             "checked_last_365_days",
             c.checked_last_365_days,
-            "Parties with a contact a steward's check reached in the last 365 days.",
+            "Parties with a contact a steward's check reached in the last 365 days",
         ),
     ] {
-        let _ = writeln!(
-            out,
-            "# HELP basel_coverage_{name} {help}\n# TYPE basel_coverage_{name} gauge\nbasel_coverage_{name} {value}"
-        );
+        let gauge: Gauge = Gauge::default();
+        gauge.set(value);
+        registry.register(format!("basel_coverage_{name}"), help, gauge);
     }
 }
