@@ -20,10 +20,13 @@ pub mod access;
 pub mod otlp;
 pub mod request_id;
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, Stderr, Write};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use clap::ValueEnum;
 use opentelemetry_sdk::trace::SdkTracerProvider;
+use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
@@ -74,13 +77,10 @@ pub fn filter_directives(basel_log: Option<&str>) -> String {
 /// Installs the process's subscriber (stderr, `format`, `BASEL_LOG`), and,
 /// with `traces`, the OpenTelemetry layer exporting spans ([`otlp`]).
 ///
-/// Lines are written by a background thread (`tracing-appender`), so a
-/// request's access line costs a copy into a queue rather than a write
-/// system call under a lock: with the writes synchronous, the default
-/// configuration served lookups at about half the rate it did with access
-/// lines off (issue #24). The queue never drops a line (when it is full the
-/// logging thread waits); the returned guard sends the last spans and
-/// flushes the lines when dropped, so hold it until the process ends.
+/// Lines go through one buffer ([`Lines`]), written out every
+/// [`FLUSH_EVERY`] and when full; the returned guard sends the last spans
+/// and writes out the last lines when dropped, so hold it until the process
+/// ends.
 ///
 /// # Errors
 /// When `BASEL_LOG` is not a valid filter, the exporter cannot be built, or
@@ -90,17 +90,17 @@ pub fn init(format: LogFormat, traces: Option<&otlp::Traces>) -> anyhow::Result<
     let filter = EnvFilter::try_new(filter_directives(basel_log.as_deref())).map_err(|error| {
         anyhow::anyhow!("BASEL_LOG is not a valid log filter ({error}); write e.g. BASEL_LOG=info or BASEL_LOG=debug,sqlx=info")
     })?;
-    let (writer, lines) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .thread_name("basel-log")
-        .finish(std::io::stderr());
+    let lines = Lines::new();
+    let writer = lines.clone();
     let fmt = tracing_subscriber::fmt::layer().with_writer(writer);
     let fmt = match format {
         LogFormat::Text => fmt.with_ansi(std::io::stderr().is_terminal()).boxed(),
         LogFormat::Json => {
             // A panic's message would otherwise be the one plain line.
-            std::panic::set_hook(Box::new(|panic| {
+            let lines = lines.clone();
+            std::panic::set_hook(Box::new(move |panic| {
                 tracing::error!(target: "basel", panic = %panic, "the process panicked");
+                lines.flush();
             }));
             fmt.json()
                 .flatten_event(true)
@@ -121,7 +121,7 @@ pub fn init(format: LogFormat, traces: Option<&otlp::Traces>) -> anyhow::Result<
     }
     Ok(Guard {
         traces: provider,
-        _lines: lines,
+        lines,
     })
 }
 
@@ -130,7 +130,7 @@ pub fn init(format: LogFormat, traces: Option<&otlp::Traces>) -> anyhow::Result<
 /// when dropped, after it).
 pub struct Guard {
     traces: Option<SdkTracerProvider>,
-    _lines: tracing_appender::non_blocking::WorkerGuard,
+    lines: Lines,
 }
 
 impl Drop for Guard {
@@ -140,6 +140,79 @@ impl Drop for Guard {
                 tracing::warn!(error = %error, "the last spans could not be exported");
             }
         }
+        self.lines.flush();
+    }
+}
+
+/// How long a log line may wait in [`Lines`]' buffer before it is written.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
+
+/// Where the log lines go: stderr through one 64 KiB buffer, which a thread
+/// of its own (`basel-log`) writes out every [`FLUSH_EVERY`] (when it holds
+/// anything), and which is written out when full and at exit ([`Guard`]).
+///
+/// A line costs a copy under an uncontended lock. With a write system call
+/// per line (synchronous, or `tracing-appender`'s non-blocking writer, which
+/// wakes its thread for every line) the default configuration served
+/// lookups at 0.72–0.81 of the floor; buffered, at <RATIO> (issue #24,
+/// `ROUNDS=3 DURATION=8s scripts/bench-http`). A line is never dropped; if
+/// the process is killed, the last [`FLUSH_EVERY`] of lines is lost.
+#[derive(Clone)]
+struct Lines(Arc<Mutex<BufWriter<Stderr>>>);
+
+impl Lines {
+    /// The buffer, and its flushing thread.
+    fn new() -> Self {
+        let lines = Self(Arc::new(Mutex::new(BufWriter::with_capacity(
+            64 * 1024,
+            std::io::stderr(),
+        ))));
+        let flushing = lines.clone();
+        let started = std::thread::Builder::new()
+            .name("basel-log".into())
+            .spawn(move || loop {
+                std::thread::sleep(FLUSH_EVERY);
+                flushing.flush();
+            });
+        if let Err(error) = started {
+            eprintln!("basel: log lines are written only when 64 KiB are buffered and at exit: no flushing thread ({error})");
+        }
+        lines
+    }
+
+    fn buffer(&self) -> MutexGuard<'_, BufWriter<Stderr>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes out what is buffered (nothing when the buffer is empty).
+    fn flush(&self) {
+        let mut buffer = self.buffer();
+        if !buffer.buffer().is_empty() {
+            // Nowhere to report a failure to write to stderr.
+            let _ = buffer.flush();
+        }
+    }
+}
+
+impl<'a> MakeWriter<'a> for Lines {
+    type Writer = Line<'a>;
+
+    fn make_writer(&'a self) -> Line<'a> {
+        Line(self.buffer())
+    }
+}
+
+/// One line being written into [`Lines`]' buffer (it holds the lock).
+struct Line<'a>(MutexGuard<'a, BufWriter<Stderr>>);
+
+impl Write for Line<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.write(bytes)
+    }
+
+    /// Lines are written out by the flushing thread, not one by one.
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
