@@ -59,30 +59,13 @@ pub fn bad(message: impl Into<String>) -> ApiError {
 ///
 /// # Errors
 /// 400 `invalid_parameter` (or the type's [`QueryParams::code`]) naming
-/// the first declared parameter that is repeated, malformed, outside its
-/// bounds or missing; else 400 `unknown_parameter` naming the first
-/// parameter `T` does not declare.
+/// the first declared parameter that is repeated, malformed or outside its
+/// bounds; else 400 `unknown_parameter` naming the first parameter `T`
+/// does not declare; else 400 `invalid_parameter` naming a required one
+/// that is missing.
 pub fn read<T: QueryParams>(query: &str) -> Result<T, ApiError> {
-    let declared = Declared::cached::<T>();
-    let mut given = pairs(query);
-    for (name, _) in &mut given {
-        if let Some((_, canonical)) = T::ALIASES.iter().find(|(alias, _)| alias == name) {
-            *name = (*canonical).to_owned();
-        }
-    }
-    let mut values = Map::new();
-    for (name, schema) in &declared.0 {
-        let mut found = given.iter().filter(|(n, _)| n == name).map(|(_, v)| v);
-        let Some(text) = found.next() else { continue };
-        if found.next().is_some() {
-            return Err(bad(format!("{name} is given more than once")));
-        }
-        let value = typed(schema, name, text).map_err(|message| ApiError::BadRequest {
-            code: T::code(name),
-            message,
-        })?;
-        values.insert(name.clone(), value);
-    }
+    let given = canonical::<T>(pairs(query));
+    let values = values::<T>(&given)?;
     if let Some((name, _)) = given.iter().find(|(n, _)| !values.contains_key(n)) {
         return Err(ApiError::BadRequest {
             code: "unknown_parameter",
@@ -102,6 +85,35 @@ pub fn read<T: QueryParams>(query: &str) -> Result<T, ApiError> {
             None => bad(format!("{} is malformed", error.path())),
         }
     })
+}
+
+/// `given` with each alias replaced by the name it stands for.
+fn canonical<T: QueryParams>(mut given: Vec<(String, String)>) -> Vec<(String, String)> {
+    for (name, _) in &mut given {
+        if let Some((_, canonical)) = T::ALIASES.iter().find(|(alias, _)| alias == name) {
+            *name = (*canonical).to_owned();
+        }
+    }
+    given
+}
+
+/// The JSON value of each parameter `T` declares that is `given`, in the
+/// order `T` declares them.
+fn values<T: QueryParams>(given: &[(String, String)]) -> Result<Map<String, Value>, ApiError> {
+    let mut values = Map::new();
+    for (name, schema) in &Declared::cached::<T>().0 {
+        let mut found = given.iter().filter(|(n, _)| n == name).map(|(_, v)| v);
+        let Some(text) = found.next() else { continue };
+        if found.next().is_some() {
+            return Err(bad(format!("{name} is given more than once")));
+        }
+        let value = typed(schema, name, text).map_err(|message| ApiError::BadRequest {
+            code: T::code(name),
+            message,
+        })?;
+        values.insert(name.clone(), value);
+    }
+    Ok(values)
 }
 
 /// `text` as the JSON value `schema` describes, or the rule it breaks.
