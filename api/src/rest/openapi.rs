@@ -258,6 +258,15 @@ mod tests {
             get["parameters"][0]["schema"]["pattern"],
             "^\\s*[A-Za-z]{2}\\s*$"
         );
+        for (path, name) in [
+            ("/api/v1/audit/entries/{position}", "position"),
+            ("/api/v1/audit/checkpoint/{tree_size}", "tree_size"),
+        ] {
+            let parameter = &doc["paths"][path]["get"]["parameters"][0];
+            assert_eq!(parameter["name"], name);
+            assert_eq!(parameter["schema"]["minimum"], 1, "{name}");
+            assert_eq!(parameter["schema"]["maximum"], i64::MAX, "{name}");
+        }
         let as_of = &get["parameters"][1];
         assert_eq!(as_of["name"], "as_of");
         assert_eq!(
