@@ -12,10 +12,9 @@
 //!   under [`v1::ca`], the verifiable log under [`v1::audit`]);
 //! - [`pages`]: the HTML pages (`/`, `/docs`, `/register`, `/unsubscribe`);
 //! - [`ops`]: health, readiness and `/metrics`;
-//! - [`routes`], [`openapi`], [`bounds`]: every route registered once, and
+//! - [`routes`], [`openapi`]: every route registered once, and
 //!   the OpenAPI document built from that registration.
 
-pub mod bounds;
 pub mod http;
 pub mod openapi;
 pub mod ops;

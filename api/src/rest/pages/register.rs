@@ -40,7 +40,7 @@ use domain::values::Email;
 use crate::rest::http::body::{Body, Problems};
 use crate::rest::http::error::ApiError;
 use crate::rest::http::extract::JsonBody;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::pairs;
 use crate::rest::http::state::KeyDelivery;
 use crate::rest::http::state::{AppState, Shared};
 use crate::rest::pages::mail_delivery;
@@ -229,10 +229,14 @@ pub struct RegisterForm {
 impl RegisterForm {
     /// The form of a `application/x-www-form-urlencoded` body.
     pub fn parse(bytes: &[u8]) -> Self {
-        let mut params = Params::parse(&String::from_utf8_lossy(bytes));
-        Self {
-            email: params.take("email").ok().flatten().unwrap_or_default(),
-        }
+        let pairs = pairs(&String::from_utf8_lossy(bytes));
+        let mut emails = pairs.into_iter().filter(|(name, _)| name == "email");
+        // A repeated `email` is as good as none: the form again.
+        let email = match (emails.next(), emails.next()) {
+            (Some((_, email)), None) => email,
+            _ => String::new(),
+        };
+        Self { email }
     }
 }
 

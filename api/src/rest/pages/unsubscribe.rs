@@ -12,20 +12,31 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use commands::mailing::MailingCommands;
 use commands::CommandError;
 use domain::metadata::{Actor, Metadata};
 
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::Shared;
 use crate::rest::pages::page::{self, escape};
 
-fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), ApiError> {
-    let token = params.take("token")?;
-    params.finish()?;
-    let token = token.ok_or_else(|| ApiError::BadRequest {
+/// The parameter of `/unsubscribe`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TokenQuery {
+    /// The token from the notice's link (without it: 400 `invalid_token`).
+    #[param(required = true)]
+    pub token: Option<String>,
+}
+
+impl QueryParams for TokenQuery {}
+
+fn registrant(state: &Shared, query: TokenQuery) -> Result<(String, String), ApiError> {
+    let token = query.token.ok_or_else(|| ApiError::BadRequest {
         code: "invalid_token",
         message: "the unsubscribe link has no token; copy the whole link from the mail".into(),
     })?;
@@ -45,13 +56,16 @@ fn registrant(state: &Shared, mut params: Params) -> Result<(String, String), Ap
 /// 400 `invalid_token` without a token; 404 `unknown_token` for a damaged
 /// or forged one.
 #[utoipa::path(get, path = "/unsubscribe", tag = "keys",
-    params(("token" = String, Query, description = "The token from the notice's link")),
+    params(TokenQuery),
     responses(
         (status = 200, description = "A page with a button that unsubscribes", content_type = "text/html"),
         (status = 400, description = "No token (`invalid_token`)", body = crate::rest::http::error::ErrorBody),
         (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::http::error::ErrorBody)))]
-pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
-    let (token, _) = registrant(&state, params)?;
+pub async fn confirm(
+    State(state): State<Shared>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Response, ApiError> {
+    let (token, _) = registrant(&state, query)?;
     let body = format!(
         "<h1>Unsubscribe from basel notices</h1>\
 <p>Notices announce changes to the API and the service. Your API key keeps working either way.</p>\
@@ -73,15 +87,18 @@ pub async fn confirm(State(state): State<Shared>, params: Params) -> Result<Resp
 /// 400 `invalid_token` without a token; 404 `unknown_token` for a damaged
 /// or forged one; 503 when the store fails.
 #[utoipa::path(post, path = "/unsubscribe", tag = "keys",
-    params(("token" = String, Query, description = "The token from the notice's link")),
+    params(TokenQuery),
     request_body(description = "`List-Unsubscribe=One-Click` (RFC 8058); any body is accepted", content_type = "application/x-www-form-urlencoded"),
     responses(
         (status = 200, description = "Unsubscribed (also when it was already)", content_type = "text/html"),
         (status = 400, description = "No token (`invalid_token`)", body = crate::rest::http::error::ErrorBody),
         (status = 404, description = "A damaged or forged token (`unknown_token`)", body = crate::rest::http::error::ErrorBody),
         (status = 503, description = "The store is unavailable", body = crate::rest::http::error::ErrorBody)))]
-pub async fn one_click(State(state): State<Shared>, params: Params) -> Result<Response, ApiError> {
-    let (_, key_id) = registrant(&state, params)?;
+pub async fn one_click(
+    State(state): State<Shared>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Response, ApiError> {
+    let (_, key_id) = registrant(&state, query)?;
     let metadata = Metadata {
         recorded_at: Utc::now(),
         actor: Actor::Registrant,

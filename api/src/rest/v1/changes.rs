@@ -5,18 +5,34 @@
 use axum::extract::State;
 use axum::Json;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 
 use projections::views::HistoryItem;
 
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::Shared;
 
 /// Entries per answer unless `limit` says otherwise.
 pub const DEFAULT_LIMIT: i64 = 100;
 /// The largest `limit`.
 pub const MAX_LIMIT: i64 = 1000;
+
+/// The parameters of `GET /api/v1/changes`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ChangesQuery {
+    /// Log position to start after (default 0); pass the last answer's
+    /// `next`.
+    #[param(minimum = 0, maximum = 9223372036854775807i64, default = 0)]
+    pub after: Option<i64>,
+    /// At most this many entries, 1–1000 (default 100).
+    #[param(minimum = 1, maximum = 1000, default = 100)]
+    pub limit: Option<i64>,
+}
+
+impl QueryParams for ChangesQuery {}
 
 /// `{items, next}`: up to `limit` changes after log position `after`; `next`
 /// is the position to pass as `after` for the following ones (unchanged when
@@ -25,22 +41,17 @@ pub const MAX_LIMIT: i64 = 1000;
 /// # Errors
 /// 400 for a bad or unknown parameter; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/changes", tag = "directory", security(("api_key" = [])),
-    params(
-        ("after" = Option<i64>, Query, description = "Log position to start after (default 0); pass the last answer's `next`"),
-        ("limit" = Option<i64>, Query, description = "At most this many entries, 1–1000 (default 100)"),
-    ),
+    params(ChangesQuery),
     responses(
         (status = 200, description = "Changes in log order", body = crate::rest::v1::changes::Changes),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::http::error::ErrorBody),
     ))]
 pub async fn changes(
     State(state): State<Shared>,
-    params: Params,
+    Query(query): Query<ChangesQuery>,
 ) -> Result<Json<Changes>, ApiError> {
-    let mut params = params;
-    let after = params.integer(&["after"], 0, 0, i64::MAX)?;
-    let limit = params.integer(&["limit"], DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-    params.finish()?;
+    let after = query.after.unwrap_or(0);
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
     // One more than asked for says whether anything follows this page.
     let mut items = projections::history::after(state.read_db(), after, limit + 1).await?;
     let has_more = items.len() as i64 > limit;
@@ -72,3 +83,17 @@ pub struct Changes {
     pub items: Vec<HistoryItem>,
 }
 crate::rest::http::schema::schemars_schema!(Changes, "Changes");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parameters_state_the_bounds_the_constants_name() {
+        let params = crate::rest::http::params::schemas::<ChangesQuery>();
+        assert_eq!(params["limit"]["maximum"], MAX_LIMIT);
+        assert_eq!(params["limit"]["default"], DEFAULT_LIMIT);
+        assert_eq!(params["after"]["minimum"], 0);
+        assert_eq!(params["after"]["maximum"], i64::MAX);
+    }
+}

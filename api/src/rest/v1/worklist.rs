@@ -7,13 +7,14 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 
 use projections::worklist::WorkItem;
 
 use crate::rest::http::auth::Steward;
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::Shared;
 
 /// One page of the worklist.
@@ -40,38 +41,72 @@ pub const NEEDS: [&str; 5] = [
     "stale",
 ];
 
+/// Items per page unless `per_page` says otherwise.
+pub const DEFAULT_PER_PAGE: i64 = 50;
+/// The largest `per_page`.
+pub const MAX_PER_PAGE: i64 = 200;
+
+/// The parameters of `GET /api/v1/stewardship/worklist`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct WorklistQuery {
+    /// Only this need: no_contact, focal_point_only, defunct_or_unanswered,
+    /// never_verified, stale.
+    #[param(value_type = Option<Need>, inline)]
+    pub reason: Option<String>,
+    /// Only Parties with a contact from this kind of source
+    /// (secretariat_factsheet, government_current, government_dated,
+    /// other_official, unknown).
+    pub source_kind: Option<String>,
+    /// Page, from 1.
+    #[param(minimum = 1, maximum = 1000000, default = 1)]
+    pub page: Option<i64>,
+    /// Items per page, 1 to 200 (default 50); alias perPage.
+    #[param(minimum = 1, maximum = 200, default = 50)]
+    pub per_page: Option<i64>,
+}
+
+impl QueryParams for WorklistQuery {
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("perPage", "per_page")];
+}
+
+/// The schema of `reason`: one of [`NEEDS`].
+pub struct Need;
+
+impl utoipa::PartialSchema for Need {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(NEEDS))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Need {}
+
 /// The steward worklist.
 ///
 /// # Errors
-/// 401/403 (token), 400 (an unknown parameter), 503.
+/// 401/403 (token), 400 (a bad or unknown parameter), 503.
 #[utoipa::path(get, path = "/api/v1/stewardship/worklist", tag = "stewards", security(("steward_token" = [])),
-    params(
-        ("reason" = Option<String>, Query, description = "Only this need: no_contact, focal_point_only, defunct_or_unanswered, never_verified, stale"),
-        ("source_kind" = Option<String>, Query, description = "Only Parties with a contact from this kind of source (secretariat_factsheet, government_current, government_dated, other_official, unknown)"),
-        ("page" = Option<i64>, Query, description = "Page, from 1"),
-        ("per_page" = Option<i64>, Query, description = "Items per page, 1 to 200 (default 50)"),
-    ),
+    params(WorklistQuery),
     responses(
         (status = 200, description = "Parties ordered by need: no contact, focal point only, defunct or unanswered contact, never verified, stale; oldest first within a need; each with its own leads", body = crate::rest::v1::worklist::Worklist),
-        (status = 400, description = "Unknown parameter", body = crate::rest::http::error::ErrorBody),
+        (status = 400, description = "A bad or unknown parameter", body = crate::rest::http::error::ErrorBody),
     ))]
 pub async fn worklist(
     State(state): State<Shared>,
     _steward: Steward,
-    params: Params,
+    Query(query): Query<WorklistQuery>,
 ) -> Result<Response, ApiError> {
-    let mut params = params;
-    let reason = params.take("reason")?;
-    if let Some(r) = reason.as_deref().filter(|r| !NEEDS.contains(r)) {
-        return Err(crate::rest::http::params::bad(format!(
-            "reason `{r}` is not one of {}",
-            NEEDS.join(", ")
-        )));
-    }
-    let source_kind = params.take("source_kind")?;
-    let page = params.integer(&["page"], 1, 1, crate::rest::v1::ca::list::MAX_PAGE)?;
-    let per_page = params.integer(&["per_page", "perPage"], 50, 1, 200)?;
-    params.finish()?;
+    let WorklistQuery {
+        reason,
+        source_kind,
+        page,
+        per_page,
+    } = query;
+    let page = page.unwrap_or(1);
+    let per_page = per_page.unwrap_or(DEFAULT_PER_PAGE);
     let rows = projections::directory::Reader::new(state.read_db().clone())
         .all()
         .await?;
@@ -99,4 +134,19 @@ pub async fn worklist(
         items,
     })
     .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rest::v1::ca::list::MAX_PAGE;
+
+    #[test]
+    fn the_parameters_state_the_bounds_the_constants_name() {
+        let params = crate::rest::http::params::schemas::<WorklistQuery>();
+        assert_eq!(params["page"]["maximum"], MAX_PAGE);
+        assert_eq!(params["per_page"]["maximum"], MAX_PER_PAGE);
+        assert_eq!(params["per_page"]["default"], DEFAULT_PER_PAGE);
+        assert_eq!(params["reason"]["enum"], serde_json::json!(NEEDS));
+    }
 }

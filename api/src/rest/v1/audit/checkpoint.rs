@@ -1,16 +1,15 @@
 //! `GET /api/v1/audit/key`, `GET /api/v1/audit/checkpoint` and
 //! `GET /api/v1/audit/checkpoint/{tree_size}`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use commands::audit::tables;
 use serde::Serialize;
 
-use super::{b64, of, unavailable};
+use super::{b64, of, unavailable, TreeSizePath};
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::bad;
 use crate::rest::http::state::Shared;
 
 /// The service's checkpoint key.
@@ -74,7 +73,7 @@ pub async fn latest(State(state): State<Shared>) -> Result<Response, ApiError> {
 /// 400 for a size that is not a positive integer; 404 `no_checkpoint` when
 /// none was signed at that size; 503 when the store fails.
 #[utoipa::path(get, path = "/api/v1/audit/checkpoint/{tree_size}", tag = "audit",
-    params(("tree_size" = u64, Path, description = "The tree size a checkpoint was signed at")),
+    params(TreeSizePath),
     responses(
         (status = 200, description = "That checkpoint, as a signed note", content_type = "text/plain"),
         (status = 400, description = "Not a positive integer", body = crate::rest::http::error::ErrorBody),
@@ -82,14 +81,10 @@ pub async fn latest(State(state): State<Shared>) -> Result<Response, ApiError> {
     ))]
 pub async fn by_size(
     State(state): State<Shared>,
-    Path(tree_size): Path<String>,
+    TreeSizePath(size): TreeSizePath,
 ) -> Result<Response, ApiError> {
     of(&state)?;
-    let size = tree_size
-        .parse::<u64>()
-        .ok()
-        .filter(|s| *s > 0)
-        .ok_or_else(|| bad("tree_size must be a positive integer"))?;
+    let size = size.unsigned_abs();
     let found = tables::checkpoints(&state.wiring.store, Some(size))
         .await
         .map_err(unavailable)?;

@@ -1,15 +1,14 @@
 //! `GET /api/v1/audit/entries/{position}`: one leaf's bytes, so anyone can
 //! hash them (`SHA-256(0x00 || leaf_data)`) and check an inclusion proof.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use commands::audit::{leaf, tables};
 use domain::envelope::Envelope;
 use serde::Serialize;
 
-use super::{b64, of, unavailable};
+use super::{b64, of, unavailable, PositionPath};
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::bad;
 use crate::rest::http::state::Shared;
 
 /// One leaf of the log.
@@ -32,7 +31,7 @@ pub struct Entry {
 /// # Errors
 /// 400 for a malformed position; 404 `not_in_tree`; 503 when the store fails.
 #[utoipa::path(get, path = "/api/v1/audit/entries/{position}", tag = "audit", security(("api_key" = [])),
-    params(("position" = i64, Path, description = "The event's position in the log")),
+    params(PositionPath),
     responses(
         (status = 200, description = "`{position, leaf_index, leaf_hash, leaf_data, event}`: `leaf_data` is the leaf's bytes in base64", content_type = "application/json"),
         (status = 400, description = "Not a positive integer", body = crate::rest::http::error::ErrorBody),
@@ -40,14 +39,9 @@ pub struct Entry {
     ))]
 pub async fn entry(
     State(state): State<Shared>,
-    Path(position): Path<String>,
+    PositionPath(position): PositionPath,
 ) -> Result<Json<Entry>, ApiError> {
     of(&state)?;
-    let position = position
-        .parse::<i64>()
-        .ok()
-        .filter(|p| *p > 0)
-        .ok_or_else(|| bad("position must be a positive integer"))?;
     let backend = &state.wiring.store;
     let not_in_tree = || ApiError::NotFound {
         code: "not_in_tree",

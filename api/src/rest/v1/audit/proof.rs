@@ -7,11 +7,12 @@ use axum::extract::State;
 use axum::Json;
 use commands::audit::{merkle, tables};
 use commands::store::Backend;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 
 use super::{b64, of, unavailable};
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::{bad, Params};
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::Shared;
 
 /// An inclusion proof.
@@ -67,6 +68,21 @@ async fn tree(backend: &Backend, size: u64) -> Result<Vec<merkle::Hash>, ApiErro
     Ok(leaves)
 }
 
+/// The parameters of `GET /api/v1/audit/proof/inclusion`; positions and
+/// tree sizes count from 1.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct InclusionQuery {
+    /// The event's position in the log.
+    #[param(minimum = 1, maximum = 9223372036854775807i64)]
+    pub position: i64,
+    /// The tree size (default: the latest checkpoint's).
+    #[param(minimum = 1, maximum = 9223372036854775807i64)]
+    pub tree_size: Option<i64>,
+}
+
+impl QueryParams for InclusionQuery {}
+
 /// The inclusion proof of the event at `position` in the tree of `tree_size`.
 ///
 /// # Errors
@@ -74,10 +90,7 @@ async fn tree(backend: &Backend, size: u64) -> Result<Vec<merkle::Hash>, ApiErro
 /// `not_in_tree` / `tree_size_unknown` / `no_checkpoint`; 503 when the store
 /// fails.
 #[utoipa::path(get, path = "/api/v1/audit/proof/inclusion", tag = "audit",
-    params(
-        ("position" = i64, Query, description = "The event's position in the log"),
-        ("tree_size" = Option<u64>, Query, description = "The tree size (default: the latest checkpoint's)"),
-    ),
+    params(InclusionQuery),
     responses(
         (status = 200, description = "`{position, leaf_index, tree_size, leaf_hash, inclusion_path, root_hash}`, hashes in base64", content_type = "application/json"),
         (status = 400, description = "A parameter is missing or malformed, or the event is not in that tree", body = crate::rest::http::error::ErrorBody),
@@ -85,16 +98,11 @@ async fn tree(backend: &Backend, size: u64) -> Result<Vec<merkle::Hash>, ApiErro
     ))]
 pub async fn inclusion(
     State(state): State<Shared>,
-    params: Params,
+    Query(query): Query<InclusionQuery>,
 ) -> Result<Json<InclusionProof>, ApiError> {
     of(&state)?;
-    let mut params = params;
-    let position = params.integer(&["position"], 0, 1, i64::MAX)?;
-    let tree_size = params.integer(&["tree_size"], 0, 1, i64::MAX)?;
-    params.finish()?;
-    if position == 0 {
-        return Err(bad("position is required"));
-    }
+    let position = query.position;
+    let tree_size = query.tree_size.unwrap_or(0);
     let backend = &state.wiring.store;
     let leaf = tables::leaf_at_position(backend, position)
         .await
@@ -124,16 +132,27 @@ pub async fn inclusion(
     }))
 }
 
+/// The parameters of `GET /api/v1/audit/proof/consistency`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ConsistencyQuery {
+    /// The older tree size (at least 1).
+    #[param(minimum = 1, maximum = 9223372036854775807i64)]
+    pub from: i64,
+    /// The newer tree size (default: the latest checkpoint's).
+    #[param(minimum = 1, maximum = 9223372036854775807i64)]
+    pub to: Option<i64>,
+}
+
+impl QueryParams for ConsistencyQuery {}
+
 /// The consistency proof between the trees of sizes `from` and `to`.
 ///
 /// # Errors
 /// 400 for bad parameters; 404 `tree_size_unknown` / `no_checkpoint`; 503
 /// when the store fails.
 #[utoipa::path(get, path = "/api/v1/audit/proof/consistency", tag = "audit",
-    params(
-        ("from" = u64, Query, description = "The older tree size (at least 1)"),
-        ("to" = Option<u64>, Query, description = "The newer tree size (default: the latest checkpoint's)"),
-    ),
+    params(ConsistencyQuery),
     responses(
         (status = 200, description = "`{from, to, consistency_path}`, hashes in base64", content_type = "application/json"),
         (status = 400, description = "A parameter is missing or malformed, or `from` exceeds `to`", body = crate::rest::http::error::ErrorBody),
@@ -141,16 +160,10 @@ pub async fn inclusion(
     ))]
 pub async fn consistency(
     State(state): State<Shared>,
-    params: Params,
+    Query(query): Query<ConsistencyQuery>,
 ) -> Result<Json<ConsistencyProof>, ApiError> {
     of(&state)?;
-    let mut params = params;
-    let from = params.integer(&["from"], 0, 1, i64::MAX)?;
-    let to = params.integer(&["to"], 0, 1, i64::MAX)?;
-    params.finish()?;
-    if from == 0 {
-        return Err(bad("from is required"));
-    }
+    let (from, to) = (query.from, query.to.unwrap_or(0));
     let leaves = tree(&state.wiring.store, to.unsigned_abs()).await?;
     let from = from.unsigned_abs();
     let path = merkle::consistency_proof(usize::try_from(from).unwrap_or(usize::MAX), &leaves)

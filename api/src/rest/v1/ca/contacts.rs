@@ -32,6 +32,7 @@ use crate::rest::http::auth::Steward;
 use crate::rest::http::body::{one_of_or_null, read, Body, Day, Valid};
 use crate::rest::http::error::ApiError;
 use crate::rest::http::state::Shared;
+use crate::rest::v1::ca::verified::{Verifiable, VerifiedNeeds};
 use crate::rest::v1::write;
 
 /// `{country_code}` and `{contact_id}` of the path.
@@ -88,7 +89,7 @@ pub fn location(country: &CountryCode, id: &str) -> String {
 /// a second focal point, an id in use, invalid details), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca/{country_code}/contacts", tag = "stewards", security(("steward_token" = [])),
     params(CountryPath),
-    request_body = ContactBody,
+    request_body = ContactRequest,
     responses(
         (status = 201, description = "Added; the record as GET now returns it", body = crate::rest::http::schema::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}/contacts/{contact_id}"))),
@@ -103,7 +104,7 @@ pub async fn add(
     steward: Steward,
     CountryPath(country): CountryPath,
     headers: HeaderMap,
-    Valid(body): Valid<ContactBody>,
+    Valid(Verifiable(body)): Valid<ContactRequest>,
 ) -> Result<Response, ApiError> {
     let contact = NewContact::from(body);
     let command = AddContact {
@@ -171,6 +172,13 @@ pub struct ContactBody {
 }
 
 impl Body for ContactBody {}
+
+/// [`ContactBody`] as read and documented: with the `verified` rule.
+pub type ContactRequest = Verifiable<ContactBody>;
+
+impl VerifiedNeeds for ContactBody {
+    const NEEDS: &'static [&'static str] = &["email", "phone", "last_checked"];
+}
 
 /// What a contact covers.
 #[derive(Debug, Deserialize, ToSchema)]

@@ -25,6 +25,7 @@ use crate::rest::http::auth::Steward;
 use crate::rest::http::body::{read, Body, Day, Problems, Valid};
 use crate::rest::http::error::ApiError;
 use crate::rest::http::state::Shared;
+use crate::rest::v1::ca::verified::{Verifiable, VerifiedNeeds};
 use crate::rest::v1::write;
 
 /// Registers a country's authority, attributed to the steward.
@@ -32,7 +33,7 @@ use crate::rest::v1::write;
 /// # Errors
 /// 401/403 (token), 409 (already registered), 422 (fields), 503 (store).
 #[utoipa::path(post, path = "/api/v1/ca", tag = "stewards", security(("steward_token" = [])),
-    request_body = CreateBody,
+    request_body = CreateRequest,
     responses(
         (status = 201, description = "Registered; the record as GET returns it", body = crate::rest::http::schema::Record,
             headers(("Location" = String, description = "/api/v1/ca/{country_code}"))),
@@ -46,7 +47,7 @@ pub async fn create(
     State(state): State<Shared>,
     steward: Steward,
     headers: HeaderMap,
-    Valid(body): Valid<CreateBody>,
+    Valid(Verifiable(body)): Valid<CreateRequest>,
 ) -> Result<Response, ApiError> {
     let mut command = body.into_command()?;
     command.today = Utc::now().date_naive();
@@ -117,6 +118,13 @@ impl Body for CreateBody {
             problems.add("country_code", "must be two letters (ISO 3166-1 alpha-2)");
         }
     }
+}
+
+/// [`CreateBody`] as read and documented: with the `verified` rule.
+pub type CreateRequest = Verifiable<CreateBody>;
+
+impl VerifiedNeeds for CreateBody {
+    const NEEDS: &'static [&'static str] = &["ca_name", "email", "phone", "last_checked"];
 }
 
 impl CreateBody {

@@ -8,6 +8,8 @@ use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, NaiveTime, Utc};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use domain::values::CountryCode;
 
@@ -15,9 +17,75 @@ use projections::views::Record;
 
 use super::CountryPath;
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::{AppState, Shared};
 use crate::rest::v1::write::missing;
+
+/// The parameters of `GET /api/v1/ca/{country_code}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GetQuery {
+    /// RFC 3339 instant, or a date (the end of that day, UTC): the record
+    /// as it stood then.
+    #[param(value_type = Option<Instant>, inline)]
+    pub as_of: Option<String>,
+    /// An area of the Party (a Land, a region; any of its names, any case,
+    /// accents optional): `competent` lists the authorities for it; 404
+    /// `unknown_area` (naming the Party's areas) when it has none of that
+    /// name.
+    #[param(max_length = 300)]
+    pub area: Option<String>,
+    /// export, import or transit: `competent` lists the authorities that
+    /// handle it; another value is 400 `invalid_movement`.
+    #[param(value_type = Option<Movement>, inline)]
+    pub movement: Option<String>,
+}
+
+impl QueryParams for GetQuery {
+    fn code(name: &str) -> &'static str {
+        match name {
+            "movement" => "invalid_movement",
+            _ => "invalid_parameter",
+        }
+    }
+}
+
+/// The schema of `as_of`: a date or a date-time ([`parse_instant`]).
+pub struct Instant;
+
+impl utoipa::PartialSchema for Instant {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{
+            AnyOfBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type,
+        };
+        let format = |known| {
+            ObjectBuilder::new()
+                .schema_type(SchemaType::AnyValue)
+                .format(Some(SchemaFormat::KnownFormat(known)))
+        };
+        AnyOfBuilder::new()
+            .schema_type(Type::String)
+            .item(format(KnownFormat::Date))
+            .item(format(KnownFormat::DateTime))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Instant {}
+
+/// The schema of `movement`: one of [`projections::scope::MOVEMENTS`].
+pub struct Movement;
+
+impl utoipa::PartialSchema for Movement {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(projections::scope::MOVEMENTS))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Movement {}
 
 /// The record of `country_code` (case-insensitive).
 ///
@@ -26,10 +94,7 @@ use crate::rest::v1::write::missing;
 /// country is unknown, `not_yet_recorded` (naming the date of its first
 /// record) when `as_of` is before it; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/ca/{country_code}", tag = "directory", security(("api_key" = [])),
-    params(CountryPath,
-        ("as_of" = Option<String>, Query, description = "RFC 3339 instant, or a date (the end of that day, UTC): the record as it stood then"),
-        ("area" = Option<String>, Query, description = "An area of the Party (a Land, a region; any of its names, any case, accents optional): `competent` lists the authorities for it; 404 `unknown_area` (naming the Party's areas) when it has none of that name"),
-        ("movement" = Option<String>, Query, description = "export, import or transit: `competent` lists the authorities that handle it")),
+    params(CountryPath, GetQuery),
     responses(
         (status = 200, description = "The record", body = crate::rest::http::schema::Record),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::http::error::ErrorBody),
@@ -38,13 +103,13 @@ use crate::rest::v1::write::missing;
 pub async fn get(
     State(state): State<Shared>,
     CountryPath(country): CountryPath,
-    params: Params,
+    Query(query): Query<GetQuery>,
 ) -> Result<Response, ApiError> {
-    let mut params = params;
-    let as_of = params.take("as_of")?;
-    let area = params.take("area")?;
-    let movement = params.take("movement")?;
-    params.finish()?;
+    let GetQuery {
+        as_of,
+        area,
+        movement,
+    } = query;
     if area.is_some() || movement.is_some() {
         return scoped(&state, &country, area.as_deref(), movement.as_deref()).await;
     }

@@ -4,14 +4,14 @@
 use axum::extract::State;
 use axum::Json;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::IntoParams;
 
 use projections::listing::{self, Filter, Listing, Start};
-use projections::search::MAX_QUERY_CHARS;
 use projections::views::ListItem;
 
 use crate::rest::http::error::ApiError;
-use crate::rest::http::params::Params;
+use crate::rest::http::params::{Query, QueryParams};
 use crate::rest::http::state::Shared;
 
 /// Items per page unless `perPage` says otherwise.
@@ -40,6 +40,37 @@ pub struct Page {
 }
 crate::rest::http::schema::schemars_schema!(Page, "Page");
 
+/// The parameters of `GET /api/v1/ca`, bounds stated once here: the
+/// document states them and [`Query`] checks them.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Page, from 1 (default 1).
+    #[param(minimum = 1, maximum = 1000000, default = 1)]
+    pub page: Option<i64>,
+    /// Items per page, 1–500 (default 200: every country on one page);
+    /// alias per_page.
+    #[serde(rename = "perPage")]
+    #[param(minimum = 1, maximum = 500, default = 200)]
+    pub per_page: Option<i64>,
+    /// Only verified (true) or unverified (false) records.
+    pub verified: Option<bool>,
+    /// Only records with (true) or without (false) any contact detail
+    /// (authority name, e-mail, phone or address).
+    pub has_contact: Option<bool>,
+    /// Search: a code, a country's name or other name (e.g. turkey, czech
+    /// republic, viet nam; any case, accents optional), or part of one, or
+    /// part of an authority's name. Best matches first: exact, then the
+    /// start of a name, then a part of it, then the authority; the same
+    /// search as the MCP tool search_competent_authorities.
+    #[param(max_length = 200)]
+    pub q: Option<String>,
+}
+
+impl QueryParams for ListQuery {
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("per_page", "perPage")];
+}
+
 /// Lists records: `page`, `perPage` (alias `per_page`), `verified`,
 /// `has_contact`, `q`; filtered and cut by `projections::listing`, as the
 /// MCP tool `list_competent_authorities` is.
@@ -47,36 +78,22 @@ crate::rest::http::schema::schemars_schema!(Page, "Page");
 /// # Errors
 /// 400 for a bad or unknown parameter; 503 when the read side is unavailable.
 #[utoipa::path(get, path = "/api/v1/ca", tag = "directory", security(("api_key" = [])),
-    params(
-        ("page" = Option<i64>, Query, description = "Page, from 1 (default 1)"),
-        ("perPage" = Option<i64>, Query, description = "Items per page, 1–500 (default 200: every country on one page); alias per_page"),
-        ("verified" = Option<bool>, Query, description = "Only verified (true) or unverified (false) records"),
-        ("has_contact" = Option<bool>, Query, description = "Only records with (true) or without (false) any contact detail (authority name, e-mail, phone or address)"),
-        ("q" = Option<String>, Query, description = "Search: a code, a country's name or other name (e.g. turkey, czech republic, viet nam; any case, accents optional), or part of one, or part of an authority's name. Best matches first: exact, then the start of a name, then a part of it, then the authority; the same search as the MCP tool search_competent_authorities"),
-    ),
+    params(ListQuery),
     responses(
         (status = 200, description = "One page, sorted by country_code (with q: best match first)", body = crate::rest::v1::ca::list::Page),
         (status = 400, description = "Malformed country code, parameter or JSON", body = crate::rest::http::error::ErrorBody),
     ))]
-pub async fn list(State(state): State<Shared>, params: Params) -> Result<Json<Page>, ApiError> {
-    let mut params = params;
-    let page = params.integer(&["page"], 1, 1, MAX_PAGE)?;
-    let per_page = params.integer(&["perPage", "per_page"], DEFAULT_PER_PAGE, 1, MAX_PER_PAGE)?;
+pub async fn list(
+    State(state): State<Shared>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Page>, ApiError> {
+    let page = query.page.unwrap_or(1);
+    let per_page = query.per_page.unwrap_or(DEFAULT_PER_PAGE);
     let filter = Filter {
-        verified: params.flag("verified")?,
-        has_contact: params.flag("has_contact")?,
-        q: params.take("q")?.filter(|q| !q.trim().is_empty()),
+        verified: query.verified,
+        has_contact: query.has_contact,
+        q: query.q.filter(|q| !q.trim().is_empty()),
     };
-    if filter
-        .q
-        .as_ref()
-        .is_some_and(|q| q.chars().count() > MAX_QUERY_CHARS)
-    {
-        return Err(crate::rest::http::params::bad(format!(
-            "q must be at most {MAX_QUERY_CHARS} characters"
-        )));
-    }
-    params.finish()?;
     let rows = state.cache.directory(state.read_db()).await?;
     let skip = (page - 1).saturating_mul(per_page);
     let listing = listing::list(
@@ -111,6 +128,19 @@ mod tests {
             total,
             more: false,
         }
+    }
+
+    #[test]
+    fn the_parameters_state_the_bounds_the_constants_name() {
+        let params = crate::rest::http::params::schemas::<ListQuery>();
+        assert_eq!(params["page"]["maximum"], MAX_PAGE);
+        assert_eq!(params["page"]["minimum"], 1);
+        assert_eq!(params["perPage"]["maximum"], MAX_PER_PAGE);
+        assert_eq!(params["perPage"]["default"], DEFAULT_PER_PAGE);
+        assert_eq!(
+            params["q"]["maxLength"],
+            projections::search::MAX_QUERY_CHARS
+        );
     }
 
     #[test]

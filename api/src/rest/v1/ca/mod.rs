@@ -8,7 +8,9 @@
 //! - [`contacts`]: a Party's contacts (add, read, check, make primary, withdraw);
 //! - [`retire`]: `DELETE /ca/{country_code}` (a record created in error);
 //! - [`proposals`]: four-eyes review (`BASEL_REVIEW=required`): the writes
-//!   above but `create` answer 202 with a proposal; list, approve, reject.
+//!   above but `create` answer 202 with a proposal; list, approve, reject;
+//! - [`verified`]: the rule of a body sent with `verified: true`, stated in
+//!   its schema.
 //!
 //! Reads come from the `directory` projection only; writes go through
 //! `commands::authority::AuthorityCommands`.
@@ -20,6 +22,7 @@ pub mod history;
 pub mod list;
 pub mod proposals;
 pub mod retire;
+pub mod verified;
 pub mod verify;
 
 use axum::extract::{FromRequestParts, RawPathParams};
