@@ -6,8 +6,11 @@ use std::fmt;
 
 use crate::values::{Email, Phone};
 
-/// The contact details of a competent authority. Every field may be unknown
-/// (`None`): the directory never invents contact data.
+/// The contact details of a competent authority, checked and typed (the
+/// text form, the shape edges read and write, is
+/// [`ContactInput`](super::ContactInput)). Every field may be unknown
+/// (`None`): the directory never invents contact data. Events store this
+/// type: its fields and their order stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contact {
     /// The authority's name.
