@@ -4,10 +4,11 @@
 //! [`ContactInput`] is the shape: the name, the [`Channels`] (the person to
 //! address and the ways to reach them), the scope and the source notes, in
 //! the order the transfer files list them. The views (`ContactView` embeds
-//! the channels), the transfer records (`ContactRecord` embeds the whole
-//! input) and the forms build on it with `#[serde(flatten)]`, so each field
-//! is declared here once. [`super::Contact`] is the same details checked
-//! and typed, as events store them.
+//! the channels) and the transfer records (`ContactRecord` embeds the
+//! whole input) hold it with `#[serde(flatten)]`, so their JSON is flat as
+//! before; the seed, the data release, imports and the REST bodies build
+//! it. [`super::Contact`] is the same details checked and typed, as events
+//! store them.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
