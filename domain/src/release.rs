@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::authority::{ContactInput, NewContact, Role, RoleBasis, SourceRef};
+use crate::authority::{Channels, ContactInput, NewContact, Role, RoleBasis, SourceRef};
 use crate::parties::{fold, registry};
 use crate::values::{CountryCode, Email, Phone};
 
@@ -375,12 +375,14 @@ fn contact_of(code: &str, group: Vec<Printed>, areas: &[Vec<String>]) -> NewCont
     };
     let details = ContactInput {
         ca_name: head.name.clone(),
-        contact_person: head.person.clone(),
-        email,
-        phone,
-        fax,
-        website,
-        address: head.address.clone(),
+        channels: Channels {
+            contact_person: head.person.clone(),
+            email,
+            phone,
+            fax,
+            website,
+            address: head.address.clone(),
+        },
         area,
         movements,
         notes: head.source.note.clone(),
@@ -407,29 +409,12 @@ fn contact_of(code: &str, group: Vec<Printed>, areas: &[Vec<String>]) -> NewCont
 fn keep_valid(details: ContactInput) -> ContactInput {
     let mut kept = ContactInput::default();
     for field in crate::authority::ContactField::ALL {
-        let raw = get(&details, field);
+        let raw = details.get(field).map(str::to_owned);
         if crate::authority::parse_field(field, raw.as_deref()).is_ok() {
             kept.set(field, raw);
         }
     }
     kept
-}
-
-fn get(input: &ContactInput, field: crate::authority::ContactField) -> Option<String> {
-    use crate::authority::ContactField as F;
-    match field {
-        F::CaName => input.ca_name.clone(),
-        F::Email => input.email.clone(),
-        F::Phone => input.phone.clone(),
-        F::Address => input.address.clone(),
-        F::Notes => input.notes.clone(),
-        F::ContactPerson => input.contact_person.clone(),
-        F::Fax => input.fax.clone(),
-        F::Website => input.website.clone(),
-        F::Area => input.area.clone(),
-        F::Wastes => input.wastes.clone(),
-        F::Movements => input.movements.clone(),
-    }
 }
 
 /// The first address of the printed text, de-obfuscated; whether it differs
@@ -592,7 +577,7 @@ mod tests {
         for p in parties().expect("release") {
             for c in &p.contacts {
                 let printed = &c.sources[0].printed;
-                if let Some(phone) = &c.details.phone {
+                if let Some(phone) = &c.details.channels.phone {
                     let printed = digits(&printed["phone"]);
                     let served = digits(phone);
                     // The served number's national part is printed (the

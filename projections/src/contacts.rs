@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use domain::authority::{Authority, PartyContact, Role, SourceRef};
+use domain::authority::{Authority, Channels, PartyContact, Role, SourceRef};
 
 /// What a contact covers: an area, kinds of waste, movements.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -128,18 +128,10 @@ pub struct ContactView {
     pub name: Option<String>,
     /// What it covers.
     pub scope: ScopeView,
-    /// The person to address.
-    pub contact_person: Option<String>,
-    /// E-mail.
-    pub email: Option<String>,
-    /// Phone (`+CC-…`).
-    pub phone: Option<String>,
-    /// Fax (`+CC-…`).
-    pub fax: Option<String>,
-    /// Website.
-    pub website: Option<String>,
-    /// Postal address.
-    pub address: Option<String>,
+    /// The person to address and the channels: `contact_person`, `email`,
+    /// `phone`, `fax`, `website`, `address` (the domain's one contact shape).
+    #[serde(flatten)]
+    pub channels: Channels,
     /// Channels found dead (not served).
     pub retired: Vec<RetiredView>,
     /// Where the details come from and how they were checked.
@@ -183,12 +175,7 @@ fn view(c: &PartyContact, primary: bool, today: NaiveDate, stale_after_days: i64
                 .map(|m| m.split(',').map(str::to_owned).collect())
                 .unwrap_or_default(),
         },
-        contact_person: d.contact_person.clone(),
-        email: d.email.as_ref().map(|e| e.as_str().to_owned()),
-        phone: d.phone.as_ref().map(|v| v.as_str().to_owned()),
-        fax: d.fax.as_ref().map(|v| v.as_str().to_owned()),
-        website: d.website.clone(),
-        address: d.address.clone(),
+        channels: Channels::of(d),
         retired: c
             .retired
             .iter()

@@ -5,7 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::contact::{ContactField, ContactInput};
+use super::contact::ContactField;
+use super::details::ContactInput;
 use super::party::{CheckOutcome, Role, RoleBasis, SourceRef};
 use crate::values::{CountryCode, Slug};
 

@@ -6,8 +6,11 @@ use std::fmt;
 
 use crate::values::{Email, Phone};
 
-/// The contact details of a competent authority. Every field may be unknown
-/// (`None`): the directory never invents contact data.
+/// The contact details of a competent authority, checked and typed (the
+/// text form, the shape edges read and write, is
+/// [`ContactInput`](super::ContactInput)). Every field may be unknown
+/// (`None`): the directory never invents contact data. Events store this
+/// type: its fields and their order stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contact {
     /// The authority's name.
@@ -277,96 +280,6 @@ fn parse_movements(text: &str) -> Result<String, String> {
         return Err("name at least one of import, export, transit".into());
     }
     Ok(found.join(","))
-}
-
-/// Contact details as text, before validation (what a form, a JSON body or an
-/// import row carries).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ContactInput {
-    /// `ca_name`
-    pub ca_name: Option<String>,
-    /// `email`
-    pub email: Option<String>,
-    /// `phone`
-    pub phone: Option<String>,
-    /// `address`
-    pub address: Option<String>,
-    /// `notes`
-    pub notes: Option<String>,
-    /// `contact_person`
-    #[serde(default)]
-    pub contact_person: Option<String>,
-    /// `fax`
-    #[serde(default)]
-    pub fax: Option<String>,
-    /// `website`
-    #[serde(default)]
-    pub website: Option<String>,
-    /// `area`
-    #[serde(default)]
-    pub area: Option<String>,
-    /// `wastes`
-    #[serde(default)]
-    pub wastes: Option<String>,
-    /// `movements`
-    #[serde(default)]
-    pub movements: Option<String>,
-}
-
-impl ContactInput {
-    /// Sets one field's raw text.
-    pub fn set(&mut self, field: ContactField, value: Option<String>) {
-        let slot = match field {
-            ContactField::CaName => &mut self.ca_name,
-            ContactField::Email => &mut self.email,
-            ContactField::Phone => &mut self.phone,
-            ContactField::Address => &mut self.address,
-            ContactField::Notes => &mut self.notes,
-            ContactField::ContactPerson => &mut self.contact_person,
-            ContactField::Fax => &mut self.fax,
-            ContactField::Website => &mut self.website,
-            ContactField::Area => &mut self.area,
-            ContactField::Wastes => &mut self.wastes,
-            ContactField::Movements => &mut self.movements,
-        };
-        *slot = value;
-    }
-
-    fn raw(&self, field: ContactField) -> Option<&str> {
-        match field {
-            ContactField::CaName => self.ca_name.as_deref(),
-            ContactField::Email => self.email.as_deref(),
-            ContactField::Phone => self.phone.as_deref(),
-            ContactField::Address => self.address.as_deref(),
-            ContactField::Notes => self.notes.as_deref(),
-            ContactField::ContactPerson => self.contact_person.as_deref(),
-            ContactField::Fax => self.fax.as_deref(),
-            ContactField::Website => self.website.as_deref(),
-            ContactField::Area => self.area.as_deref(),
-            ContactField::Wastes => self.wastes.as_deref(),
-            ContactField::Movements => self.movements.as_deref(),
-        }
-    }
-
-    /// Validates every field, collecting every problem rather than the first.
-    ///
-    /// # Errors
-    /// The list of problems when any field is invalid.
-    pub fn validate(&self) -> Result<Contact, Vec<FieldProblem>> {
-        let mut contact = Contact::default();
-        let mut problems = Vec::new();
-        for field in ContactField::ALL {
-            match parse_field(field, self.raw(field)) {
-                Ok(value) => contact.set(field, value),
-                Err(problem) => problems.push(problem),
-            }
-        }
-        if problems.is_empty() {
-            Ok(contact)
-        } else {
-            Err(problems)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 use chrono::NaiveDate;
 
 use super::commands::{NewContact, RegisterAuthority, RetireAuthority, SubmitVerificationUpdate};
-use super::contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
+use super::contact::{parse_field, Contact, ContactField, FieldProblem};
 use super::decide_contacts::validate_new;
+use super::details::ContactInput;
 use super::events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
     FieldChange, VerificationRecorded,
@@ -478,23 +479,7 @@ pub(super) fn describes_an_office(input: &ContactInput) -> bool {
     ContactField::ALL
         .into_iter()
         .filter(|f| *f != ContactField::Notes)
-        .any(|f| raw_of(input, f).is_some_and(|t| !t.trim().is_empty()))
-}
-
-fn raw_of(input: &ContactInput, field: ContactField) -> Option<&str> {
-    match field {
-        ContactField::CaName => input.ca_name.as_deref(),
-        ContactField::Email => input.email.as_deref(),
-        ContactField::Phone => input.phone.as_deref(),
-        ContactField::Address => input.address.as_deref(),
-        ContactField::Notes => input.notes.as_deref(),
-        ContactField::ContactPerson => input.contact_person.as_deref(),
-        ContactField::Fax => input.fax.as_deref(),
-        ContactField::Website => input.website.as_deref(),
-        ContactField::Area => input.area.as_deref(),
-        ContactField::Wastes => input.wastes.as_deref(),
-        ContactField::Movements => input.movements.as_deref(),
-    }
+        .any(|f| input.get(f).is_some_and(|t| !t.trim().is_empty()))
 }
 
 pub(super) fn check_date(

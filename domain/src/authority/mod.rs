@@ -13,6 +13,7 @@ mod commands;
 mod contact;
 mod decide;
 mod decide_contacts;
+mod details;
 mod events;
 mod party;
 mod proposal;
@@ -28,7 +29,8 @@ pub use commands::{
     RegisterAuthority, RemoveContact, RetireAuthority, SubmitVerificationUpdate,
     VerificationMethod, DEFAULT_MAX_CONTACTS,
 };
-pub use contact::{parse_field, Contact, ContactField, ContactInput, FieldProblem};
+pub use contact::{parse_field, Contact, ContactField, FieldProblem};
+pub use details::{Channels, ContactInput};
 pub use events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ChangeProposed, ContactAdded,
     ContactDetailsChanged, ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated,

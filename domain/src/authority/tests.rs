@@ -15,9 +15,12 @@ fn de() -> CountryCode {
 fn full_contact() -> ContactInput {
     ContactInput {
         ca_name: Some("Umweltbundesamt".into()),
-        email: Some("basel@uba.de".into()),
-        phone: Some("+49-340-2103-0".into()),
-        address: Some("Wörlitzer Platz 1, Dessau".into()),
+        channels: Channels {
+            email: Some("basel@uba.de".into()),
+            phone: Some("+49-340-2103-0".into()),
+            address: Some("Wörlitzer Platz 1, Dessau".into()),
+            ..Channels::default()
+        },
         ..ContactInput::default()
     }
 }
@@ -127,10 +130,14 @@ fn registration_with_unknown_contact_fields_is_allowed_when_not_verified() {
 
 #[test]
 fn a_record_cannot_be_registered_verified_with_empty_required_fields() {
+    let full = full_contact();
     let contact = ContactInput {
-        email: None,
-        phone: None,
-        ..full_contact()
+        channels: Channels {
+            email: None,
+            phone: None,
+            ..full.channels.clone()
+        },
+        ..full
     };
     let fields = problems_of(
         given::<Authority>(vec![])
@@ -142,10 +149,14 @@ fn a_record_cannot_be_registered_verified_with_empty_required_fields() {
 
 #[test]
 fn invalid_email_and_phone_are_refused_together() {
+    let full = full_contact();
     let contact = ContactInput {
-        email: Some("not-an-address".into()),
-        phone: Some("0340 2103".into()),
-        ..full_contact()
+        channels: Channels {
+            email: Some("not-an-address".into()),
+            phone: Some("0340 2103".into()),
+            ..full.channels.clone()
+        },
+        ..full
     };
     let fields = problems_of(
         given::<Authority>(vec![])
@@ -157,10 +168,14 @@ fn invalid_email_and_phone_are_refused_together() {
 
 #[test]
 fn a_phone_or_fax_without_a_country_calling_code_is_refused() {
+    let full = full_contact();
     let contact = ContactInput {
-        phone: Some("+861-0-66-55-62-56".into()),
-        fax: Some("+12-613-555-0100".into()),
-        ..full_contact()
+        channels: Channels {
+            phone: Some("+861-0-66-55-62-56".into()),
+            fax: Some("+12-613-555-0100".into()),
+            ..full.channels.clone()
+        },
+        ..full
     };
     let fields = problems_of(
         given::<Authority>(vec![])

@@ -30,8 +30,11 @@ fn de_focal_point_only() -> Vec<AuthorityEvent> {
             role: Some(Role::FocalPoint),
             details: ContactInput {
                 ca_name: Some("Umweltbundesamt".into()),
-                email: Some("focal.point.basel@uba.de".into()),
-                phone: Some("+49-30-8903-3296".into()),
+                channels: Channels {
+                    email: Some("focal.point.basel@uba.de".into()),
+                    phone: Some("+49-30-8903-3296".into()),
+                    ..Channels::default()
+                },
                 ..ContactInput::default()
             },
             source: Some("fact sheet".into()),
@@ -61,8 +64,11 @@ fn saxony() -> AddContact {
         contact: NewContact {
             details: ContactInput {
                 ca_name: Some("Landesdirektion Sachsen".into()),
-                email: Some("abfall@lds.sachsen.de".into()),
-                phone: Some("+49-371-532-0".into()),
+                channels: Channels {
+                    email: Some("abfall@lds.sachsen.de".into()),
+                    phone: Some("+49-371-532-0".into()),
+                    ..Channels::default()
+                },
                 area: Some("Saxony".into()),
                 movements: Some("import, export".into()),
                 ..ContactInput::default()

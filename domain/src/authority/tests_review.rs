@@ -29,8 +29,11 @@ fn contact(id: &str, name: &str, email: &str) -> PartyContact {
         role: Role::CompetentAuthority,
         details: ContactInput {
             ca_name: Some(name.into()),
-            email: Some(email.into()),
-            phone: Some("+49-340-2103-0".into()),
+            channels: Channels {
+                email: Some(email.into()),
+                phone: Some("+49-340-2103-0".into()),
+                ..Channels::default()
+            },
             ..ContactInput::default()
         }
         .validate()
@@ -64,7 +67,10 @@ fn add_by(steward: &str) -> AuthorityCommand {
         contact: NewContact {
             details: ContactInput {
                 ca_name: Some("Neues Amt".into()),
-                email: Some("neu@amt.de".into()),
+                channels: Channels {
+                    email: Some("neu@amt.de".into()),
+                    ..Channels::default()
+                },
                 ..ContactInput::default()
             },
             ..NewContact::default()

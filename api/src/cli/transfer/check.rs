@@ -7,11 +7,12 @@ use std::collections::HashSet;
 
 use chrono::NaiveDate;
 
-use domain::authority::{parse_field, CheckOutcome, ContactPatch, Role, RoleBasis, SourceRef};
+use domain::authority::{
+    parse_field, CheckOutcome, ContactField, ContactInput, ContactPatch, Role, RoleBasis, SourceRef,
+};
 use domain::values::CountryCode;
 
 use super::read::Line;
-use super::record::DETAIL_COLUMNS;
 
 /// What a file states about one contact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,9 +173,9 @@ fn first_release_party(line: &Line, party: &mut PartyWant) {
 /// shape, without that column) the primary competent authority when the
 /// row names an office.
 fn contact_of(line: &Line, cc: &str, blame: &mut Blame<'_>) -> Option<ContactWant> {
-    let office = DETAIL_COLUMNS
+    let office = ContactInput::FIELDS
         .iter()
-        .any(|(column, _)| *column != "notes" && line.text(column).is_some());
+        .any(|field| *field != ContactField::Notes && line.text(field.name()).is_some());
     let id = if line.states("contact_id") {
         let id = line.text("contact_id");
         let described = office
@@ -208,7 +209,8 @@ fn contact_of(line: &Line, cc: &str, blame: &mut Blame<'_>) -> Option<ContactWan
 fn contact_want(line: &Line, id: Option<String>, cc: &str, blame: &mut Blame<'_>) -> ContactWant {
     let p = line.prefix.as_str();
     let mut details = ContactPatch::new();
-    for (column, field) in DETAIL_COLUMNS {
+    for field in ContactInput::FIELDS {
+        let column = field.name();
         // The first release left a verified record's notes out of its
         // export: there, an empty `notes` states nothing.
         if !line.states(column)

@@ -10,7 +10,7 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use domain::authority::{Authority, ContactField, PartyContact, SourceRef};
+use domain::authority::{Authority, ContactInput, PartyContact, SourceRef};
 
 /// The Party's columns, in export order.
 pub const PARTY_COLUMNS: [&str; 5] = [
@@ -21,7 +21,8 @@ pub const PARTY_COLUMNS: [&str; 5] = [
     "party_last_attempt",
 ];
 
-/// A contact's columns, in export order.
+/// A contact's columns, in export order (its detail columns are
+/// [`ContactInput::FIELDS`], in that order: a test holds them together).
 pub const CONTACT_COLUMNS: [&str; 22] = [
     "contact_id",
     "role",
@@ -74,28 +75,11 @@ pub struct ContactRecord {
     pub role: String,
     /// Whether it is the primary competent authority.
     pub primary: bool,
-    /// The institution's name.
-    pub ca_name: Option<String>,
-    /// The person to address.
-    pub contact_person: Option<String>,
-    /// E-mail.
-    pub email: Option<String>,
-    /// Phone, `+CC-…`.
-    pub phone: Option<String>,
-    /// Fax, `+CC-…`.
-    pub fax: Option<String>,
-    /// Website.
-    pub website: Option<String>,
-    /// Postal address.
-    pub address: Option<String>,
-    /// Scope: the area it is competent for.
-    pub area: Option<String>,
-    /// Scope: the wastes it handles.
-    pub wastes: Option<String>,
-    /// Scope: `export`, `import`, `transit` (comma list); empty for all.
-    pub movements: Option<String>,
-    /// Source notes.
-    pub notes: Option<String>,
+    /// Its details, one column each ([`ContactInput::FIELDS`]: `ca_name`,
+    /// the channels, the scope, the source notes), as the domain's one
+    /// contact shape writes them.
+    #[serde(flatten)]
+    pub details: ContactInput,
     /// What its details rely on.
     pub source: Option<String>,
     /// Whether a check confirmed them.
@@ -117,21 +101,6 @@ pub struct ContactRecord {
     #[serde(default)]
     pub sources: Vec<SourceRef>,
 }
-
-/// The contact columns that hold a detail field, with that field.
-pub const DETAIL_COLUMNS: [(&str, ContactField); 11] = [
-    ("ca_name", ContactField::CaName),
-    ("contact_person", ContactField::ContactPerson),
-    ("email", ContactField::Email),
-    ("phone", ContactField::Phone),
-    ("fax", ContactField::Fax),
-    ("website", ContactField::Website),
-    ("address", ContactField::Address),
-    ("area", ContactField::Area),
-    ("wastes", ContactField::Wastes),
-    ("movements", ContactField::Movements),
-    ("notes", ContactField::Notes),
-];
 
 fn day(date: Option<NaiveDate>) -> Option<String> {
     date.map(|d| d.format("%Y-%m-%d").to_string())
@@ -176,23 +145,12 @@ impl PartyRecord {
 impl ContactRecord {
     /// A contact as its state stands.
     pub fn of(contact: &PartyContact, primary: bool) -> Self {
-        let d = |field| contact.details.get(field);
         let p = &contact.provenance;
         Self {
             contact_id: contact.id.clone(),
             role: contact.role.as_str().to_owned(),
             primary,
-            ca_name: d(ContactField::CaName),
-            contact_person: d(ContactField::ContactPerson),
-            email: d(ContactField::Email),
-            phone: d(ContactField::Phone),
-            fax: d(ContactField::Fax),
-            website: d(ContactField::Website),
-            address: d(ContactField::Address),
-            area: d(ContactField::Area),
-            wastes: d(ContactField::Wastes),
-            movements: d(ContactField::Movements),
-            notes: d(ContactField::Notes),
+            details: ContactInput::of(&contact.details),
             source: p.source.clone(),
             verified: p.verified,
             last_checked: day(p.last_checked),
@@ -213,22 +171,10 @@ impl ContactRecord {
             self.primary.to_string(),
         ];
         cells.extend(
-            [
-                &self.ca_name,
-                &self.contact_person,
-                &self.email,
-                &self.phone,
-                &self.fax,
-                &self.website,
-                &self.address,
-                &self.area,
-                &self.wastes,
-                &self.movements,
-                &self.notes,
-                &self.source,
-            ]
-            .map(text),
+            ContactInput::FIELDS
+                .map(|field| self.details.get(field).unwrap_or_default().to_owned()),
         );
+        cells.push(text(&self.source));
         cells.push(self.verified.to_string());
         cells.extend([&self.last_checked, &self.outcome, &self.last_attempt].map(text));
         cells.push(self.also_focal_point.to_string());
@@ -239,5 +185,16 @@ impl ContactRecord {
             serde_json::to_string(&self.sources).unwrap_or_default()
         });
         cells
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_detail_columns_are_the_contact_shape_in_order() {
+        let names = ContactInput::FIELDS.map(|field| field.name());
+        assert_eq!(CONTACT_COLUMNS[3..3 + names.len()], names);
     }
 }

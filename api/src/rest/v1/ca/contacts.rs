@@ -22,7 +22,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use commands::authority::AuthorityCommands;
 use domain::authority::{
-    AddContact, AuthorityCommand, ContactInput, DesignatePrimary, NewContact, RemoveContact, Role,
+    AddContact, AuthorityCommand, Channels, ContactInput, DesignatePrimary, NewContact,
+    RemoveContact, Role,
 };
 use domain::values::CountryCode;
 
@@ -208,12 +209,14 @@ impl From<ContactBody> for NewContact {
             role: body.role,
             details: ContactInput {
                 ca_name: Some(body.name),
-                contact_person: body.contact_person,
-                email: body.email,
-                phone: body.phone,
-                fax: body.fax,
-                website: body.website,
-                address: body.address,
+                channels: Channels {
+                    contact_person: body.contact_person,
+                    email: body.email,
+                    phone: body.phone,
+                    fax: body.fax,
+                    website: body.website,
+                    address: body.address,
+                },
                 notes: body.source_notes,
                 area,
                 wastes,

@@ -18,7 +18,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use commands::authority::AuthorityCommands;
-use domain::authority::{ContactInput, RegisterAuthority};
+use domain::authority::{Channels, ContactInput, RegisterAuthority};
 use domain::values::CountryCode;
 
 use crate::rest::http::auth::Steward;
@@ -141,9 +141,12 @@ impl CreateBody {
             country_name: self.country_name,
             contact: ContactInput {
                 ca_name: self.ca_name,
-                email: self.email,
-                phone: self.phone,
-                address: self.address,
+                channels: Channels {
+                    email: self.email,
+                    phone: self.phone,
+                    address: self.address,
+                    ..Channels::default()
+                },
                 notes: self.notes,
                 ..ContactInput::default()
             },

@@ -205,8 +205,9 @@ pub struct Corrections {
 }
 
 impl Corrections {
-    /// The fields given, with their new text (`None`: clear).
-    fn given(&self) -> Vec<(ContactField, Option<&str>)> {
+    /// Each field with what the body says of it, in the order of the
+    /// domain's contact shape (`ContactInput::FIELDS`).
+    fn fields(&self) -> [(ContactField, &Option<Option<String>>); 11] {
         [
             (ContactField::CaName, &self.ca_name),
             (ContactField::ContactPerson, &self.contact_person),
@@ -220,32 +221,22 @@ impl Corrections {
             (ContactField::Movements, &self.movements),
             (ContactField::Notes, &self.notes),
         ]
-        .into_iter()
-        .filter_map(|(field, change)| Some((field, change.as_ref()?.as_deref())))
-        .collect()
+    }
+
+    /// The fields given, with their new text (`None`: clear).
+    fn given(&self) -> Vec<(ContactField, Option<&str>)> {
+        self.fields()
+            .into_iter()
+            .filter_map(|(field, change)| Some((field, change.as_ref()?.as_deref())))
+            .collect()
     }
 
     /// The fields given, each to its new text or `None` (clear).
     pub fn into_patch(self) -> ContactPatch {
-        let mut patch = ContactPatch::new();
-        for (field, change) in [
-            (ContactField::CaName, self.ca_name),
-            (ContactField::ContactPerson, self.contact_person),
-            (ContactField::Email, self.email),
-            (ContactField::Phone, self.phone),
-            (ContactField::Fax, self.fax),
-            (ContactField::Website, self.website),
-            (ContactField::Address, self.address),
-            (ContactField::Area, self.area),
-            (ContactField::Wastes, self.wastes),
-            (ContactField::Movements, self.movements),
-            (ContactField::Notes, self.notes),
-        ] {
-            if let Some(text) = change {
-                patch.insert(field, text);
-            }
-        }
-        patch
+        self.given()
+            .into_iter()
+            .map(|(field, text)| (field, text.map(str::to_owned)))
+            .collect()
     }
 }
 
