@@ -23,7 +23,7 @@ impl AuthorityCommands {
     /// Commands writing to `backend`.
     pub fn new(backend: &Backend) -> Self {
         Self {
-            executor: Executor::new(backend),
+            executor: Executor::remembering(backend),
             backend: backend.clone(),
         }
     }

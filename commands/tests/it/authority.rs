@@ -171,7 +171,64 @@ async fn a_stale_expected_version_is_a_conflict(mode: Mode) {
     a_stale_expected_version_is_a_conflict_and_writes_nothing(store.backend.clone()).await;
 }
 
+/// Two processes write one Party in turn. Each remembers the state of its
+/// own last commit (the executor's "Remembered states"), so each must
+/// catch up on what the other committed before deciding: a stale state
+/// would refuse the expected version, or record the wrong `old` value.
+async fn remembered_states_catch_up_on_what_another_process_committed(mode: Mode) {
+    let store = fresh_store(mode).await;
+    let backend = store.backend.clone();
+    let (a, b) = (
+        AuthorityCommands::new(&backend),
+        AuthorityCommands::new(&backend),
+    );
+    register_de(&a).await;
+    let de = CountryCode::parse("DE").expect("code");
+    let mut version = 1;
+    for n in 1..=6 {
+        let writer = if n % 2 == 1 { &a } else { &b };
+        let committed = writer
+            .submit_verification_at(&de, update(n), &metadata(n), Some(version))
+            .await
+            .unwrap_or_else(|error| panic!("update {n} at version {version}: {error}"));
+        assert_eq!(committed.sequence, version + 2, "update {n}");
+        version = committed.sequence;
+    }
+    // Without an expected version too: A decides on B's last note.
+    a.submit_verification(&de, update(7), &metadata(7))
+        .await
+        .expect("update 7");
+    let events = backend.event_store::<commands::adapter::Agg<domain::authority::Authority>>();
+    let stored = cqrs_es::EventStore::load_events(&events, "DE")
+        .await
+        .expect("load");
+    let olds: Vec<Option<String>> = stored
+        .iter()
+        .filter_map(|envelope| match &envelope.payload.0 {
+            domain::authority::AuthorityEvent::ContactDetailsChanged(changed) => {
+                Some(changed.changes[0].old.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<Option<String>> = (0..7)
+        .map(|n| (n > 0).then(|| format!("note {n}")))
+        .collect();
+    assert_eq!(
+        olds, expected,
+        "each change starts from the last stored note"
+    );
+    let rebuilt = a.current(&de).await.expect("rebuilt");
+    assert_eq!(
+        rebuilt
+            .primary_contact()
+            .and_then(|c| c.details.notes.clone()),
+        Some("note 7".to_owned())
+    );
+}
+
 both_modes!(
     fifty_concurrent_verification_updates_on_one_record_lose_nothing,
     a_stale_expected_version_is_a_conflict,
+    remembered_states_catch_up_on_what_another_process_committed,
 );
