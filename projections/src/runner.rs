@@ -420,6 +420,24 @@ impl Projector {
             .collect()
     }
 
+    /// How far `projection` is behind the events it reads, in one statement:
+    /// `Some(head)` when its checkpoint is below `head`, the last position
+    /// of those events; `None` when it has applied them all.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Database`] on failure.
+    pub async fn behind(&self, projection: Projection) -> Result<Option<i64>, ProjectionError> {
+        let (head, position): (i64, i64) = sqlx::query_as(
+            "SELECT CAST(COALESCE((SELECT MAX(position) FROM events WHERE aggregate_type = $1), 0) AS BIGINT), \
+             CAST(COALESCE((SELECT position FROM projection_checkpoints WHERE name = $2), 0) AS BIGINT)",
+        )
+        .bind(projection.reads().type_name())
+        .bind(projection.name())
+        .fetch_one(&self.db)
+        .await?;
+        Ok((position < head).then_some(head))
+    }
+
     /// Waits until every projection has applied the whole log as it is now,
     /// at most `timeout`; returns whether they got there. For processes that
     /// do not run the projections themselves (server mode, other roles).
