@@ -23,13 +23,15 @@ use crate::{registrants, MailError};
 const BATCH: i64 = 500;
 
 /// Reads one batch of events after the feed's position and queues their
-/// mail. Returns how many events it read (0: the feed is at the head).
+/// mail. Returns how many events it read (0: no event after the feed's
+/// position is one the outbox mails about).
 ///
 /// # Errors
 /// Database errors, or an event of the mail's aggregates that does not decode.
 pub async fn feed_once(db: &projections::ReadDb) -> Result<usize, MailError> {
-    if outbox::peek_feed_position(db).await? >= projections::log::head(db).await? {
-        // Nothing to feed: no write (the feed's transaction locks and writes).
+    if !outbox::anything_to_feed(db).await? {
+        // Nothing to mail about: no write (the feed's transaction locks
+        // and writes).
         return Ok(0);
     }
     let mut tx = db.begin().await?;

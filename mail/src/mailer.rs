@@ -104,10 +104,16 @@ impl Mailer {
         };
         tracing::info!(sending = self.transport.is_some(), "mail outbox active");
         let result = async {
+            let mut checked = tokio::time::Instant::now();
             loop {
                 if let Some(lock) = lock.as_mut() {
-                    // A lost lock connection means another mailer may lead now.
-                    sqlx::query("SELECT 1").execute(&mut **lock).await?;
+                    // A lost lock connection means another mailer may lead
+                    // now: checked once per `poll`, not on every wake (every
+                    // write rings it).
+                    if checked.elapsed() >= poll {
+                        sqlx::query("SELECT 1").execute(&mut **lock).await?;
+                        checked = tokio::time::Instant::now();
+                    }
                 }
                 let notified = wake.notified();
                 self.pass().await?;

@@ -8,6 +8,9 @@
 //! RFC 3339 text for instants, which sort as they compare).
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use domain::api_key::ApiKey;
+use domain::notice::Notice;
+use domain::Aggregate as _;
 use sqlx::{Any, Row, Transaction};
 
 use crate::MailError;
@@ -69,17 +72,25 @@ pub fn stamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// How far the outbox has read the log, without a lock (to tell whether
-/// there is anything to feed).
+/// Whether an event the outbox mails about (an API key's or a notice's)
+/// lies after the feed's position: one statement, no lock, an index lookup
+/// per aggregate type. When none does there is nothing to feed, and the
+/// events after the position (the Parties', which mail nobody) wait until
+/// one does: a steward write costs the outbox this one statement, not a
+/// transaction moving its position (measured: 6.5 statements per write).
 ///
 /// # Errors
 /// Database errors.
-pub async fn peek_feed_position(db: &projections::ReadDb) -> Result<i64, MailError> {
-    Ok(
-        sqlx::query_scalar("SELECT position FROM mail_feed WHERE name = 'outbox'")
-            .fetch_one(db)
-            .await?,
+pub async fn anything_to_feed(db: &projections::ReadDb) -> Result<bool, MailError> {
+    let due: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE aggregate_type IN ($1, $2) \
+         AND position > (SELECT position FROM mail_feed WHERE name = 'outbox') LIMIT 1) AS due",
     )
+    .bind(ApiKey::TYPE)
+    .bind(Notice::TYPE)
+    .fetch_one(db)
+    .await?;
+    Ok(due > 0)
 }
 
 /// How far the outbox has read the log, locked for the rest of `tx`.
