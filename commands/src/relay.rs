@@ -340,7 +340,13 @@ impl Relay {
             // is gone, so is the lock, and the relay must stop at once.
             while self.pass(lock).await? == BATCH as usize {}
             tokio::select! {
-                notified = listener.recv() => { notified?; }
+                notified = listener.recv() => {
+                    notified?;
+                    // Each event row notifies: one pass serves every
+                    // notification already here (a two-event command made
+                    // two passes, the second finding nothing).
+                    while listener.next_buffered().is_some() {}
+                }
                 () = tokio::time::sleep(poll) => {}
             }
         }

@@ -262,14 +262,12 @@ impl Projector {
     ) -> Result<BatchOutcome, ProjectionError> {
         let name = projection.name();
         let mut tx = self.db.begin().await?;
-        sqlx::query("UPDATE projection_checkpoints SET updated_at = $1 WHERE name = $2")
-            .bind(now())
-            .bind(name)
-            .execute(&mut *tx)
-            .await?;
+        // The write comes first: it locks the checkpoint row for the batch.
         let row = sqlx::query(
-            "SELECT position, stream_sequence FROM projection_checkpoints WHERE name = $1",
+            "UPDATE projection_checkpoints SET updated_at = $1 WHERE name = $2 \
+             RETURNING position, stream_sequence",
         )
+        .bind(now())
         .bind(name)
         .fetch_one(&mut *tx)
         .await?;

@@ -143,8 +143,6 @@ impl Notary {
     }
 
     async fn append_locked(&self, first: u64, leaves: &[(i64, Hash)]) -> Result<(), StoreError> {
-        const SQL: &str =
-            "INSERT INTO audit_leaves (leaf_index, position, leaf_hash) VALUES ($1, $2, $3)";
         let index = |offset: usize| i64::try_from(first + offset as u64).unwrap_or(i64::MAX);
         match &self.backend {
             Backend::Postgres(pool) => {
@@ -153,20 +151,28 @@ impl Notary {
                     .bind(AUDIT_LOCK_KEY)
                     .execute(&mut *tx)
                     .await?;
-                for (offset, (position, hash)) in leaves.iter().enumerate() {
-                    sqlx::query(SQL)
-                        .bind(index(offset))
-                        .bind(position)
-                        .bind(hash.as_slice())
-                        .execute(&mut *tx)
-                        .await?;
-                }
+                // One statement for the whole extension (it was one per
+                // leaf: two per steward write).
+                let indexes: Vec<i64> = (0..leaves.len()).map(index).collect();
+                let positions: Vec<i64> = leaves.iter().map(|(position, _)| *position).collect();
+                let hashes: Vec<&[u8]> = leaves.iter().map(|(_, hash)| hash.as_slice()).collect();
+                sqlx::query(
+                    "INSERT INTO audit_leaves (leaf_index, position, leaf_hash) \
+                     SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BYTEA[])",
+                )
+                .bind(&indexes)
+                .bind(&positions)
+                .bind(&hashes)
+                .execute(&mut *tx)
+                .await?;
                 tx.commit().await?;
             }
             Backend::Sqlite(pool) => {
                 let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
                 for (offset, (position, hash)) in leaves.iter().enumerate() {
-                    sqlx::query(SQL)
+                    sqlx::query(
+                        "INSERT INTO audit_leaves (leaf_index, position, leaf_hash) VALUES ($1, $2, $3)",
+                    )
                         .bind(index(offset))
                         .bind(position)
                         .bind(hash.as_slice())
