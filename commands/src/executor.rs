@@ -134,18 +134,15 @@ where
             current_sequence: sequence,
             current_snapshot: None,
         };
-        let later = self
+        // Streamed, as in `rebuild`: another process may have appended
+        // thousands since.
+        let mut later = self
             .repository
-            .get_last_events::<Agg<A>>(aggregate_id, sequence)
-            .await
-            .map_err(from_persistence_error)?;
-        for event in later {
-            let next = event.sequence;
-            let event: Ev<A::Event> = serde_json::from_value(event.payload).map_err(|error| {
-                CommandError::Infrastructure(format!("stored event does not decode: {error}"))
-            })?;
-            context.current_sequence = next;
-            domain::Aggregate::apply(&mut context.aggregate.0, event.0);
+            .stream_events_after::<Agg<A>>(aggregate_id, sequence);
+        while let Some(envelope) = later.next::<Agg<A>>(&[]).await {
+            let envelope = envelope.map_err(from_persistence_error)?;
+            context.current_sequence = envelope.sequence;
+            context.aggregate.apply(envelope.payload);
         }
         Ok(context)
     }

@@ -20,7 +20,8 @@ pub mod access;
 pub mod otlp;
 pub mod request_id;
 
-use std::io::{BufWriter, IsTerminal, Stderr, Write};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::os::fd::AsFd as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -157,15 +158,28 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
 /// lookups at 0.72–0.81 of the floor; buffered, at <RATIO> (issue #24,
 /// `ROUNDS=3 DURATION=8s scripts/bench-http`). A line is never dropped; if
 /// the process is killed, the last [`FLUSH_EVERY`] of lines is lost.
+///
+/// The buffer writes to its own handle on file descriptor 2, not through
+/// `std::io::stderr()`: that one takes the standard library's stderr lock,
+/// which a command may hold for a while (`basel import` writes its problems
+/// through it) while it logs, and the flushing thread, holding this buffer,
+/// would wait for it forever.
 #[derive(Clone)]
-struct Lines(Arc<Mutex<BufWriter<Stderr>>>);
+struct Lines(Arc<Mutex<BufWriter<Box<dyn Write + Send>>>>);
 
 impl Lines {
     /// The buffer, and its flushing thread.
     fn new() -> Self {
+        let out: Box<dyn Write + Send> = match std::io::stderr().as_fd().try_clone_to_owned() {
+            Ok(fd) => Box::new(std::fs::File::from(fd)),
+            Err(error) => {
+                eprintln!("basel: log lines share the standard error lock: file descriptor 2 could not be duplicated ({error})");
+                Box::new(std::io::stderr())
+            }
+        };
         let lines = Self(Arc::new(Mutex::new(BufWriter::with_capacity(
             64 * 1024,
-            std::io::stderr(),
+            out,
         ))));
         let flushing = lines.clone();
         let started = std::thread::Builder::new()
@@ -180,7 +194,7 @@ impl Lines {
         lines
     }
 
-    fn buffer(&self) -> MutexGuard<'_, BufWriter<Stderr>> {
+    fn buffer(&self) -> MutexGuard<'_, BufWriter<Box<dyn Write + Send>>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -203,7 +217,7 @@ impl<'a> MakeWriter<'a> for Lines {
 }
 
 /// One line being written into [`Lines`]' buffer (it holds the lock).
-struct Line<'a>(MutexGuard<'a, BufWriter<Stderr>>);
+struct Line<'a>(MutexGuard<'a, BufWriter<Box<dyn Write + Send>>>);
 
 impl Write for Line<'_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
@@ -219,6 +233,25 @@ impl Write for Line<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_written_while_another_thread_holds_the_stderr_lock() {
+        let lines = Lines::new();
+        let held = std::io::stderr().lock();
+        let (done, finished) = std::sync::mpsc::channel();
+        let writer = lines.clone();
+        std::thread::spawn(move || {
+            let _ = writer.make_writer().write_all(b"a log line\n");
+            writer.flush();
+            let _ = done.send(());
+        });
+        let written = finished.recv_timeout(Duration::from_secs(5));
+        drop(held);
+        assert!(
+            written.is_ok(),
+            "flushing the lines waited for the standard error lock"
+        );
+    }
 
     #[test]
     fn quiet_libraries_stay_at_warn_unless_named() {
