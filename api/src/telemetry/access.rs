@@ -140,12 +140,21 @@ where
 {
     let started = Instant::now();
     let text = id.to_str().unwrap_or_default().to_owned();
-    let span = tracing::info_span!(
-        "request",
-        otel.kind = "server",
-        request.id = %text,
-        listener = %listener
-    );
+    // Without an OTLP exporter the span only puts the request id on the
+    // lines logged while it runs (the access line names the listener
+    // itself): a span with one field costs each request less to format
+    // (lookups: 0.848 of the floor with three fields, 0.851–0.852 with one;
+    // BENCHMARKS.md, "REST lookups").
+    let span = if super::otlp::exporting() {
+        tracing::info_span!(
+            "request",
+            otel.kind = "server",
+            request.id = %text,
+            listener = %listener
+        )
+    } else {
+        tracing::info_span!("request", request.id = %text)
+    };
     if let Some(parent) = incoming(request.headers()) {
         commands::trace::follow(&span, &parent);
     }

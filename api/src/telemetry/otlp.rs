@@ -58,6 +58,16 @@ pub fn parse_endpoint(text: &str) -> Result<String, String> {
     Ok(base.to_owned())
 }
 
+/// Whether this process exports spans (a provider was built).
+static EXPORTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process exports spans over OTLP: the request span then
+/// carries what a collector needs (`otel.kind`, `listener`), which log
+/// lines alone do not.
+pub fn exporting() -> bool {
+    EXPORTING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The tracer provider exporting to `traces.endpoint`; shut it down at exit
 /// so the last spans are sent.
 ///
@@ -77,6 +87,7 @@ pub fn provider(traces: &Traces) -> anyhow::Result<SdkTracerProvider> {
             KeyValue::new("basel.role", traces.role.clone()),
         ])
         .build();
+    EXPORTING.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .with_resource(resource)
