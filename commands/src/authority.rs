@@ -23,7 +23,7 @@ impl AuthorityCommands {
     /// Commands writing to `backend`.
     pub fn new(backend: &Backend) -> Self {
         Self {
-            executor: Executor::remembering(backend),
+            executor: Executor::new(backend),
             backend: backend.clone(),
         }
     }

@@ -16,22 +16,6 @@
 //! times so costs a command time, not memory: otherwise the process's
 //! memory grew with the longest history loaded, as the allocator keeps the
 //! high-water mark of each thread's arena (issue #14's soak).
-//!
-//! # Remembered states
-//!
-//! An executor made with [`Executor::remembering`] keeps, for each
-//! aggregate it committed to, the state right after that commit and its
-//! sequence: exactly the fold of the stored events `1..=sequence`, as
-//! events are never changed once stored. The next command on that
-//! aggregate reads only the events after that sequence (none, when this
-//! process wrote last) instead of its whole history, so a command's cost no
-//! longer grows with the aggregate's history. The store still decides: a
-//! commit appends at the sequence the state was read at, and the primary
-//! key refuses it if anyone (another process, another replica) appended
-//! first, exactly as without the memory. Only the Parties' executor
-//! remembers (a few hundred small states, [`REMEMBERED`] at most); API keys
-//! and stewards hold personal data that an erasure must be able to remove
-//! from every copy, so their states are always rebuilt from the store.
 
 use cqrs_es::persist::{
     EventStoreAggregateContext, PersistedEventRepository, PersistedEventStore, PersistenceError,
@@ -39,9 +23,7 @@ use cqrs_es::persist::{
 use cqrs_es::{Aggregate as _, AggregateContext, AggregateError, EventStore};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::collections::HashMap;
 use std::fmt::Debug;
-use std::sync::{Mutex, PoisonError};
 
 use domain::metadata::Metadata;
 
@@ -71,10 +53,6 @@ pub struct Committed {
 /// another command on the same aggregate committed first.
 const ATTEMPTS: usize = 4;
 
-/// How many aggregates' states a remembering executor keeps (see the
-/// module's "Remembered states"); past it, one is forgotten for each new one.
-pub const REMEMBERED: usize = 1024;
-
 /// Executes commands for aggregates of type `A`.
 pub struct Executor<A>
 where
@@ -83,96 +61,22 @@ where
     backend: Backend,
     repository: AnyEventRepository,
     store: PersistedEventStore<AnyEventRepository, Agg<A>>,
-    /// Each aggregate's state after this process's last commit to it, with
-    /// that commit's last sequence; `None` when this executor rebuilds
-    /// every state from the store.
-    remembered: Option<Mutex<HashMap<String, (A, usize)>>>,
 }
 
 impl<A> Executor<A>
 where
-    A: domain::Aggregate + Clone + Serialize + DeserializeOwned + Send + Sync,
+    A: domain::Aggregate + Serialize + DeserializeOwned + Send + Sync,
     A::Command: Send + Sync,
     A::Event: Serialize + DeserializeOwned + Clone + PartialEq + Debug + Send + Sync,
     A::Error: Send + Sync,
 {
-    /// An executor writing to `backend`, rebuilding each state from the
-    /// store for every command.
+    /// An executor writing to `backend`.
     pub fn new(backend: &Backend) -> Self {
         Self {
             backend: backend.clone(),
             repository: backend.repository(),
             store: backend.event_store::<Agg<A>>(),
-            remembered: None,
         }
-    }
-
-    /// An executor that remembers the states it committed (the module's
-    /// "Remembered states").
-    pub fn remembering(backend: &Backend) -> Self {
-        Self {
-            remembered: Some(Mutex::new(HashMap::new())),
-            ..Self::new(backend)
-        }
-    }
-
-    /// The aggregate's state for a command: the remembered one brought up
-    /// to date with the events stored after it, else rebuilt.
-    ///
-    /// # Errors
-    /// As [`Executor::rebuild`].
-    async fn current(
-        &self,
-        aggregate_id: &str,
-    ) -> Result<EventStoreAggregateContext<Agg<A>>, CommandError<A::Error>> {
-        let Some((state, sequence)) = self.recall(aggregate_id) else {
-            return self.rebuild(aggregate_id).await;
-        };
-        let mut context = EventStoreAggregateContext {
-            aggregate_id: aggregate_id.to_owned(),
-            aggregate: Agg(state),
-            current_sequence: sequence,
-            current_snapshot: None,
-        };
-        // Streamed, as in `rebuild`: another process may have appended
-        // thousands since.
-        let mut later = self
-            .repository
-            .stream_events_after::<Agg<A>>(aggregate_id, sequence);
-        while let Some(envelope) = later.next::<Agg<A>>(&[]).await {
-            let envelope = envelope.map_err(from_persistence_error)?;
-            context.current_sequence = envelope.sequence;
-            context.aggregate.apply(envelope.payload);
-        }
-        Ok(context)
-    }
-
-    fn recall(&self, aggregate_id: &str) -> Option<(A, usize)> {
-        let remembered = self.remembered.as_ref()?;
-        let remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
-        remembered.get(aggregate_id).cloned()
-    }
-
-    /// Keeps `state` as the aggregate's state at `sequence`, unless a later
-    /// one is kept already.
-    fn remember(&self, aggregate_id: &str, state: A, sequence: usize) {
-        let Some(remembered) = &self.remembered else {
-            return;
-        };
-        let mut remembered = remembered.lock().unwrap_or_else(PoisonError::into_inner);
-        if remembered
-            .get(aggregate_id)
-            .is_some_and(|(_, kept)| *kept >= sequence)
-        {
-            return;
-        }
-        if remembered.len() >= REMEMBERED && !remembered.contains_key(aggregate_id) {
-            let forgotten = remembered.keys().next().cloned();
-            if let Some(forgotten) = forgotten {
-                remembered.remove(&forgotten);
-            }
-        }
-        remembered.insert(aggregate_id.to_owned(), (state, sequence));
     }
 
     /// The aggregate's current state, rebuilt from its events.
@@ -324,7 +228,7 @@ where
         metadata: &Metadata,
         expected: Option<i64>,
     ) -> Result<Committed, CommandError<A::Error>> {
-        let mut context = self.current(aggregate_id).await?;
+        let mut context = self.rebuild(aggregate_id).await?;
         // Looked up after the state is read, on every attempt: a commit of
         // the same key that the state already holds is found here; one made
         // after the state was read takes the sequence this attempt wants, so
@@ -342,13 +246,6 @@ where
             .decide(command)
             .map_err(CommandError::Rejected)?;
         let count = events.len();
-        let after = self.remembered.is_some().then(|| {
-            let mut state = context.aggregate().0.clone();
-            for event in &events {
-                domain::Aggregate::apply(&mut state, event.clone());
-            }
-            state
-        });
         let envelopes = self
             .store
             .commit(
@@ -359,9 +256,6 @@ where
             .await
             .map_err(from_aggregate_error)?;
         let sequence = envelopes.last().map(|e| e.sequence).unwrap_or_default();
-        if let Some(state) = after.filter(|_| count > 0) {
-            self.remember(aggregate_id, state, sequence);
-        }
         let position = self.position_after_commit(aggregate_id, sequence).await;
         Ok(Committed {
             aggregate_id: aggregate_id.to_owned(),

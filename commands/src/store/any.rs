@@ -34,22 +34,6 @@ pub(crate) fn snapshots_unsupported() -> PersistenceError {
     )
 }
 
-impl AnyEventRepository {
-    /// The events of one aggregate of type `A` after `sequence`, streamed in
-    /// sequence order.
-    pub fn stream_events_after<A: Aggregate>(
-        &self,
-        aggregate_id: &str,
-        sequence: usize,
-    ) -> ReplayStream {
-        let sequence = i64::try_from(sequence).unwrap_or(i64::MAX);
-        match self {
-            Self::Postgres(repo) => repo.stream_events_after(A::TYPE, aggregate_id, sequence),
-            Self::Sqlite(repo) => repo.stream_events_after(A::TYPE, aggregate_id, sequence),
-        }
-    }
-}
-
 impl PersistedEventRepository for AnyEventRepository {
     async fn get_events<A: Aggregate>(
         &self,

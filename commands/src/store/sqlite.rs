@@ -175,26 +175,11 @@ impl SqliteEventRepository {
         tx.commit().await.map_err(persistence_error)
     }
 
-    /// The events of one aggregate after `sequence`, streamed in sequence
-    /// order (a remembered state's catch-up: never held all at once).
-    pub fn stream_events_after(
-        &self,
-        aggregate_type: &str,
-        aggregate_id: &str,
-        sequence: i64,
-    ) -> ReplayStream {
-        let sql = format!(
-            "{SELECT_COLUMNS} WHERE aggregate_type = ? AND aggregate_id = ? AND sequence > ? ORDER BY sequence"
-        );
-        self.stream(sql, aggregate_type, Some(aggregate_id), Some(sequence))
-    }
-
     fn stream(
         &self,
         sql: String,
         aggregate_type: &str,
         aggregate_id: Option<&str>,
-        after: Option<i64>,
     ) -> ReplayStream {
         let size = if aggregate_id.is_some() {
             AGGREGATE_CHANNEL_SIZE
@@ -209,9 +194,6 @@ impl SqliteEventRepository {
             let mut query = sqlx::query(&sql).bind(&aggregate_type);
             if let Some(id) = &aggregate_id {
                 query = query.bind(id);
-            }
-            if let Some(after) = after {
-                query = query.bind(after);
             }
             let mut rows = query.fetch(&pool);
             loop {
@@ -272,12 +254,12 @@ impl PersistedEventRepository for SqliteEventRepository {
         let sql = format!(
             "{SELECT_COLUMNS} WHERE aggregate_type = ? AND aggregate_id = ? ORDER BY sequence"
         );
-        Ok(self.stream(sql, A::TYPE, Some(aggregate_id), None))
+        Ok(self.stream(sql, A::TYPE, Some(aggregate_id)))
     }
 
     async fn stream_all_events<A: Aggregate>(&self) -> Result<ReplayStream, PersistenceError> {
         let sql = format!("{SELECT_COLUMNS} WHERE aggregate_type = ? ORDER BY position");
-        Ok(self.stream(sql, A::TYPE, None, None))
+        Ok(self.stream(sql, A::TYPE, None))
     }
 }
 

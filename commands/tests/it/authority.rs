@@ -171,11 +171,10 @@ async fn a_stale_expected_version_is_a_conflict(mode: Mode) {
     a_stale_expected_version_is_a_conflict_and_writes_nothing(store.backend.clone()).await;
 }
 
-/// Two processes write one Party in turn. Each remembers the state of its
-/// own last commit (the executor's "Remembered states"), so each must
-/// catch up on what the other committed before deciding: a stale state
-/// would refuse the expected version, or record the wrong `old` value.
-async fn remembered_states_catch_up_on_what_another_process_committed(mode: Mode) {
+/// Two processes write one Party in turn: each decides on every stored
+/// event, the other's included; a stale state would refuse the expected
+/// version, or record the wrong `old` value.
+async fn two_processes_writing_one_party_in_turn_decide_on_every_stored_event(mode: Mode) {
     let store = fresh_store(mode).await;
     let backend = store.backend.clone();
     let (a, b) = (
@@ -230,5 +229,5 @@ async fn remembered_states_catch_up_on_what_another_process_committed(mode: Mode
 both_modes!(
     fifty_concurrent_verification_updates_on_one_record_lose_nothing,
     a_stale_expected_version_is_a_conflict,
-    remembered_states_catch_up_on_what_another_process_committed,
+    two_processes_writing_one_party_in_turn_decide_on_every_stored_event,
 );
