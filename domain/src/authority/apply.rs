@@ -3,7 +3,9 @@
 //! record clients see is the aggregate's state.
 
 use super::contact::ContactField;
-use super::events::{AuthorityEvent, ProposalApproved, ProposalRejected};
+use super::events::{
+    AuthorityEvent, ContactDetailsChanged, ProposalApproved, ProposalRejected, VerificationRecorded,
+};
 use super::party::{CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role};
 use super::Authority;
 
@@ -32,73 +34,8 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             state.contacts = e.contacts;
             state.primary = e.primary;
         }
-        AuthorityEvent::ContactDetailsChanged(e) if e.contact_id.is_empty() => {
-            for change in e.changes {
-                if change.field == ContactField::Notes {
-                    state.notes = change.new;
-                }
-            }
-        }
-        AuthorityEvent::ContactDetailsChanged(e) => {
-            if state.contact(&e.contact_id).is_none() {
-                // A first-release record that had no details got them from a
-                // steward's correction: that contact was its authority.
-                add(state, legacy_authority(&e.contact_id), false);
-            }
-            if let Some(contact) = contact_mut(state, &e.contact_id) {
-                for change in e.changes {
-                    contact.details.set(change.field, change.new);
-                }
-            }
-        }
-        AuthorityEvent::VerificationRecorded(e) => {
-            if e.steward.is_some() {
-                state.last_steward.clone_from(&e.steward);
-            }
-            if e.contact_id.is_empty() {
-                state.last_attempt = Some(e.checked_on);
-                return;
-            }
-            let Some(contact) = contact_mut(state, &e.contact_id) else {
-                return;
-            };
-            let p = &mut contact.provenance;
-            p.outcome = e.outcome;
-            p.method = Some(e.method);
-            p.steward.clone_from(&e.steward);
-            p.steward_note.clone_from(&e.note);
-            // A check keeps its own evidence; the contact's source stays.
-            p.last_check = Some(CheckRecord {
-                checked_on: e.checked_on,
-                outcome: e.outcome,
-                verified: e.verified,
-                method: e.method,
-                source: e.source,
-                note: e.note,
-            });
-            match e.outcome {
-                // Only a check that reached the authority and verified it
-                // moves `last_checked` (freshness never overstates).
-                None | Some(CheckOutcome::Confirmed | CheckOutcome::Changed) => {
-                    p.verified = e.verified;
-                    if e.verified {
-                        p.last_checked = Some(e.checked_on);
-                    }
-                }
-                Some(CheckOutcome::NoAnswer) => p.last_attempt = Some(e.checked_on),
-                Some(CheckOutcome::Defunct) => {
-                    p.last_attempt = Some(e.checked_on);
-                    p.verified = false;
-                    retire_channels(contact);
-                    // A defunct authority is no longer primary.
-                    if state.primary.as_deref() == Some(e.contact_id.as_str()) {
-                        state.primary = state
-                            .default_primary(Some(&e.contact_id))
-                            .map(|c| c.id.clone());
-                    }
-                }
-            }
-        }
+        AuthorityEvent::ContactDetailsChanged(e) => details_changed(state, e),
+        AuthorityEvent::VerificationRecorded(e) => verification_recorded(state, e),
         AuthorityEvent::ContactAdded(e) => {
             if e.contact.provenance.steward.is_some() {
                 state.last_steward.clone_from(&e.contact.provenance.steward);
@@ -142,6 +79,78 @@ pub(super) fn apply(state: &mut Authority, event: AuthorityEvent) {
             state.primary = Some(e.contact_id);
             if e.steward.is_some() {
                 state.last_steward = e.steward;
+            }
+        }
+    }
+}
+
+/// A correction: the Party record's notes (no contact id) or one contact's fields.
+fn details_changed(state: &mut Authority, e: ContactDetailsChanged) {
+    if e.contact_id.is_empty() {
+        for change in e.changes {
+            if change.field == ContactField::Notes {
+                state.notes = change.new;
+            }
+        }
+        return;
+    }
+    if state.contact(&e.contact_id).is_none() {
+        // A first-release record that had no details got them from a
+        // steward's correction: that contact was its authority.
+        add(state, legacy_authority(&e.contact_id), false);
+    }
+    if let Some(contact) = contact_mut(state, &e.contact_id) {
+        for change in e.changes {
+            contact.details.set(change.field, change.new);
+        }
+    }
+}
+
+/// A check: the Party's last attempt (no contact id) or one contact's provenance.
+fn verification_recorded(state: &mut Authority, e: VerificationRecorded) {
+    if e.steward.is_some() {
+        state.last_steward.clone_from(&e.steward);
+    }
+    if e.contact_id.is_empty() {
+        state.last_attempt = Some(e.checked_on);
+        return;
+    }
+    let Some(contact) = contact_mut(state, &e.contact_id) else {
+        return;
+    };
+    let p = &mut contact.provenance;
+    p.outcome = e.outcome;
+    p.method = Some(e.method);
+    p.steward.clone_from(&e.steward);
+    p.steward_note.clone_from(&e.note);
+    // A check keeps its own evidence; the contact's source stays.
+    p.last_check = Some(CheckRecord {
+        checked_on: e.checked_on,
+        outcome: e.outcome,
+        verified: e.verified,
+        method: e.method,
+        source: e.source,
+        note: e.note,
+    });
+    match e.outcome {
+        // Only a check that reached the authority and verified it
+        // moves `last_checked` (freshness never overstates).
+        None | Some(CheckOutcome::Confirmed | CheckOutcome::Changed) => {
+            p.verified = e.verified;
+            if e.verified {
+                p.last_checked = Some(e.checked_on);
+            }
+        }
+        Some(CheckOutcome::NoAnswer) => p.last_attempt = Some(e.checked_on),
+        Some(CheckOutcome::Defunct) => {
+            p.last_attempt = Some(e.checked_on);
+            p.verified = false;
+            retire_channels(contact);
+            // A defunct authority is no longer primary.
+            if state.primary.as_deref() == Some(e.contact_id.as_str()) {
+                state.primary = state
+                    .default_primary(Some(&e.contact_id))
+                    .map(|c| c.id.clone());
             }
         }
     }
