@@ -75,7 +75,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use domain::classifier::Classifier;
+use classifier::Classifier;
 use projections::cache::ReadCache;
 use projections::ReadDb;
 

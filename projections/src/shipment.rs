@@ -12,14 +12,14 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use domain::classifier::{Classifier, CodeStatus, ListType, DISCLAIMER};
+use classifier::{Classifier, CodeStatus, ListType, DISCLAIMER};
 use domain::parties::{fold, registry};
-use domain::shipment::rules::Finding;
-use domain::shipment::{
+use domain::values::CountryCode;
+use law::rules::Finding;
+use law::{
     self, Operation, OperationAnswer, Prohibited, Regime, Route, RouteState, StateFacts, Step,
     WasteKind,
 };
-use domain::values::CountryCode;
 
 use crate::contacts::{views, ContactView};
 use crate::directory::{AuthorityRow, Reader};
@@ -223,7 +223,7 @@ pub async fn plan(
         .map(|t| country(&rows, t, "transit"))
         .collect::<Result<Vec<_>, _>>()?;
     let (waste, mut warnings) = waste(classifier, request)?;
-    let route = shipment::plan(
+    let route = law::plan(
         Route {
             origin: &origin,
             transit: &transit,
@@ -336,7 +336,7 @@ fn waste(
 ) -> Result<(WasteAnswer, Vec<String>), PlanError> {
     match (&request.description, &request.code) {
         (Some(description), None) => {
-            let c = classifier.classify(description, None, None);
+            let c = classifier.classify(description);
             let code = c.best_code().map(str::to_owned);
             let title = code
                 .as_deref()

@@ -28,8 +28,8 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use classifier::Classifier;
 use commands::relay::Relay;
-use domain::classifier::Classifier;
 use projections::cache::ReadCache;
 
 use crate::rest;

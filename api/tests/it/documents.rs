@@ -147,7 +147,16 @@ fn production_files() -> Vec<String> {
     }
     let root = root();
     let mut files = Vec::new();
-    for krate in ["domain", "commands", "projections", "api", "mcp", "mail"] {
+    for krate in [
+        "classifier",
+        "law",
+        "domain",
+        "commands",
+        "projections",
+        "api",
+        "mcp",
+        "mail",
+    ] {
         walk(&root.join(krate).join("src"), &root, &mut files);
         if root.join(krate).join("build.rs").exists() {
             files.push(format!("{krate}/build.rs"));

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use api::cli::args::Format;
 use api::cli::transfer;
-use domain::classifier::Classifier;
+use classifier::Classifier;
 
 fn classifier() -> &'static Classifier {
     static C: OnceLock<Classifier> = OnceLock::new();
@@ -86,7 +86,7 @@ proptest! {
     #[test]
     fn the_classifier_takes_any_bytes(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let text = String::from_utf8_lossy(&bytes);
-        let answer = classifier().classify(&text, None, None);
+        let answer = classifier().classify(&text);
         prop_assert!(!answer.disclaimer.is_empty());
     }
 

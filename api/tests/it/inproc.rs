@@ -18,8 +18,8 @@ use tokio::sync::oneshot;
 use api::cli::args::Cli;
 use api::node::runtime::Runtime;
 use api::rest::{self, AppState};
+use classifier::Classifier;
 use commands::steward::StewardCommands;
-use domain::classifier::Classifier;
 use domain::metadata::{Actor, Metadata};
 use domain::values::{Email, Slug};
 

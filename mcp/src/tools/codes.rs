@@ -6,8 +6,9 @@ use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use domain::classifier::{Classification, CodeInfo};
+use classifier::CodeInfo;
 use domain::values::CountryCode;
+use law::procedure::{classify_route, Classified};
 
 use super::args::Text;
 use super::{ToolError, MAX_CODE_CHARS, MAX_COUNTRY_CHARS, MAX_DESCRIPTION_CHARS};
@@ -45,10 +46,11 @@ impl Basel {
     async fn classify_waste(
         &self,
         Parameters(input): Parameters<ClassifyWaste>,
-    ) -> Result<Json<Classification>, ToolError> {
+    ) -> Result<Json<Classified>, ToolError> {
         let origin = self.country_code(input.origin.as_ref()).await?;
         let destination = self.country_code(input.destination.as_ref()).await?;
-        Ok(Json(self.state().classifier.classify(
+        Ok(Json(classify_route(
+            &self.state().classifier,
             input.description.as_str(),
             origin.as_ref(),
             destination.as_ref(),

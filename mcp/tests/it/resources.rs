@@ -4,7 +4,7 @@ use rmcp::model::{ReadResourceRequestParams, ResourceContents};
 use rmcp::ServiceError;
 use serde_json::{json, Value};
 
-use domain::classifier::Classifier;
+use classifier::Classifier;
 
 use crate::support::{call, client, spawn, structured, Client};
 

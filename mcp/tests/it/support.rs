@@ -17,6 +17,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use classifier::Classifier;
 use commands::api_key::ApiKeyCommands;
 use commands::authority::AuthorityCommands;
 use commands::secrets::ServerSecret;
@@ -26,7 +27,6 @@ use domain::authority::{
     ContactField, ContactInput, ContactPatch, RegisterAuthority, SubmitVerificationUpdate,
     VerificationMethod,
 };
-use domain::classifier::Classifier;
 use domain::metadata::{Actor, Metadata};
 use domain::values::{CountryCode, Email, Slug};
 use mcp::{McpConfig, McpState};

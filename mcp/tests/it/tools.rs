@@ -6,7 +6,7 @@ use rmcp::model::{ErrorCode, Tool};
 use rmcp::ServiceError;
 use serde_json::{json, Value};
 
-use domain::classifier::Classifier;
+use classifier::Classifier;
 use projections::directory::Reader;
 use projections::views::Record;
 
@@ -486,7 +486,8 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
     )
     .await;
     let classifier = Classifier::bundled().expect("classifier");
-    let expected = classifier.classify(
+    let expected = law::procedure::classify_route(
+        &classifier,
         description,
         Some(&crate::support::code("DE")),
         Some(&crate::support::code("NG")),

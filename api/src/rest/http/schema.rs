@@ -97,12 +97,8 @@ pub struct Contact(pub projections::views::ContactView);
 schemars_schema!(Contact, projections::views::ContactView, "Contact");
 
 /// What the classifier answers.
-pub struct Classification(pub domain::classifier::Classification);
-schemars_schema!(
-    Classification,
-    domain::classifier::Classification,
-    "Classification"
-);
+pub struct Classification(pub law::procedure::Classified);
+schemars_schema!(Classification, law::procedure::Classified, "Classification");
 
 /// A shipment plan.
 pub struct ShipmentPlan(pub projections::shipment::ShipmentPlan);

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
+use classifier::Classifier;
 use commands::audit::NoteVerifier;
 use commands::secrets::ServerSecret;
 use commands::store::Backend;
-use domain::classifier::Classifier;
 use projections::runner::Projector;
 use projections::ReadDb;
 

@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use domain::classifier::Classification;
 use domain::values::CountryCode;
+use law::procedure::{classify_route, Classified};
 
 use crate::rest::http::body::{Body, Problems, Valid};
 use crate::rest::http::error::ApiError;
@@ -39,7 +39,8 @@ pub async fn classify(
 ) -> Result<Response, ApiError> {
     let origin = body.origin.as_deref().and_then(country);
     let destination = body.destination.as_deref().and_then(country);
-    answer(&state.classifier.classify(
+    answer(&classify_route(
+        &state.classifier,
         body.description.trim(),
         origin.as_ref(),
         destination.as_ref(),
@@ -51,7 +52,7 @@ pub async fn classify(
 const ANSWER_CAPACITY: usize = 8 * 1024;
 
 /// The classification as a JSON answer.
-fn answer(classification: &Classification) -> Result<Response, ApiError> {
+fn answer(classification: &Classified) -> Result<Response, ApiError> {
     let mut bytes = Vec::with_capacity(ANSWER_CAPACITY);
     serde_json::to_writer(&mut bytes, classification)
         .map_err(|e| ApiError::Internal(e.to_string()))?;

@@ -11,7 +11,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use domain::shipment::Operation;
+use law::Operation;
 use projections::shipment::{PlanError, PlanRequest, ShipmentPlan};
 
 use crate::rest::http::body::{Body, Problems, Valid};

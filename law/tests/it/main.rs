@@ -1,0 +1,3 @@
+//! Integration tests of the law crate (one test binary).
+
+mod procedure;
