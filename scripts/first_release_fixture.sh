@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Writes the first-release store fixtures (api/tests/fixtures/first_release/)
+# Writes the first-release store fixtures (basel/tests/fixtures/first_release/)
 # with the binary of the first release (commit 5dd3875, before contacts):
-#   git worktree add /tmp/basel-5dd3875 5dd3875 && cargo build -p api --bin basel
+#   git worktree add /tmp/basel-5dd3875 5dd3875 && cargo build -p basel --bin basel
 #   scripts/first_release_fixture.sh /path/to/that/basel [embedded|postgres]
 # The store holds: the seed, a steward (ana), a verification with changes (JP),
 # a check that reached nobody (NG), a country created over REST (XK), a check
@@ -10,7 +10,7 @@
 set -euo pipefail
 B=${1:?path to the first release basel binary}
 MODE=${2:-embedded}
-OUT=$(cd "$(dirname "$0")/.." && pwd)/api/tests/fixtures/first_release
+OUT=$(cd "$(dirname "$0")/.." && pwd)/basel/tests/fixtures/first_release
 SECRET=fault-test-secret-0123456789abcdef0123456789
 PORT=$((20000 + RANDOM % 20000)); MCP=$((PORT + 1))
 WORK=$(mktemp -d)

@@ -332,7 +332,7 @@ where
 /// OpenTelemetry records it.
 fn traced(metadata: &Metadata) -> std::collections::HashMap<String, String> {
     let mut map = metadata.to_map();
-    if let Some(parent) = crate::trace::current() {
+    if let Some(parent) = telemetry::trace::current() {
         map.insert(domain::metadata::TRACEPARENT.to_owned(), parent.to_string());
     }
     map

@@ -14,7 +14,6 @@
 //! - [`mailing`]: key mails, unsubscribing and notices (events the mail outbox reads);
 //! - [`nats`]: reaching NATS (URL lists, credentials, TLS);
 //! - [`relay`]: the outbox relay from the `events` table to JetStream (server mode);
-//! - [`trace`]: the `traceparent` of a span, and a span continuing one;
 //! - [`seed`]: the bundled dataset on first start;
 //! - [`secrets`]: tokens, keys and their hashes;
 //! - [`console`]: the steward console's sessions and form tokens (hashes only);
@@ -36,7 +35,6 @@ pub mod secrets;
 pub mod seed;
 pub mod steward;
 pub mod store;
-pub mod trace;
 
 /// Why a command was not committed.
 #[derive(Debug, thiserror::Error)]

@@ -410,10 +410,10 @@ impl Relay {
             aggregate.r#type = %envelope.aggregate_type,
         );
         if let Some(parent) = envelope.traceparent() {
-            crate::trace::follow(&span, &parent);
+            telemetry::trace::follow(&span, &parent);
         }
         let mut headers = HeaderMap::new();
-        if let Some(context) = crate::trace::of(&span) {
+        if let Some(context) = telemetry::trace::of(&span) {
             headers.insert(TRACEPARENT_HEADER, context.as_str());
         }
         tracing::Instrument::instrument(self.send(envelope, message_id, headers), span).await

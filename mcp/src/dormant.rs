@@ -31,9 +31,8 @@
 //! `sessions::Registry` closes it (caps, idle expiry, revoked key), both
 //! through [`Dormant`]'s `close_session`.
 
-use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -52,6 +51,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::Basel;
+use crate::records::{Record, Records, State};
 
 /// How long a session stays awake after one of its streams was cut before
 /// its end: the time a client has to resume it with `Last-Event-ID` (rmcp
@@ -67,58 +67,6 @@ pub(crate) const MAX_PARAMS_BYTES: usize = 2048;
 type Error = LocalSessionManagerError;
 type Transport = <LocalSessionManager as SessionManager>::Transport;
 type BoxedEvents = Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync + 'static>>;
-
-/// Whether a session has a worker.
-enum State {
-    Asleep,
-    Awake,
-    /// Being woken or put to sleep; waiters are told when it is done.
-    Turning(Arc<Notify>),
-}
-
-/// One session, asleep or awake.
-struct Record {
-    /// The client's `initialize` params, as JSON.
-    params: Box<str>,
-    state: State,
-    /// Requests and streams using the session now.
-    holds: u32,
-    /// Whether the session has resource subscriptions.
-    pinned: bool,
-    /// Awake until then at least (a stream was cut).
-    linger_until: Option<Instant>,
-    /// Whether a check at `linger_until` is already scheduled.
-    recheck: bool,
-    /// Counts the session's workers, so that the end of an old one is not
-    /// taken for the end of the current one.
-    generation: u64,
-    /// rmcp's first worker (the one that answered `initialize`) was put to
-    /// sleep and has yet to report its end, which rmcp does by calling
-    /// `close_session`: that call is not the client's.
-    first_exit_pending: bool,
-}
-
-/// The records of the streamable sessions, shared by [`Dormant`] and the
-/// handler (which pins a session with subscriptions).
-#[derive(Default)]
-pub(crate) struct Records(Mutex<HashMap<SessionId, Record>>);
-
-impl Records {
-    fn with<T>(&self, f: impl FnOnce(&mut HashMap<SessionId, Record>) -> T) -> T {
-        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Keeps session `id` awake while `pinned` (it has subscriptions, whose
-    /// notifications come from its worker). Unpinning lets it sleep once the
-    /// request that unpinned it is answered.
-    pub(crate) fn pin(&self, id: &str, pinned: bool) {
-        self.with(|records| {
-            if let Some(record) = records.get_mut(id) {
-                record.pinned = pinned;
-            }
-        });
-    }
-}
 
 /// rmcp's session manager, with idle sessions asleep (see the module).
 pub(crate) struct Dormant {

@@ -21,11 +21,13 @@ use axum::Json;
 use domain::credentials::KeyRefusal;
 use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::ErrorData;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::sessions::{self, Closer, Holder, Registry};
-use crate::throttle::FailedAuth;
-use crate::{bounded, jsonrpc, McpState, MAX_BODY_BYTES};
+use crate::answer::{error, peer, too_large, Caller};
+use crate::jsonrpc;
+use crate::sessions::{Closer, Holder, Registry};
+use crate::state::{bounded, McpState, MAX_BODY_BYTES};
+use web::throttle::FailedAuth;
 
 /// The header carrying the key, as on the REST API.
 const API_KEY_HEADER: &str = "x-api-key";
@@ -35,17 +37,6 @@ const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 /// A refusal: the response to send instead of serving the request.
 type Refusal = Box<Response>;
-
-/// Who is calling: the hash of the API key a request was let in with.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Caller(String);
-
-impl Caller {
-    /// The key's hash, the caller's identity for the rate limiter.
-    pub(crate) fn id(&self) -> &str {
-        &self.0
-    }
-}
 
 /// Middleware: lets a request through only when every check passes.
 pub(crate) async fn check(
@@ -167,7 +158,7 @@ fn too_many_failures(wait: std::time::Duration) -> Response {
     );
     response.headers_mut().insert(
         axum::http::header::RETRY_AFTER,
-        HeaderValue::from(crate::throttle::retry_after_secs(wait)),
+        HeaderValue::from(web::throttle::retry_after_secs(wait)),
     );
     response
 }
@@ -427,15 +418,6 @@ pub(crate) async fn streamable(
     }
 }
 
-/// The client address of a request (see [`sessions::client_address`]):
-/// its connection's peer, when the server recorded it (`ConnectInfo`).
-pub(crate) fn peer(request: &Request) -> Option<std::net::IpAddr> {
-    request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| sessions::client_address(info.0.ip()))
-}
-
 /// 409 for a second standalone stream of one session.
 /// The connection is closed after it: a client retrying its stream would
 /// otherwise keep one more idle connection per attempt.
@@ -516,15 +498,6 @@ pub(crate) async fn not_found() -> Response {
     )
 }
 
-/// 413 for a body over [`MAX_BODY_BYTES`].
-pub(crate) fn too_large() -> Response {
-    error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
-        &format!("Request bodies are limited to {MAX_BODY_BYTES} bytes."),
-    )
-}
-
 fn unauthorized(refusal: KeyRefusal) -> Response {
     let body = json!({
         "error": refusal.error(),
@@ -537,13 +510,6 @@ fn unauthorized(refusal: KeyRefusal) -> Response {
         HeaderValue::from_static(refusal.www_authenticate()),
     );
     response
-}
-
-/// A JSON error: `{error, message, code}`.
-pub(crate) fn error(status: StatusCode, code: &str, message: &str) -> Response {
-    let title = status.canonical_reason().unwrap_or("error").to_lowercase();
-    let body: Value = json!({ "error": title, "message": message, "code": code });
-    (status, Json(body)).into_response()
 }
 
 #[cfg(test)]

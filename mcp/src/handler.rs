@@ -26,12 +26,13 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::dormant::Records;
-use crate::guard::Caller;
+use crate::answer::Caller;
 use crate::live::{self, Subscriptions};
 use crate::rate::Limiter;
+use crate::records::Records;
+use crate::resources;
+use crate::state::{bounded, McpConfig, McpState};
 use crate::tools;
-use crate::{bounded, resources, McpConfig, McpState};
 
 /// The `_meta` key of the server's identity on 2026-07-28 results.
 const SERVER_INFO_META_KEY: &str = "io.modelcontextprotocol/serverInfo";

@@ -40,9 +40,9 @@ use rmcp::ErrorData;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use crate::guard::{self, Caller};
+use crate::answer::{self, Caller};
 use crate::handler::Basel;
-use crate::{bounded, MAX_BODY_BYTES};
+use crate::state::{bounded, MAX_BODY_BYTES};
 
 /// The longest request id or method name accepted, in bytes.
 const MAX_NAME_BYTES: usize = 128;
@@ -292,7 +292,7 @@ fn cut_strings(value: &mut Value) {
 pub(crate) async fn post(service: Streamable, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-        return guard::too_large();
+        return answer::too_large();
     };
     match parse(&bytes) {
         Err(refusal) => *refusal,

@@ -13,58 +13,11 @@ use rmcp::model::ErrorCode;
 use rmcp::ErrorData;
 use serde_json::json;
 
-use crate::throttle::Throttle;
+use web::throttle::{RateLimit, Throttle};
 
 /// The JSON-RPC error code of a refused call (in the implementation-defined
 /// server-error range; "429" in the last digits for people reading logs).
 pub const RATE_LIMITED: ErrorCode = ErrorCode(-32029);
-
-/// How fast one API key may call tools and read resources.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateLimit {
-    /// Tokens added per second (sustained calls per second).
-    pub per_second: f64,
-    /// Bucket size: calls allowed at once after a quiet spell.
-    pub burst: u32,
-}
-
-impl Default for RateLimit {
-    /// 20 calls a second, bursts of 100.
-    fn default() -> Self {
-        Self {
-            per_second: 20.0,
-            burst: 100,
-        }
-    }
-}
-
-impl RateLimit {
-    /// Parses `RATE[/BURST]`, e.g. `20`, `20/100` or `0.5/10` (the format of
-    /// `BASEL_MCP_RATE`); the burst defaults to 100.
-    ///
-    /// # Errors
-    /// A message naming the expected format when `text` is not one.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let wrong = || {
-            format!(
-                "`{text}` is not a rate: use RATE[/BURST], calls per second and bucket size, e.g. 20/100"
-            )
-        };
-        let (rate, burst) = match text.trim().split_once('/') {
-            Some((rate, burst)) => (rate, Some(burst)),
-            None => (text.trim(), None),
-        };
-        let per_second: f64 = rate.trim().parse().map_err(|_| wrong())?;
-        let burst = match burst {
-            Some(b) => b.trim().parse().map_err(|_| wrong())?,
-            None => Self::default().burst,
-        };
-        if !(per_second.is_finite() && per_second > 0.0) || burst == 0 {
-            return Err(wrong());
-        }
-        Ok(Self { per_second, burst })
-    }
-}
 
 /// The buckets of every key, under one limit (a [`Throttle`]).
 pub(crate) struct Limiter {
@@ -125,20 +78,5 @@ mod tests {
             .expect("retry_after_ms");
         assert!((1..=100).contains(&wait), "{wait}");
         assert!(limiter.take("other").is_ok(), "buckets are per key");
-    }
-
-    #[test]
-    fn rates_parse_with_an_optional_burst() {
-        assert_eq!(RateLimit::parse("20").unwrap(), RateLimit::default());
-        assert_eq!(
-            RateLimit::parse(" 0.5 / 10 ").unwrap(),
-            RateLimit {
-                per_second: 0.5,
-                burst: 10
-            }
-        );
-        for bad in ["", "x", "0", "-1/5", "5/0", "5/x", "inf"] {
-            assert!(RateLimit::parse(bad).is_err(), "{bad}");
-        }
     }
 }

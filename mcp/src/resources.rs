@@ -13,8 +13,9 @@ use rmcp::model::{
 };
 use rmcp::ErrorData;
 
+use crate::cursor;
+use crate::state::{bounded, McpState};
 use crate::tools::internal;
-use crate::{bounded, cursor, McpState};
 
 const JSON: &str = "application/json";
 const CA_PREFIX: &str = "basel://ca/";

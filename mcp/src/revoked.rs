@@ -16,7 +16,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::sessions::Registry;
-use crate::McpState;
+use crate::state::McpState;
 
 /// How often the keys holding sessions are checked.
 pub(crate) const RECHECK: Duration = Duration::from_secs(1);

@@ -36,7 +36,7 @@ use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tokio_util::sync::CancellationToken;
 
-use crate::guard;
+use crate::answer;
 
 /// Caps and expiry of MCP sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,22 +60,6 @@ impl Default for SessionLimits {
             total: 10_000,
             idle: Duration::from_secs(300),
         }
-    }
-}
-
-/// The address a session counts against: an IPv4 address (also when mapped
-/// into IPv6), or the /64 of an IPv6 one (one host's usual allocation).
-pub(crate) fn client_address(peer: IpAddr) -> IpAddr {
-    match peer {
-        IpAddr::V4(_) => peer,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let mut octets = v6.octets();
-                octets[8..].fill(0);
-                IpAddr::from(octets)
-            }
-        },
     }
 }
 
@@ -132,7 +116,7 @@ impl Refused {
                 "The server holds its maximum of open MCP sessions, all in use; try again shortly.",
             ),
         };
-        let mut response = guard::error(status, code, message);
+        let mut response = answer::error(status, code, message);
         response
             .headers_mut()
             .insert("retry-after", HeaderValue::from_static("5"));
@@ -145,7 +129,7 @@ impl Refused {
 pub(crate) struct Holder<'a> {
     /// The hash of the key that opens it.
     pub(crate) owner: &'a str,
-    /// The client's address (see [`client_address`]), when known.
+    /// The client's address (see `web::throttle::client_address`), when known.
     pub(crate) address: Option<IpAddr>,
 }
 
@@ -481,17 +465,6 @@ mod tests {
             owner,
             address: Some(IpAddr::from([192, 0, 2, last_octet])),
         }
-    }
-
-    #[test]
-    fn an_ipv6_client_is_its_slash_64_and_a_mapped_ipv4_its_address() {
-        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
-        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
-        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
-        assert_eq!(client_address(a), client_address(b));
-        assert_ne!(client_address(a), client_address(c));
-        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
-        assert_eq!(client_address(mapped), IpAddr::from([192, 0, 2, 7]));
     }
 
     #[tokio::test]

@@ -34,10 +34,11 @@ use rmcp::service::serve_server_with_ct;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::guard::{self, Caller};
+use crate::answer::{self, Caller};
 use crate::handler::Basel;
+use crate::jsonrpc;
 use crate::sessions::{Closer, Holder, Registry};
-use crate::{jsonrpc, MAX_BODY_BYTES};
+use crate::state::MAX_BODY_BYTES;
 
 /// Client messages a session buffers before `POST /message` waits.
 const BUFFER: usize = 32;
@@ -104,7 +105,7 @@ pub(crate) async fn open(
     caller: Option<Extension<Caller>>,
     request: Request,
 ) -> Response {
-    let address = guard::peer(&request);
+    let address = answer::peer(&request);
     if let Err(refused) = sessions.registry.admit() {
         return refused.response();
     }
@@ -186,14 +187,14 @@ pub(crate) async fn message(
             .map(|(_, value)| value.to_owned())
     });
     let Some(id) = id.filter(|id| !id.is_empty()) else {
-        return guard::error(
+        return answer::error(
             StatusCode::BAD_REQUEST,
             "session_required",
             "Pass the sessionId from the endpoint event: POST /message?sessionId=<id>.",
         );
     };
     let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES).await else {
-        return guard::too_large();
+        return answer::too_large();
     };
     let link = sessions.with_open(|open| open.get(&id).cloned());
     let Some(mut link) = link.filter(|link| link.owner == caller.id()) else {
@@ -234,7 +235,7 @@ pub(crate) async fn message(
 }
 
 fn unknown_session() -> Response {
-    guard::error(
+    answer::error(
         StatusCode::NOT_FOUND,
         "session_not_found",
         "No such session (it may have closed): open a new one with GET /sse.",

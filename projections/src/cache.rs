@@ -29,9 +29,10 @@ use bytes::Bytes;
 use rustc_hash::FxHashMap;
 
 use crate::directory::{AuthorityRow, Reader};
-use crate::follow::Changed;
+use crate::progress::Changed;
+use crate::progress::{Feed, Forgets};
 use crate::registry::Projection;
-use crate::runner::{Feed, Projector};
+use crate::runner::Projector;
 use crate::{api_keys, ProjectionError, ReadDb};
 
 /// The largest number of entries of each kind (a full cache is cleared).
@@ -114,7 +115,8 @@ impl ReadCache {
             feed: Some(projector.feed.clone()),
             ..ReadCache::default()
         });
-        projector.tell(&cache);
+        let weak: std::sync::Weak<dyn Forgets> = Arc::downgrade(&cache) as _;
+        projector.tell(weak);
         cache
     }
 
@@ -296,12 +298,18 @@ fn hex_of(digest: &[u8; 32]) -> String {
     })
 }
 
+impl Forgets for ReadCache {
+    fn forget(&self, projection: Projection, changed: &Changed) {
+        ReadCache::forget(self, projection, changed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::runner::Feed;
+    use crate::progress::Feed;
 
     fn heard() -> ReadCache {
         let feed = Feed::default();

@@ -51,6 +51,7 @@ pub mod follow;
 pub mod history;
 pub mod listing;
 pub mod log;
+pub mod progress;
 pub mod registry;
 pub mod replay;
 pub mod rest_queries;

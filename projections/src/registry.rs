@@ -28,7 +28,6 @@ use domain::steward::Steward;
 use domain::Aggregate;
 
 use crate::log::StoredEvent;
-use crate::replay::Rebuilt;
 use crate::rows::Table;
 use crate::{api_keys, directory, history, stewards, ProjectionError};
 
@@ -182,45 +181,6 @@ impl Projection {
             Self::ApiKeys => api_keys::apply(tx, event).await,
             Self::Stewards => stewards::apply(tx, event).await,
         }
-    }
-
-    /// Folds one event of the aggregate it reads into its in-memory rebuild
-    /// (replay), with the same pure `fold` the live [`Projection::apply`] uses.
-    ///
-    /// # Errors
-    /// Decode or gap errors.
-    pub(crate) fn fold(
-        self,
-        rebuilt: &mut Rebuilt,
-        event: &StoredEvent,
-    ) -> Result<(), ProjectionError> {
-        let id = &event.aggregate_id;
-        match self {
-            Self::Directory => {
-                if let Some(row) = directory::fold(rebuilt.directory.get(id), event)? {
-                    rebuilt.directory.insert(id.clone(), row);
-                }
-            }
-            Self::History => {
-                let last = rebuilt.history_last.get(id).copied();
-                if let Some(row) = history::fold(last, event)? {
-                    rebuilt.history_last.insert(id.clone(), event.sequence);
-                    rebuilt.history.push(row);
-                }
-            }
-            Self::ApiKeys => {
-                let (version, rows) = rebuilt.keys.entry(id.clone()).or_default();
-                if api_keys::fold(*version, rows, event)? {
-                    *version = Some(event.sequence);
-                }
-            }
-            Self::Stewards => {
-                if let Some(next) = stewards::fold(rebuilt.stewards.get(id), event)? {
-                    rebuilt.stewards.insert(id.clone(), next);
-                }
-            }
-        }
-        Ok(())
     }
 }
 

@@ -25,7 +25,7 @@ use crate::registry::{AggregateKind, Projection};
 use crate::rows::{insert_many, Cell, Table};
 use crate::stewards::StoredSteward;
 use crate::stream::{decode, LogSource};
-use crate::{api_keys, directory, stewards, ProjectionError, ReadDb};
+use crate::{api_keys, directory, history, stewards, ProjectionError, ReadDb};
 
 /// Where a replay reads the log.
 pub enum Source<'a> {
@@ -59,7 +59,7 @@ impl Rebuilt {
         self.events += 1;
         let kind = AggregateKind::of(event)?;
         for projection in Projection::ALL.into_iter().filter(|p| p.reads() == kind) {
-            projection.fold(self, event)?;
+            self.fold(projection, event)?;
             self.positions.insert(projection.name(), event.position);
         }
         Ok(())
@@ -110,6 +110,42 @@ impl Rebuilt {
                 vec![(table, rows.into_values().map(stewards::cells).collect())]
             }
         }
+    }
+
+    /// Folds one event into `projection`'s in-memory rebuild,
+    /// with the same pure `fold` the live [`Projection::apply`] uses.
+    ///
+    /// # Errors
+    /// Decode or gap errors.
+    fn fold(&mut self, projection: Projection, event: &StoredEvent) -> Result<(), ProjectionError> {
+        let rebuilt = self;
+        let id = &event.aggregate_id;
+        match projection {
+            Projection::Directory => {
+                if let Some(row) = directory::fold(rebuilt.directory.get(id), event)? {
+                    rebuilt.directory.insert(id.clone(), row);
+                }
+            }
+            Projection::History => {
+                let last = rebuilt.history_last.get(id).copied();
+                if let Some(row) = history::fold(last, event)? {
+                    rebuilt.history_last.insert(id.clone(), event.sequence);
+                    rebuilt.history.push(row);
+                }
+            }
+            Projection::ApiKeys => {
+                let (version, rows) = rebuilt.keys.entry(id.clone()).or_default();
+                if api_keys::fold(*version, rows, event)? {
+                    *version = Some(event.sequence);
+                }
+            }
+            Projection::Stewards => {
+                if let Some(next) = stewards::fold(rebuilt.stewards.get(id), event)? {
+                    rebuilt.stewards.insert(id.clone(), next);
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@
 //! after it is applied until an operator fixes the cause and clears it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -23,9 +23,9 @@ use chrono::{SecondsFormat, Utc};
 use sqlx::Row;
 use tokio::sync::Notify;
 
-use crate::cache::ReadCache;
-use crate::follow::Changed;
 use crate::log::read_after;
+use crate::progress::Changed;
+use crate::progress::{Feed, Forgets};
 use crate::registry::{AggregateKind, Projection};
 use crate::{ProjectionError, ReadDb};
 
@@ -115,24 +115,7 @@ pub struct Projector {
     pub(crate) feed: Arc<Feed>,
     /// The read caches to tell what each step changed, before waiters hear
     /// of it ([`Projector::advance`]).
-    caches: Arc<Mutex<Vec<Weak<ReadCache>>>>,
-}
-
-/// How a process hears of checkpoint moves.
-#[derive(Debug, Default)]
-pub(crate) struct Feed {
-    /// It runs the projections itself.
-    pub(crate) local: AtomicBool,
-    /// It follows the notifications of the process that runs them, and is
-    /// listening now.
-    pub(crate) followed: AtomicBool,
-}
-
-impl Feed {
-    /// Whether every checkpoint move is heard of in this process.
-    pub(crate) fn heard(&self) -> bool {
-        self.local.load(Ordering::Acquire) || self.followed.load(Ordering::Acquire)
-    }
+    caches: Arc<Mutex<Vec<Weak<dyn Forgets>>>>,
 }
 
 impl Projector {
@@ -232,7 +215,7 @@ impl Projector {
         } else {
             Changed::of(&events)
         };
-        crate::follow::announce(&mut tx, projection, last, &changed).await?;
+        crate::progress::announce(&mut tx, projection, last, &changed).await?;
         tx.commit().await?;
         self.advance(projection, last, &changed);
         Ok(events.len())
@@ -267,7 +250,7 @@ impl Projector {
         }
     }
 
-    fn caches(&self) -> Vec<Arc<ReadCache>> {
+    fn caches(&self) -> Vec<Arc<dyn Forgets>> {
         self.caches
             .lock()
             .map(|mut caches| {
@@ -278,9 +261,9 @@ impl Projector {
     }
 
     /// Tells `cache` what every later step changes ([`Projector::advance`]).
-    pub(crate) fn tell(&self, cache: &Arc<ReadCache>) {
+    pub(crate) fn tell(&self, cache: Weak<dyn Forgets>) {
         if let Ok(mut caches) = self.caches.lock() {
-            caches.push(Arc::downgrade(cache));
+            caches.push(cache);
         }
     }
 

@@ -44,8 +44,8 @@ use sqlx::Row;
 
 use domain::envelope::Envelope;
 
-use crate::follow::Changed;
 use crate::log::StoredEvent;
+use crate::progress::Changed;
 use crate::registry::Projection;
 use crate::runner::{now, Projector};
 use crate::ProjectionError;
@@ -346,7 +346,7 @@ impl Projector {
         } else {
             Changed::of(&events)
         };
-        crate::follow::announce(&mut tx, projection, position, &outcome.changed).await?;
+        crate::progress::announce(&mut tx, projection, position, &outcome.changed).await?;
         tx.commit().await?;
         outcome.position = position;
         Ok(outcome)

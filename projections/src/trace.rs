@@ -5,12 +5,8 @@
 //! trace runs from a REST request to the read table.
 //!
 //! Spans reach an OpenTelemetry exporter only when the process installed
-//! one (`BASEL_OTLP_ENDPOINT`, in `api::telemetry`); without it the parent
+//! one (`BASEL_OTLP_ENDPOINT`, crate `telemetry`); without it the parent
 //! is not looked up.
-
-use domain::trace::TraceParent;
-use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState};
-use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::log::StoredEvent;
 
@@ -26,28 +22,8 @@ pub(crate) fn apply_span(projection: &'static str, event: &StoredEvent) -> traci
     );
     if !span.is_disabled() {
         if let Some(parent) = domain::metadata::traceparent_in(&event.metadata) {
-            follow(&span, &parent);
+            telemetry::trace::follow(&span, &parent);
         }
     }
     span
-}
-
-/// Makes the (remote) span `parent` names the parent of `span`, which must
-/// not have been entered yet. Does nothing without an exporter.
-fn follow(span: &tracing::Span, parent: &TraceParent) {
-    let (Ok(trace_id), Ok(span_id)) = (
-        TraceId::from_hex(parent.trace_id()),
-        SpanId::from_hex(parent.parent_id()),
-    ) else {
-        return;
-    };
-    let remote = SpanContext::new(
-        trace_id,
-        span_id,
-        TraceFlags::new(parent.flags()),
-        true,
-        TraceState::default(),
-    );
-    // An error only says that no OpenTelemetry layer is installed.
-    let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(remote));
 }

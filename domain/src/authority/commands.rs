@@ -1,12 +1,10 @@
 //! What may be asked of an [`Authority`](super::Authority).
 
 use chrono::NaiveDate;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
-use super::contact::ContactField;
+use super::contact::ContactPatch;
 use super::details::ContactInput;
+use super::party::VerificationMethod;
 use super::party::{CheckOutcome, Role, RoleBasis, SourceRef};
 use crate::values::{CountryCode, Slug};
 
@@ -199,51 +197,6 @@ pub struct RegisterAuthority {
     /// Today's date by the caller's clock, to refuse checks in the future.
     pub today: NaiveDate,
 }
-
-/// How a steward checked a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum VerificationMethod {
-    /// Confirmed by e-mail with the authority.
-    Email,
-    /// Confirmed by phone.
-    Phone,
-    /// Read on the authority's or the Secretariat's website.
-    Website,
-    /// An official notification (e.g. from the Basel Secretariat).
-    OfficialNotification,
-    /// Anything else; say what in `source` or `note`.
-    Other,
-}
-
-impl VerificationMethod {
-    /// Parses the client-facing name (`email`, `phone`, `website`, `official_notification`, `other`).
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "email" => Some(Self::Email),
-            "phone" => Some(Self::Phone),
-            "website" => Some(Self::Website),
-            "official_notification" => Some(Self::OfficialNotification),
-            "other" => Some(Self::Other),
-            _ => None,
-        }
-    }
-
-    /// The client-facing name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Email => "email",
-            Self::Phone => "phone",
-            Self::Website => "website",
-            Self::OfficialNotification => "official_notification",
-            Self::Other => "other",
-        }
-    }
-}
-
-/// Field corrections: a field mapped to its new text, or to `None` to clear it.
-/// Fields not named keep their value.
-pub type ContactPatch = BTreeMap<ContactField, Option<String>>;
 
 /// A steward's check of a record. A check that confirms unchanged data is
 /// still recorded: auditors need "verified unchanged on date X".

@@ -2,9 +2,25 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::values::{Email, Phone};
+
+/// Field corrections: a field mapped to its new text, or to `None` to clear it.
+/// Fields not named keep their value.
+pub type ContactPatch = BTreeMap<ContactField, Option<String>>;
+
+/// One field's old and new value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldChange {
+    /// Which field.
+    pub field: ContactField,
+    /// Its value before.
+    pub old: Option<String>,
+    /// Its value after.
+    pub new: Option<String>,
+}
 
 /// The contact details of a competent authority, checked and typed (the
 /// text form, the shape edges read and write, is

@@ -3,12 +3,13 @@
 use chrono::NaiveDate;
 
 use super::commands::{NewContact, RegisterAuthority, RetireAuthority, SubmitVerificationUpdate};
+use super::contact::FieldChange;
 use super::contact::{parse_field, Contact, ContactField, FieldProblem};
 use super::decide_contacts::validate_new;
 use super::details::ContactInput;
 use super::events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
-    FieldChange, VerificationRecorded,
+    VerificationRecorded,
 };
 use super::party::{CheckOutcome, ContactProvenance, PartyContact, Role};
 use super::{Authority, AuthorityError};

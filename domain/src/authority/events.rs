@@ -11,8 +11,8 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::commands::VerificationMethod;
-use super::contact::ContactField;
+use super::contact::FieldChange;
+use super::party::VerificationMethod;
 use super::party::{CheckOutcome, PartyContact};
 use crate::aggregate::DomainEvent;
 use crate::values::{CountryCode, Slug};
@@ -151,17 +151,6 @@ pub struct AuthorityRegistered {
     /// The steward who registered it (none for the seed and the first release).
     #[serde(default)]
     pub steward: Option<Slug>,
-}
-
-/// One field's old and new value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FieldChange {
-    /// Which field.
-    pub field: ContactField,
-    /// Its value before.
-    pub old: Option<String>,
-    /// Its value after.
-    pub new: Option<String>,
 }
 
 /// Only the fields that changed, old and new.

@@ -25,20 +25,19 @@ pub mod upcast;
 use serde::{Deserialize, Serialize};
 
 pub use commands::{
-    AddContact, AuthorityCommand, ContactPatch, DesignatePrimary, Evidence, NewContact,
-    RegisterAuthority, RemoveContact, RetireAuthority, SubmitVerificationUpdate,
-    VerificationMethod, DEFAULT_MAX_CONTACTS,
+    AddContact, AuthorityCommand, DesignatePrimary, Evidence, NewContact, RegisterAuthority,
+    RemoveContact, RetireAuthority, SubmitVerificationUpdate, DEFAULT_MAX_CONTACTS,
 };
-pub use contact::{parse_field, Contact, ContactField, FieldProblem};
+pub use contact::{parse_field, Contact, ContactField, ContactPatch, FieldChange, FieldProblem};
 pub use details::{Channels, ContactInput};
 pub use events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ChangeProposed, ContactAdded,
-    ContactDetailsChanged, ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated,
-    ProposalApproved, ProposalRejected, VerificationRecorded, WorkAssigned,
+    ContactDetailsChanged, ContactRemoved, EvidenceAttached, PrimaryDesignated, ProposalApproved,
+    ProposalRejected, VerificationRecorded, WorkAssigned,
 };
 pub use party::{
     CheckOutcome, CheckRecord, ContactProvenance, PartyContact, Retired, Role, RoleBasis,
-    SourceRef, LEGACY_CONTACT_ID,
+    SourceRef, VerificationMethod, LEGACY_CONTACT_ID,
 };
 pub use review::{
     EvidenceRef, Proposal, ProposedChange, ProposedCheck, ProposedContact, ProposedPrimary,

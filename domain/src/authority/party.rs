@@ -8,13 +8,53 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::commands::VerificationMethod;
 use super::contact::{Contact, ContactField};
 use crate::values::Slug;
 
 /// The id of the contact a record of the first release described (its only
 /// contact). Events written before contacts existed refer to it.
 pub const LEGACY_CONTACT_ID: &str = "c1";
+
+/// How a steward checked a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationMethod {
+    /// Confirmed by e-mail with the authority.
+    Email,
+    /// Confirmed by phone.
+    Phone,
+    /// Read on the authority's or the Secretariat's website.
+    Website,
+    /// An official notification (e.g. from the Basel Secretariat).
+    OfficialNotification,
+    /// Anything else; say what in `source` or `note`.
+    Other,
+}
+
+impl VerificationMethod {
+    /// Parses the client-facing name (`email`, `phone`, `website`, `official_notification`, `other`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "email" => Some(Self::Email),
+            "phone" => Some(Self::Phone),
+            "website" => Some(Self::Website),
+            "official_notification" => Some(Self::OfficialNotification),
+            "other" => Some(Self::Other),
+            _ => None,
+        }
+    }
+
+    /// The client-facing name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Phone => "phone",
+            Self::Website => "website",
+            Self::OfficialNotification => "official_notification",
+            Self::Other => "other",
+        }
+    }
+}
 
 /// What a contact is for the Party.
 #[derive(

@@ -8,9 +8,10 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::commands::{ContactPatch, VerificationMethod};
 use super::contact::ContactField;
-use super::events::FieldChange;
+use super::contact::ContactPatch;
+use super::contact::FieldChange;
+use super::party::VerificationMethod;
 use super::party::{CheckOutcome, PartyContact};
 
 /// One steward change of a Party's record, awaiting review.

@@ -32,8 +32,9 @@ use super::commands::{
     AuthorityCommand, DesignatePrimary, Evidence, RemoveContact, RetireAuthority,
     SubmitVerificationUpdate,
 };
+use super::contact::FieldChange;
 use super::events::{
-    AuthorityEvent, ChangeProposed, ContactAdded, FieldChange, ProposalApproved, ProposalRejected,
+    AuthorityEvent, ChangeProposed, ContactAdded, ProposalApproved, ProposalRejected,
 };
 use super::proposal::whole_contact;
 use super::{Authority, AuthorityError, FieldProblem};

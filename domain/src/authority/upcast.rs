@@ -19,10 +19,11 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
+use super::contact::FieldChange;
 use super::contact::{Contact, ContactField};
 use super::events::{
     AuthorityEvent, AuthorityRegistered, AuthorityRetired, ContactAdded, ContactDetailsChanged,
-    ContactRemoved, EvidenceAttached, FieldChange, PrimaryDesignated, VerificationRecorded,
+    ContactRemoved, EvidenceAttached, PrimaryDesignated, VerificationRecorded,
 };
 use super::events::{ChangeProposed, ProposalApproved, ProposalRejected, WorkAssigned};
 use super::party::{ContactProvenance, PartyContact, Retired, Role, LEGACY_CONTACT_ID};
