@@ -14,18 +14,8 @@ use secrecy::SecretString;
 use domain::credentials::hash_secret;
 
 use crate::secrets::new_console_secret;
+use crate::store::on_pool;
 use crate::store::{Backend, StoreError};
-
-/// Runs `$body` with `$pool` bound to the backend's pool (PostgreSQL or
-/// SQLite): the SQL below is the same on both (`$N` parameters, BIGINT).
-macro_rules! on_pool {
-    ($backend:expr, |$pool:ident| $body:expr) => {
-        match $backend {
-            Backend::Postgres($pool) => $body,
-            Backend::Sqlite($pool) => $body,
-        }
-    };
-}
 
 /// How long sessions last, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,6 +30,7 @@ use sqlx::postgres::{PgListener, PgPool};
 use sqlx::{Postgres, Row};
 
 use crate::nats::NatsAccess;
+use crate::store::events::COLUMNS;
 use crate::store::NOTIFY_CHANNEL;
 
 /// The advisory-lock key the active relay holds (distinct from the position lock).
@@ -148,8 +149,8 @@ pub async fn ensure_stream(
     if config.storage != wanted.storage || config.retention != wanted.retention {
         tracing::warn!(
             stream = %wanted.name,
-            storage = ?config.storage,
-            retention = ?config.retention,
+            storage = %format!("{:?}", config.storage).to_lowercase(),
+            retention = %format!("{:?}", config.retention).to_lowercase(),
             "the stream is not file-backed with limits retention as basel creates it; JetStream cannot change that in place: re-create the stream (and republish with `basel relay --republish-from 1`) to change it"
         );
     }
@@ -354,10 +355,9 @@ impl Relay {
 
     /// Publishes one batch of unpublished rows; returns how many it read.
     async fn pass(&self, conn: &mut PoolConnection<Postgres>) -> Result<usize, RelayError> {
-        let rows = sqlx::query(
-            "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
-             FROM events WHERE published_at IS NULL ORDER BY position LIMIT $1",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM events WHERE published_at IS NULL ORDER BY position LIMIT $1"
+        ))
         .bind(BATCH)
         .fetch_all(&mut **conn)
         .await?;
@@ -469,10 +469,9 @@ impl Relay {
         let mut sent = 0;
         let mut after = 0;
         while after < last {
-            let rows = sqlx::query(
-                "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
-                 FROM events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3",
-            )
+            let rows = sqlx::query(&format!(
+                "SELECT {COLUMNS} FROM events WHERE position > $1 AND position <= $2 ORDER BY position LIMIT $3"
+            ))
             .bind(after)
             .bind(last)
             .bind(BATCH)
@@ -518,12 +517,8 @@ impl Relay {
     /// NATS or PostgreSQL failures.
     pub async fn republish_from(&self, position: i64) -> Result<(usize, usize), RelayError> {
         ensure_stream(&self.context, &self.settings).await?;
-        let mut rows = sqlx::query(
-            "SELECT position, aggregate_type, aggregate_id, sequence, event_type, event_version, payload, metadata \
-             FROM events WHERE position >= $1 ORDER BY position",
-        )
-        .bind(position)
-        .fetch(&self.pool);
+        let sql = format!("SELECT {COLUMNS} FROM events WHERE position >= $1 ORDER BY position");
+        let mut rows = sqlx::query(&sql).bind(position).fetch(&self.pool);
         let (mut sent, mut stored) = (0, 0);
         while let Some(row) = rows.next().await {
             let ack = self.publish(&envelope(&row?)?).await?;
@@ -537,14 +532,5 @@ impl Relay {
 }
 
 fn envelope(row: &sqlx::postgres::PgRow) -> Result<Envelope, RelayError> {
-    Ok(Envelope {
-        position: row.try_get("position")?,
-        aggregate_type: row.try_get("aggregate_type")?,
-        aggregate_id: row.try_get("aggregate_id")?,
-        sequence: row.try_get("sequence")?,
-        event_type: row.try_get("event_type")?,
-        event_version: row.try_get("event_version")?,
-        payload: row.try_get("payload")?,
-        metadata: row.try_get("metadata")?,
-    })
+    Ok(crate::store::events::envelope(row)?)
 }

@@ -223,16 +223,17 @@ impl Draft {
         let steward = Some(signed.steward.id.clone());
         match self.action {
             Action::Add => {
-                let mut contact = match web::contact::parse_add(&self.rest_body()) {
-                    Ok(contact) => contact,
-                    Err(ApiError::Invalid(found)) => return Err(to_form(found)),
-                    Err(_) => {
-                        return Err(Problems::from([(
-                            "general".into(),
-                            "the form could not be read".into(),
-                        )]))
-                    }
-                };
+                let mut contact =
+                    match web::contact::parse_add(&console.app.schemas, &self.rest_body()) {
+                        Ok(contact) => contact,
+                        Err(ApiError::Invalid(found)) => return Err(to_form(found)),
+                        Err(_) => {
+                            return Err(Problems::from([(
+                                "general".into(),
+                                "the form could not be read".into(),
+                            )]))
+                        }
+                    };
                 contact.id = Some(row.state.next_contact_id());
                 Ok(AuthorityCommand::AddContact(AddContact {
                     contact,

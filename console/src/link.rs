@@ -100,7 +100,7 @@ async fn mail_link(console: &Console, email: &Email) -> anyhow::Result<()> {
     let book = AddressBook::new(&console.app.wiring.store, &console.app.wiring.secret);
     web::auth::catch_up(&console.app)
         .await
-        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     for id in book.stewards_with(email).await? {
         let active = stewards::by_id(console.app.read_db(), &id)
             .await?
@@ -190,7 +190,7 @@ pub async fn follow(
         }
     };
     if let Err(error) = web::auth::catch_up(&console.app).await {
-        tracing::warn!(error = ?error, "stewards projection unreadable");
+        tracing::warn!(error = %error, "stewards projection unreadable");
     }
     let active = matches!(
         stewards::by_id(console.app.read_db(), &steward_id).await,

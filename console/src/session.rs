@@ -122,7 +122,7 @@ impl FromRequestParts<Handle> for Signed {
             }
         };
         if let Err(error) = web::auth::catch_up(&console.app).await {
-            tracing::warn!(error = ?error, "stewards projection unreadable");
+            tracing::warn!(error = %error, "stewards projection unreadable");
             return Err(unavailable());
         }
         let steward = match stewards::by_id(console.app.read_db(), &row.steward_id).await {

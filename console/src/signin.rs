@@ -176,7 +176,7 @@ pub async fn sign_in(
     }
     let token = form.text("token");
     if let Err(error) = web::auth::catch_up(&console.app).await {
-        tracing::warn!(error = ?error, "stewards projection unreadable");
+        tracing::warn!(error = %error, "stewards projection unreadable");
     }
     let steward = match stewards::by_token_hash(console.app.read_db(), &hash_secret(&token)).await {
         Ok(steward) => steward,

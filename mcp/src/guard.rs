@@ -329,7 +329,6 @@ pub(crate) async fn streamable(
         .get::<Caller>()
         .cloned()
         .unwrap_or_default();
-    let address = peer(&request);
     let session = request
         .headers()
         .get(SESSION_HEADER)
@@ -347,75 +346,100 @@ pub(crate) async fn streamable(
         }
     }
     match (request.method().clone(), session) {
-        (Method::DELETE, session) => {
-            let mut response = service.handle(request).await.map(axum::body::Body::new);
-            if response.status() == StatusCode::ACCEPTED {
-                // A closed session: 204, the answer clients expect to DELETE.
-                *response.status_mut() = StatusCode::NO_CONTENT;
-                *response.body_mut() = axum::body::Body::empty();
-                if let Some(id) = session {
-                    registry.remove(&id);
-                }
-            }
-            response
-        }
+        (Method::DELETE, session) => close(service, &registry, session, request).await,
         (Method::POST, Some(_)) => jsonrpc::post(service, request).await,
-        (Method::POST, None) => {
-            if let Err(refused) = registry.admit() {
-                return refused.response();
-            }
-            let response = jsonrpc::post(service, request).await;
-            let opened = response
-                .headers()
-                .get(SESSION_HEADER)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            let holder = Holder {
-                owner: caller.id(),
-                address,
-            };
-            match opened {
-                Some(id) => match registry.insert(&id, &holder, Closer::Streamable) {
-                    Ok(()) => response,
-                    Err(refused) => refused.response(),
-                },
-                None => response,
-            }
-        }
-        (Method::GET, Some(id)) => {
-            // A resumption (`Last-Event-ID`) replays; a plain GET opens the
-            // session's one standalone stream.
-            let busy = if request.headers().contains_key("last-event-id") {
-                registry.stream(&id)
-            } else {
-                match registry.standalone(&id) {
-                    Some(busy) => busy,
-                    None => return stream_conflict(),
-                }
-            };
-            let Some(ended) = registry.ended(&id) else {
-                return unknown_session();
-            };
-            let response = service.handle(request).await.map(axum::body::Body::new);
-            if !response.status().is_success() {
-                return response;
-            }
-            // Ends when the session is closed (evicted, expired, its key
-            // revoked), whatever rmcp does with the stream.
-            response.map(|body| {
-                let stream = body
-                    .into_data_stream()
-                    .take_until(ended.cancelled_owned())
-                    .map(move |chunk| {
-                        let _busy = &busy;
-                        chunk
-                    });
-                axum::body::Body::from_stream(stream)
-            })
-        }
+        (Method::POST, None) => open(service, &registry, &caller, request).await,
+        (Method::GET, Some(id)) => stream(service, &registry, &id, request).await,
         (Method::GET, None) => service.handle(request).await.map(axum::body::Body::new),
         _ => not_allowed("GET, POST, DELETE"),
     }
+}
+
+/// `DELETE /mcp`: closes the session.
+async fn close(
+    service: jsonrpc::Streamable,
+    registry: &Registry,
+    session: Option<String>,
+    request: Request,
+) -> Response {
+    let mut response = service.handle(request).await.map(axum::body::Body::new);
+    if response.status() == StatusCode::ACCEPTED {
+        // A closed session: 204, the answer clients expect to DELETE.
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = axum::body::Body::empty();
+        if let Some(id) = session {
+            registry.remove(&id);
+        }
+    }
+    response
+}
+
+/// `POST /mcp` without a session: an `initialize` that opens one, within
+/// the caps.
+async fn open(
+    service: jsonrpc::Streamable,
+    registry: &Registry,
+    caller: &Caller,
+    request: Request,
+) -> Response {
+    if let Err(refused) = registry.admit() {
+        return refused.response();
+    }
+    let address = peer(&request);
+    let response = jsonrpc::post(service, request).await;
+    let opened = response
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let holder = Holder {
+        owner: caller.id(),
+        address,
+    };
+    match opened {
+        Some(id) => match registry.insert(&id, &holder, Closer::Streamable) {
+            Ok(()) => response,
+            Err(refused) => refused.response(),
+        },
+        None => response,
+    }
+}
+
+/// `GET /mcp` of a session: a resumption (`Last-Event-ID`) replays; a plain
+/// GET opens the session's one standalone stream. Either ends when the
+/// session is closed (evicted, expired, its key revoked), whatever rmcp does
+/// with the stream.
+async fn stream(
+    service: jsonrpc::Streamable,
+    registry: &Arc<Registry>,
+    id: &str,
+    request: Request,
+) -> Response {
+    let busy = if request.headers().contains_key("last-event-id") {
+        registry.stream(id)
+    } else {
+        match registry.standalone(id) {
+            Some(busy) => busy,
+            None => return stream_conflict(),
+        }
+    };
+    let Some(ended) = registry.ended(id) else {
+        return unknown_session();
+    };
+    let response = service.handle(request).await.map(axum::body::Body::new);
+    if !response.status().is_success() {
+        return response;
+    }
+    response.map(|body| {
+        let stream = body
+            .into_data_stream()
+            .take_until(ended.cancelled_owned())
+            .map(move |chunk| {
+                let _busy = &busy;
+                chunk
+            });
+        axum::body::Body::from_stream(stream)
+    })
 }
 
 /// 409 for a second standalone stream of one session.

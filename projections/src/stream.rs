@@ -277,25 +277,7 @@ impl Projector {
         let moved_elsewhere = position > self.position(name);
         let mut stream_sequence: i64 = row.try_get("stream_sequence")?;
         let mut outcome = BatchOutcome::default();
-        let mut events = Vec::with_capacity(batch.len());
-        let mut handled_up_to = stream_sequence;
-        for message in batch {
-            let sequence = sequence_of(message);
-            match decode(message) {
-                Ok(event) => events.push(event),
-                Err(reason) => {
-                    outcome.halt = Some(format!(
-                        "message on subject {} at stream sequence {sequence} does not decode: {reason}",
-                        message.subject
-                    ));
-                    // After the cause is fixed the consumer must read it again.
-                    handled_up_to = handled_up_to.min(sequence - 1);
-                    break;
-                }
-            }
-            handled_up_to = handled_up_to.max(sequence);
-            outcome.handled += 1;
-        }
+        let (mut events, mut handled_up_to) = decoded(batch, stream_sequence, &mut outcome);
         events.retain(|e| e.position > position);
         events.sort_by_key(|e| e.position);
         events.dedup_by_key(|e| e.position);
@@ -326,20 +308,13 @@ impl Projector {
             }
         }
         stream_sequence = handled_up_to;
-        if let Some(reason) = &outcome.halt {
-            sqlx::query("UPDATE projection_checkpoints SET halted = $1 WHERE name = $2")
-                .bind(reason)
-                .bind(name)
-                .execute(&mut *tx)
-                .await?;
-        }
-        sqlx::query(
-            "UPDATE projection_checkpoints SET position = $1, stream_sequence = $2 WHERE name = $3",
+        save_checkpoint(
+            &mut tx,
+            name,
+            position,
+            stream_sequence,
+            outcome.halt.as_deref(),
         )
-        .bind(position)
-        .bind(stream_sequence)
-        .bind(name)
-        .execute(&mut *tx)
         .await?;
         outcome.changed = if moved_elsewhere {
             Changed::Everything
@@ -497,4 +472,61 @@ async fn durable_consumer(
         })
         .await
         .map_err(|e| format!("cannot create consumer {durable}: {e}"))
+}
+
+/// The decodable prefix of `batch` as events, and the last stream sequence
+/// handled (from `from`); a message that does not decode halts the
+/// projection (`outcome.halt`), and it and what follows are not handled.
+fn decoded(
+    batch: &[jetstream::Message],
+    from: i64,
+    outcome: &mut BatchOutcome,
+) -> (Vec<StoredEvent>, i64) {
+    let mut events = Vec::with_capacity(batch.len());
+    let mut handled_up_to = from;
+    for message in batch {
+        let sequence = sequence_of(message);
+        match decode(message) {
+            Ok(event) => events.push(event),
+            Err(reason) => {
+                outcome.halt = Some(format!(
+                    "message on subject {} at stream sequence {sequence} does not decode: {reason}",
+                    message.subject
+                ));
+                // After the cause is fixed the consumer must read it again.
+                handled_up_to = handled_up_to.min(sequence - 1);
+                break;
+            }
+        }
+        handled_up_to = handled_up_to.max(sequence);
+        outcome.handled += 1;
+    }
+    (events, handled_up_to)
+}
+
+/// Moves `name`'s checkpoint to `position` and `stream_sequence` in `tx`,
+/// halting it with `halt` when given.
+async fn save_checkpoint(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    name: &str,
+    position: i64,
+    stream_sequence: i64,
+    halt: Option<&str>,
+) -> Result<(), ProjectionError> {
+    if let Some(reason) = halt {
+        sqlx::query("UPDATE projection_checkpoints SET halted = $1 WHERE name = $2")
+            .bind(reason)
+            .bind(name)
+            .execute(&mut **tx)
+            .await?;
+    }
+    sqlx::query(
+        "UPDATE projection_checkpoints SET position = $1, stream_sequence = $2 WHERE name = $3",
+    )
+    .bind(position)
+    .bind(stream_sequence)
+    .bind(name)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }

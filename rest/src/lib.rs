@@ -72,3 +72,27 @@ async fn method_not_allowed(
     web::access::tag(&mut response, route);
     response
 }
+
+/// The ops listener's router (a process without a REST listener: `--role
+/// relay,projector`, `--role mcp`, …): the ops routes of [`routes::ops`],
+/// the same handlers and answers as on the REST listener.
+pub fn ops_router(state: Shared) -> Router {
+    let (router, _) = routes::ops(Some(&state)).split_for_parts();
+    router
+        .fallback(ops_not_found)
+        .method_not_allowed_fallback(ops_method_not_allowed)
+        .with_state(state)
+}
+
+async fn ops_not_found() -> ApiError {
+    ApiError::NotFound {
+        code: "not_found",
+        message: "no such route; this listener serves /healthz, /readyz and /metrics".into(),
+    }
+}
+
+async fn ops_method_not_allowed(route: Option<MatchedPath>) -> Response {
+    let mut response = ApiError::MethodNotAllowed.into_response();
+    web::access::tag(&mut response, route);
+    response
+}

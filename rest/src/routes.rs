@@ -12,6 +12,7 @@ use crate::ops::{self, metrics};
 use crate::pages::{docs, home, register, unsubscribe};
 use crate::v1::{audit, ca, changes, classify, coverage, shipments, worklist};
 use web::observe;
+use web::schemas::Schemas;
 use web::state::Shared;
 
 /// Every route with its OpenAPI operation, each registered once from its
@@ -25,9 +26,6 @@ pub fn api(state: Option<&Shared>) -> OpenApiRouter<Shared> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(layered(routes!(home::home)))
         .routes(layered(routes!(docs::docs)))
-        .routes(layered(routes!(ops::healthz)))
-        .routes(layered(routes!(ops::readyz)))
-        .routes(layered(routes!(metrics::metrics)))
         .routes(layered(routes!(register::form)))
         .routes(layered(routes!(register::register)))
         .routes(layered(routes!(unsubscribe::confirm)))
@@ -60,6 +58,51 @@ pub fn api(state: Option<&Shared>) -> OpenApiRouter<Shared> {
         .routes(layered(routes!(audit::proof::inclusion)))
         .routes(layered(routes!(audit::proof::consistency)))
         .routes(layered(routes!(audit::entry::entry)))
+        .merge(ops(state))
+}
+
+/// The ops routes (`/healthz`, `/readyz`, `/metrics`): part of [`api`], and
+/// all a process without a REST listener serves, on its ops listener
+/// ([`crate::ops_router`]).
+pub fn ops(state: Option<&Shared>) -> OpenApiRouter<Shared> {
+    let layered = |route: UtoipaMethodRouter<Shared>| observed(state, route);
+    OpenApiRouter::new()
+        .routes(layered(routes!(ops::healthz)))
+        .routes(layered(routes!(ops::readyz)))
+        .routes(layered(routes!(metrics::metrics)))
+}
+
+/// `/healthz` alone, without state or layers: the MCP listener answers it
+/// before its guard (load balancers probe without a key).
+pub fn health() -> axum::Router {
+    let (router, _) = OpenApiRouter::<()>::new()
+        .routes(routes!(ops::healthz))
+        .split_for_parts();
+    router
+}
+
+/// Every body and query type a route reads, with its schema: built once at
+/// start into the server's state (`AppState::schemas`). A route added with
+/// a new body or query type adds it here (a test finds every `Valid<…>` and
+/// `Query<…>` of the handlers in this list).
+pub fn schemas() -> Schemas {
+    Schemas::default()
+        .body::<classify::ClassifyBody>()
+        .body::<shipments::ShipmentBody>()
+        .body::<register::RegisterBody>()
+        .body::<ca::create::CreateRequest>()
+        .body::<ca::contacts::ContactRequest>()
+        .body::<ca::contacts::ContactBody>()
+        .body::<ca::contacts::RemovalBody>()
+        .body::<ca::verify::VerificationBody>()
+        .query::<ca::list::ListQuery>()
+        .query::<ca::get::GetQuery>()
+        .query::<ca::history::HistoryQuery>()
+        .query::<changes::ChangesQuery>()
+        .query::<worklist::WorklistQuery>()
+        .query::<audit::proof::InclusionQuery>()
+        .query::<audit::proof::ConsistencyQuery>()
+        .query::<unsubscribe::TokenQuery>()
 }
 
 /// `route` behind its route layer: timer, deadline, metrics and, when its
@@ -106,4 +149,75 @@ fn operations(item: &PathItem) -> impl Iterator<Item = &Operation> {
     ]
     .into_iter()
     .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The type names in `Valid<…>` and `Query<…>` of every handler file,
+    /// with `pub type X = Verifiable<Y>` aliases read as they are written.
+    fn read_types() -> Vec<String> {
+        fn walk(dir: &std::path::Path, into: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("src").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, into);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    into.push(std::fs::read_to_string(&path).expect("readable"));
+                }
+            }
+        }
+        let mut sources = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut sources,
+        );
+        let mut found = Vec::new();
+        for source in &sources {
+            for wrapper in ["Valid<", "Query<"] {
+                for (at, _) in source.match_indices(wrapper) {
+                    let rest = &source[at + wrapper.len()..];
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() && name != "T" && rest[name.len()..].starts_with('>') {
+                        found.push(name);
+                    }
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        found
+    }
+
+    #[test]
+    fn every_body_and_query_type_a_route_reads_is_registered() {
+        let schemas = schemas();
+        let registered: Vec<&str> = schemas.body_names().collect();
+        let types = read_types();
+        assert!(types.len() >= 10, "{types:?}");
+        for name in types {
+            let known = registered.iter().any(|r| {
+                r.rsplit("::").next() == Some(name.as_str())
+                    || r.contains(&format!("::{name}>"))
+                    || alias_of(&name).is_some_and(|real| r.contains(&format!("::{real}>")))
+            });
+            assert!(
+                known,
+                "{name} is read by a route but not in routes::schemas()"
+            );
+        }
+    }
+
+    /// `Y` for `pub type X = Verifiable<Y>`.
+    fn alias_of(name: &str) -> Option<&'static str> {
+        match name {
+            "CreateRequest" => Some("CreateBody"),
+            "ContactRequest" => Some("ContactBody"),
+            _ => None,
+        }
+    }
 }

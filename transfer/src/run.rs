@@ -87,25 +87,7 @@ pub async fn import(
         today: Utc::now().date_naive(),
         max_contacts: stores.max_contacts,
     };
-    let mut tally = Tally::default();
-    let mut problems = 0;
-    let mut planner = Planner::new(&commands, &ctx, rows);
-    loop {
-        let next = planner.next().await?;
-        // Listed as found, not held: a file may have a problem per row.
-        for problem in planner.take_problems() {
-            problems += 1;
-            writeln!(err, "{problem}")?;
-        }
-        let Some((country, plan)) = next else {
-            break;
-        };
-        let one = [(country, plan)];
-        tally.add(&one);
-        if import.dry_run {
-            report(name, &one, true, &mut *out)?;
-        }
-    }
+    let (tally, problems) = check_all(&commands, &ctx, rows, import.dry_run, out, err).await?;
     if problems > 0 {
         writeln!(out, "Nothing imported from {name}: {tally}.")?;
         bail!("{problems} problem(s), each listed above; nothing imported");
@@ -114,52 +96,10 @@ pub async fn import(
         writeln!(out, "Dry run of {name}, nothing written: {tally}.")?;
         return Ok(());
     }
-    let request = uuid::Uuid::new_v4();
-    let mut tally = Tally::default();
-    let mut done = Proposed::default();
-    let mut planner = Planner::new(&commands, &ctx, rows);
-    while let Some((country, plan)) = planner.next().await? {
-        let refused = planner.take_problems();
-        if !refused.is_empty() {
-            done.failed.push(format!(
-                "{name}: {country}: its record changed since the file was checked, and now: {}",
-                refused.join("; ")
-            ));
-            continue;
-        }
-        let one = [(country, plan)];
-        report(name, &one, false, &mut *out)?;
-        tally.add(&one);
-        if import.review {
-            let proposed = propose(&commands, &ctx, request, &one).await;
-            done.proposals.extend(proposed.proposals);
-            done.failed.extend(proposed.failed);
-        } else {
-            done.failed
-                .extend(write(&commands, &ctx, request, &one).await);
-        }
-    }
+    let (tally, done) = write_all(&commands, &ctx, rows, import.review, out).await?;
     stores.wake.notify_one();
     if import.review {
-        for line in &done.proposals {
-            writeln!(
-                out,
-                "{name}: proposed {line} (awaiting another steward's review)"
-            )?;
-        }
-        if !done.failed.is_empty() {
-            bail!(
-                "{} Party(ies) could not be proposed:\n{}",
-                done.failed.len(),
-                done.failed.join("\n")
-            );
-        }
-        writeln!(
-            out,
-            "Proposed {name} for review (BASEL_REVIEW=required): {} proposal(s), nothing else written.",
-            done.proposals.len()
-        )?;
-        return Ok(());
+        return report_proposed(name, &done, out);
     }
     if !done.failed.is_empty() {
         writeln!(
@@ -174,6 +114,100 @@ pub async fn import(
         );
     }
     writeln!(out, "Imported {name}: {tally}.")?;
+    Ok(())
+}
+
+/// The first pass: checks every row and plans every Party, listing each
+/// problem to `err` as it is found (and, for a dry run, each Party's rows to
+/// `out`). Returns the tally and how many problems there were.
+async fn check_all(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    rows: &Rows,
+    dry_run: bool,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> anyhow::Result<(Tally, usize)> {
+    let mut tally = Tally::default();
+    let mut problems = 0;
+    let mut planner = Planner::new(commands, ctx, rows);
+    loop {
+        let next = planner.next().await?;
+        // Listed as found, not held: a file may have a problem per row.
+        for problem in planner.take_problems() {
+            problems += 1;
+            writeln!(err, "{problem}")?;
+        }
+        let Some((country, plan)) = next else {
+            break;
+        };
+        let one = [(country, plan)];
+        tally.add(&one);
+        if dry_run {
+            report(ctx.file, &one, true, &mut *out)?;
+        }
+    }
+    Ok((tally, problems))
+}
+
+/// The second pass: plans each Party again against the store as it is now,
+/// reports it and writes it (or, under review, proposes it) before the next.
+async fn write_all(
+    commands: &AuthorityCommands,
+    ctx: &Context<'_>,
+    rows: &Rows,
+    review: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<(Tally, Proposed)> {
+    let name = ctx.file;
+    let request = uuid::Uuid::new_v4();
+    let mut tally = Tally::default();
+    let mut done = Proposed::default();
+    let mut planner = Planner::new(commands, ctx, rows);
+    while let Some((country, plan)) = planner.next().await? {
+        let refused = planner.take_problems();
+        if !refused.is_empty() {
+            done.failed.push(format!(
+                "{name}: {country}: its record changed since the file was checked, and now: {}",
+                refused.join("; ")
+            ));
+            continue;
+        }
+        let one = [(country, plan)];
+        report(name, &one, false, &mut *out)?;
+        tally.add(&one);
+        if review {
+            let proposed = propose(commands, ctx, request, &one).await;
+            done.proposals.extend(proposed.proposals);
+            done.failed.extend(proposed.failed);
+        } else {
+            done.failed
+                .extend(write(commands, ctx, request, &one).await);
+        }
+    }
+    Ok((tally, done))
+}
+
+/// Under review: what was proposed, and what could not be.
+fn report_proposed(name: &str, done: &Proposed, out: &mut impl Write) -> anyhow::Result<()> {
+    for line in &done.proposals {
+        writeln!(
+            out,
+            "{name}: proposed {line} (awaiting another steward's review)"
+        )?;
+    }
+    if !done.failed.is_empty() {
+        bail!(
+            "{} Party(ies) could not be proposed:\n{}",
+            done.failed.len(),
+            done.failed.join("\n")
+        );
+    }
+    writeln!(
+        out,
+        "Proposed {name} for review (BASEL_REVIEW=required): {} proposal(s), nothing else written.",
+        done.proposals.len()
+    )?;
     Ok(())
 }
 

@@ -12,10 +12,6 @@
 //! every bad field (in the order the type declares them, unknown fields
 //! last), each once.
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use axum::extract::{FromRequest, Request};
 use chrono::NaiveDate;
 use serde::de::DeserializeOwned;
@@ -29,6 +25,8 @@ use domain::authority::FieldProblem;
 
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::schemas::{BodySchema, Schemas};
+use crate::Shared;
 
 /// A request body type: read by [`Valid`], documented by its `ToSchema`.
 pub trait Body: DeserializeOwned + ToSchema + 'static {
@@ -40,12 +38,12 @@ pub trait Body: DeserializeOwned + ToSchema + 'static {
 /// A body read into `T` and checked ([`read`]).
 pub struct Valid<T>(pub T);
 
-impl<S: Send + Sync, T: Body> FromRequest<S> for Valid<T> {
+impl<T: Body> FromRequest<Shared> for Valid<T> {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(request: Request, state: &Shared) -> Result<Self, ApiError> {
         let JsonBody(value) = JsonBody::from_request(request, state).await?;
-        read(value).map(Self)
+        read(&state.schemas, value).map(Self)
     }
 }
 
@@ -75,11 +73,11 @@ impl Problems {
 /// 422 naming `body` when it is not an object; else 422 listing every
 /// problem: unknown fields, missing ones, values outside the schema's
 /// bounds, of the wrong type, and what [`Body::check`] finds.
-pub fn read<T: Body>(value: Value) -> Result<T, ApiError> {
+pub fn read<T: Body>(schemas: &Schemas, value: Value) -> Result<T, ApiError> {
     let Value::Object(mut map) = value else {
         return Err(ApiError::invalid("body", "must be a JSON object"));
     };
-    let schema = BodySchema::cached::<T>();
+    let schema = schemas.body_of::<T>();
     let declared = declared::<T>();
     let mut problems = Problems::default();
     let unknown: Vec<String> = map
@@ -93,7 +91,7 @@ pub fn read<T: Body>(value: Value) -> Result<T, ApiError> {
             problems.add(*name, "is required");
             map.remove(*name);
         } else if let Some(value) = map.get(*name) {
-            schema.bounds(&schema.property(name), value, name, &mut problems);
+            schema.bounds(schemas, &schema.property(name), value, name, &mut problems);
             if problems.has(name) {
                 map.remove(*name);
             }
@@ -233,37 +231,7 @@ fn declared<T: DeserializeOwned>() -> &'static [&'static str] {
     names.0.unwrap_or(&[])
 }
 
-/// The JSON form of a body type's schema and of the schemas it refers to.
-struct BodySchema {
-    root: Value,
-    components: Map<String, Value>,
-}
-
 impl BodySchema {
-    /// The schema of `T`, generated once per process.
-    fn cached<T: ToSchema + 'static>() -> Arc<Self> {
-        static SCHEMAS: OnceLock<Mutex<HashMap<TypeId, Arc<BodySchema>>>> = OnceLock::new();
-        let mut schemas = match SCHEMAS.get_or_init(Default::default).lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        schemas
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(Self::of::<T>()))
-            .clone()
-    }
-
-    fn of<T: ToSchema>() -> Self {
-        let root = serde_json::to_value(T::schema()).unwrap_or_default();
-        let mut referenced = Vec::new();
-        T::schemas(&mut referenced);
-        let components = referenced
-            .into_iter()
-            .filter_map(|(name, schema)| Some((name, serde_json::to_value(schema).ok()?)))
-            .collect();
-        Self { root, components }
-    }
-
     fn requires(&self, field: &str) -> bool {
         self.root["required"]
             .as_array()
@@ -288,15 +256,22 @@ impl BodySchema {
     /// Adds a problem when `value` is outside the bounds `schema` states
     /// for a value of its JSON type (a value of another type is serde's to
     /// refuse).
-    fn bounds(&self, schema: &Value, value: &Value, path: &str, problems: &mut Problems) {
+    fn bounds(
+        &self,
+        schemas: &Schemas,
+        schema: &Value,
+        value: &Value,
+        path: &str,
+        problems: &mut Problems,
+    ) {
         let schema = self.resolve(schema);
         for alternatives in ["allOf", "anyOf", "oneOf"] {
             for inner in schema[alternatives].as_array().into_iter().flatten() {
-                self.bounds(inner, value, path, problems);
+                self.bounds(schemas, inner, value, path, problems);
             }
         }
         match value {
-            Value::String(text) => text_bounds(schema, text, path, problems),
+            Value::String(text) => text_bounds(schemas, schema, text, path, problems),
             Value::Number(number) => {
                 let n = number.as_f64().unwrap_or_default();
                 if let Some(min) = schema["minimum"].as_f64().filter(|min| n < *min) {
@@ -314,13 +289,13 @@ impl BodySchema {
                     problems.add(path, format!("must have at most {max} items"));
                 }
                 for item in items {
-                    self.bounds(&schema["items"], item, path, problems);
+                    self.bounds(schemas, &schema["items"], item, path, problems);
                 }
             }
             Value::Object(fields) => {
                 for (key, value) in fields {
                     let inner = format!("{path}.{key}");
-                    self.bounds(&schema["properties"][key], value, &inner, problems);
+                    self.bounds(schemas, &schema["properties"][key], value, &inner, problems);
                 }
             }
             Value::Null | Value::Bool(_) => {}
@@ -328,7 +303,7 @@ impl BodySchema {
     }
 }
 
-fn text_bounds(schema: &Value, text: &str, path: &str, problems: &mut Problems) {
+fn text_bounds(schemas: &Schemas, schema: &Value, text: &str, path: &str, problems: &mut Problems) {
     let count = text.chars().count() as u64;
     if let Some(min) = schema["minLength"].as_u64().filter(|min| count < *min) {
         problems.add(path, format!("must be at least {min} characters"));
@@ -337,7 +312,7 @@ fn text_bounds(schema: &Value, text: &str, path: &str, problems: &mut Problems) 
         problems.add(path, format!("must be at most {max} characters"));
     }
     if let Some(pattern) = schema["pattern"].as_str() {
-        if !matches(pattern, text) {
+        if !schemas.matches(pattern, text) {
             let rule = if pattern == NOT_BLANK {
                 "must not be blank".to_owned()
             } else {
@@ -350,23 +325,6 @@ fn text_bounds(schema: &Value, text: &str, path: &str, problems: &mut Problems) 
 
 /// The pattern of a text that must hold something besides spaces.
 pub const NOT_BLANK: &str = "\\S";
-
-/// Whether `text` matches the schema pattern `pattern` (a search, as JSON
-/// Schema's `pattern` is). Each pattern is compiled once per process; a
-/// pattern that does not compile matches nothing (a test compiles every
-/// pattern of the document).
-pub fn matches(pattern: &str, text: &str) -> bool {
-    static COMPILED: OnceLock<Mutex<HashMap<String, Option<regex::Regex>>>> = OnceLock::new();
-    let mut compiled = match COMPILED.get_or_init(Default::default).lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
-    };
-    compiled
-        .entry(pattern.to_owned())
-        .or_insert_with(|| regex::Regex::new(pattern).ok())
-        .as_ref()
-        .is_some_and(|regex| regex.is_match(text))
-}
 
 /// A `YYYY-MM-DD` date, read strictly (`2025-1-1` and date-times are
 /// refused). Fields of this type are documented as
@@ -522,7 +480,7 @@ mod tests {
     }
 
     fn fields(value: Value) -> Vec<String> {
-        match read::<Sample>(value) {
+        match read::<Sample>(&Schemas::default(), value) {
             Err(ApiError::Invalid(problems)) => problems.into_iter().map(|p| p.field).collect(),
             other => panic!("expected 422, got {other:?}"),
         }
@@ -557,9 +515,12 @@ mod tests {
 
     #[test]
     fn a_good_body_is_read() {
-        let body = read::<Sample>(json!({
-            "name": "ok", "count": 2, "items": ["a"], "inner": {"code": "DE"}
-        }))
+        let body = read::<Sample>(
+            &Schemas::default(),
+            json!({
+                "name": "ok", "count": 2, "items": ["a"], "inner": {"code": "DE"}
+            }),
+        )
         .expect("valid");
         assert_eq!((body.name.as_str(), body.count), ("ok", Some(2)));
         assert_eq!(body.items, Some(vec!["a".to_owned()]));
@@ -570,7 +531,9 @@ mod tests {
     fn a_body_of_thousands_of_bad_nested_fields_is_refused() {
         let inner: Map<String, Value> = (0..5000).map(|i| (format!("k{i}"), json!(1))).collect();
         let body = json!({"name": "ok", "inner": inner});
-        assert!(matches!(read::<Sample>(body), Err(ApiError::Invalid(p)) if !p.is_empty()));
+        assert!(
+            matches!(read::<Sample>(&Schemas::default(), body), Err(ApiError::Invalid(p)) if !p.is_empty())
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use domain::authority::{Channels, ContactInput, NewContact, Role};
 
 use crate::body::{one_of_or_null, read, Body, Day};
 use crate::error::ApiError;
+use crate::schemas::Schemas;
 
 /// `POST /api/v1/ca/{cc}/contacts`.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -115,6 +116,6 @@ impl From<ContactBody> for NewContact {
 ///
 /// # Errors
 /// 422 listing every field problem.
-pub fn parse_add(body: &Value) -> Result<NewContact, ApiError> {
-    read::<ContactBody>(body.clone()).map(NewContact::from)
+pub fn parse_add(schemas: &Schemas, body: &Value) -> Result<NewContact, ApiError> {
+    read::<ContactBody>(schemas, body.clone()).map(NewContact::from)
 }

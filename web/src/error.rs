@@ -6,6 +6,8 @@
 //! service expect. 5xx bodies never carry internals: the cause is logged here,
 //! once.
 
+use std::borrow::Cow;
+
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -98,6 +100,24 @@ pub enum ApiError {
     Internal(String),
 }
 
+/// One line for logs: the code and the message, and for a 5xx its cause
+/// (which no answer carries).
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}): {}",
+            self.code(),
+            self.status().as_u16(),
+            self.message()
+        )?;
+        match self {
+            Self::Unavailable(cause) | Self::Internal(cause) => write!(f, "; cause: {cause}"),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl ApiError {
     /// A 422 about one field.
     pub fn invalid(field: &str, message: impl Into<String>) -> Self {
@@ -155,153 +175,147 @@ impl ApiError {
     /// The status and body of every error but the API-key 401. Causes of
     /// 5xx answers are logged here, once; the body never carries them.
     fn parts(self) -> (StatusCode, ErrorBody) {
+        let status = self.status();
+        let mut value = body(self.title(), self.code(), &self.message());
         match self {
-            Self::ApiKey(refusal) => (
-                StatusCode::UNAUTHORIZED,
-                body(refusal.error(), "api_key_required", refusal.message()),
-            ),
-            Self::BadRequest { code, message } => {
-                (StatusCode::BAD_REQUEST, body("bad request", code, &message))
-            }
-            Self::NotFound { code, message } => {
-                (StatusCode::NOT_FOUND, body("not found", code, &message))
-            }
-            Self::MethodNotAllowed => (
-                StatusCode::METHOD_NOT_ALLOWED,
-                body(
-                    "method not allowed",
-                    "method_not_allowed",
-                    "this route does not serve that method",
-                ),
-            ),
-            Self::StewardTokenRequired => (
-                StatusCode::UNAUTHORIZED,
-                body(
-                    "steward token required",
-                    "steward_token_required",
-                    "send a steward's token as `Authorization: Bearer TOKEN` (from `basel steward enrol`); API keys are not accepted here",
-                ),
-            ),
-            Self::StewardSuspended => (
-                StatusCode::FORBIDDEN,
-                body(
-                    "steward suspended",
-                    "steward_suspended",
-                    "this steward is suspended and cannot write",
-                ),
-            ),
-            Self::AlreadyExists(message) => (
-                StatusCode::CONFLICT,
-                body("conflict", "already_exists", &message),
-            ),
-            Self::VersionMismatch { expected } => (
-                StatusCode::CONFLICT,
-                body(
-                    "conflict",
-                    "version_mismatch",
-                    &format!(
-                        "the record is no longer at version {expected}; GET it again and resubmit"
-                    ),
-                ),
-            ),
-            Self::Conflict => (
-                StatusCode::CONFLICT,
-                body(
-                    "conflict",
-                    "conflict",
-                    "another write to the same record came first; retry",
-                ),
-            ),
-            Self::StateConflict { code, message } => {
-                (StatusCode::CONFLICT, body("conflict", code, &message))
-            }
-            Self::PayloadTooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                body(
-                    "payload too large",
-                    "payload_too_large",
-                    "the request body is over 64 KiB",
-                ),
-            ),
-            Self::UnsupportedMediaType => (
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                body(
-                    "unsupported media type",
-                    "unsupported_media_type",
-                    "send the body as JSON with Content-Type: application/json",
-                ),
-            ),
             Self::Invalid(mut problems) => {
-                let found = problems.len();
                 problems.truncate(MAX_LISTED_PROBLEMS);
-                let mut message = summary(&problems);
-                if found > MAX_LISTED_PROBLEMS {
-                    message.push_str(&format!(
-                        " (and {} more: {found} problems in all, the first {MAX_LISTED_PROBLEMS} listed)",
-                        found - MAX_LISTED_PROBLEMS
-                    ));
-                }
-                let mut value = body("invalid fields", "validation_failed", &message);
                 value.errors = Some(problems);
-                (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
-            Self::Unprocessable {
-                code,
-                message,
-                field,
-            } => {
-                let mut value = body("unprocessable", code, &message);
+            Self::Unprocessable { message, field, .. } => {
                 value.errors = Some(vec![FieldProblem::new(field, message)]);
-                (StatusCode::UNPROCESSABLE_ENTITY, value)
             }
-            Self::TooManyRegistrations { retry_after_secs } => (
-                StatusCode::TOO_MANY_REQUESTS,
-                body(
-                    "too many registrations",
-                    "rate_limited",
-                    &format!("this client registered too many new addresses; retry in {retry_after_secs} s"),
-                ),
-            ),
-            Self::TooManyFailedAttempts { retry_after_secs } => (
-                StatusCode::TOO_MANY_REQUESTS,
-                body(
-                    "too many failed attempts",
-                    "too_many_failed_attempts",
-                    &format!("too many requests from this address failed authentication; retry in {retry_after_secs} s"),
-                ),
-            ),
-            Self::NotCaughtUp { position } => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                body(
-                    "not caught up",
-                    "not_caught_up",
-                    &format!("this replica has not applied the log up to position {position} yet; retry shortly"),
-                ),
-            ),
-            Self::Unavailable(cause) => {
-                tracing::error!(error = %cause, "store unavailable");
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    body(
-                        "service unavailable",
-                        "unavailable",
-                        "the store is unavailable; retry shortly",
-                    ),
-                )
+            Self::Unavailable(cause) => tracing::error!(error = %cause, "store unavailable"),
+            Self::Internal(cause) => tracing::error!(error = %cause, "internal error"),
+            Self::ApiKey(_)
+            | Self::BadRequest { .. }
+            | Self::NotFound { .. }
+            | Self::MethodNotAllowed
+            | Self::StewardTokenRequired
+            | Self::StewardSuspended
+            | Self::Conflict
+            | Self::AlreadyExists(_)
+            | Self::VersionMismatch { .. }
+            | Self::StateConflict { .. }
+            | Self::PayloadTooLarge
+            | Self::UnsupportedMediaType
+            | Self::TooManyRegistrations { .. }
+            | Self::TooManyFailedAttempts { .. }
+            | Self::NotCaughtUp { .. } => {}
+        }
+        (status, value)
+    }
+
+    /// The answer's status.
+    fn status(&self) -> StatusCode {
+        match self {
+            Self::ApiKey(_) | Self::StewardTokenRequired => StatusCode::UNAUTHORIZED,
+            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::NotFound { .. } => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::StewardSuspended => StatusCode::FORBIDDEN,
+            Self::Conflict
+            | Self::AlreadyExists(_)
+            | Self::VersionMismatch { .. }
+            | Self::StateConflict { .. } => StatusCode::CONFLICT,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Invalid(_) | Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooManyRegistrations { .. } | Self::TooManyFailedAttempts { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
             }
-            Self::Internal(cause) => {
-                tracing::error!(error = %cause, "internal error");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    body(
-                        "internal error",
-                        "internal",
-                        "something went wrong on our side",
-                    ),
-                )
-            }
+            Self::NotCaughtUp { .. } | Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
+
+    /// The kind of error, in words (`error`).
+    fn title(&self) -> &'static str {
+        match self {
+            Self::ApiKey(refusal) => refusal.error(),
+            Self::BadRequest { .. } => "bad request",
+            Self::NotFound { .. } => "not found",
+            Self::MethodNotAllowed => "method not allowed",
+            Self::StewardTokenRequired => "steward token required",
+            Self::StewardSuspended => "steward suspended",
+            Self::Conflict
+            | Self::AlreadyExists(_)
+            | Self::VersionMismatch { .. }
+            | Self::StateConflict { .. } => "conflict",
+            Self::PayloadTooLarge => "payload too large",
+            Self::UnsupportedMediaType => "unsupported media type",
+            Self::Invalid(_) => "invalid fields",
+            Self::Unprocessable { .. } => "unprocessable",
+            Self::TooManyRegistrations { .. } => "too many registrations",
+            Self::TooManyFailedAttempts { .. } => "too many failed attempts",
+            Self::NotCaughtUp { .. } => "not caught up",
+            Self::Unavailable(_) => "service unavailable",
+            Self::Internal(_) => "internal error",
+        }
+    }
+
+    /// The stable machine `code`.
+    fn code(&self) -> &'static str {
+        match self {
+            Self::ApiKey(_) => "api_key_required",
+            Self::BadRequest { code, .. }
+            | Self::NotFound { code, .. }
+            | Self::StateConflict { code, .. }
+            | Self::Unprocessable { code, .. } => code,
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::StewardTokenRequired => "steward_token_required",
+            Self::StewardSuspended => "steward_suspended",
+            Self::Conflict => "conflict",
+            Self::AlreadyExists(_) => "already_exists",
+            Self::VersionMismatch { .. } => "version_mismatch",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::Invalid(_) => "validation_failed",
+            Self::TooManyRegistrations { .. } => "rate_limited",
+            Self::TooManyFailedAttempts { .. } => "too_many_failed_attempts",
+            Self::NotCaughtUp { .. } => "not_caught_up",
+            Self::Unavailable(_) => "unavailable",
+            Self::Internal(_) => "internal",
+        }
+    }
+
+    /// What to do about it (`message`); never a 5xx's cause.
+    fn message(&self) -> Cow<'static, str> {
+        match self {
+            Self::ApiKey(refusal) => refusal.message().into(),
+            Self::BadRequest { message, .. }
+            | Self::NotFound { message, .. }
+            | Self::StateConflict { message, .. }
+            | Self::Unprocessable { message, .. }
+            | Self::AlreadyExists(message) => message.clone().into(),
+            Self::MethodNotAllowed => "this route does not serve that method".into(),
+            Self::StewardTokenRequired => "send a steward's token as `Authorization: Bearer TOKEN` (from `basel steward enrol`); API keys are not accepted here".into(),
+            Self::StewardSuspended => "this steward is suspended and cannot write".into(),
+            Self::Conflict => "another write to the same record came first; retry".into(),
+            Self::VersionMismatch { expected } => format!("the record is no longer at version {expected}; GET it again and resubmit").into(),
+            Self::PayloadTooLarge => "the request body is over 64 KiB".into(),
+            Self::UnsupportedMediaType => "send the body as JSON with Content-Type: application/json".into(),
+            Self::Invalid(problems) => invalid_summary(problems).into(),
+            Self::TooManyRegistrations { retry_after_secs } => format!("this client registered too many new addresses; retry in {retry_after_secs} s").into(),
+            Self::TooManyFailedAttempts { retry_after_secs } => format!("too many requests from this address failed authentication; retry in {retry_after_secs} s").into(),
+            Self::NotCaughtUp { position } => format!("this replica has not applied the log up to position {position} yet; retry shortly").into(),
+            Self::Unavailable(_) => "the store is unavailable; retry shortly".into(),
+            Self::Internal(_) => "something went wrong on our side".into(),
+        }
+    }
+}
+
+/// The message of a 422: the first problems in words, and how many more.
+fn invalid_summary(problems: &[FieldProblem]) -> String {
+    let found = problems.len();
+    let mut message = summary(&problems[..found.min(MAX_LISTED_PROBLEMS)]);
+    if found > MAX_LISTED_PROBLEMS {
+        message.push_str(&format!(
+            " (and {} more: {found} problems in all, the first {MAX_LISTED_PROBLEMS} listed)",
+            found - MAX_LISTED_PROBLEMS
+        ));
+    }
+    message
 }
 
 fn body(error: &str, code: &str, message: &str) -> ErrorBody {

@@ -14,8 +14,9 @@
 //!   request, its spans and its events carry;
 //! - [`state`]: what every handler can reach ([`AppState`]);
 //! - [`error`]: the one JSON error shape ([`error::ApiError`]);
-//! - [`extract`], [`body`], [`params`]: JSON bodies and query parameters
-//!   read into their types, every problem listed;
+//! - [`extract`], [`body`], [`params`], [`schemas`]: JSON bodies and query
+//!   parameters read into their types, every problem listed, against the
+//!   schemas built at start;
 //! - [`observe`], [`counters`]: the route layer (deadline, request series)
 //!   and the series it records;
 //! - [`auth`], [`auth_throttle`]: API keys and steward tokens, failed
@@ -46,6 +47,7 @@ pub mod readiness;
 pub mod register_limit;
 pub mod request_id;
 pub mod schema;
+pub mod schemas;
 pub mod state;
 pub mod throttle;
 pub mod write;

@@ -9,18 +9,15 @@
 //! outside the bounds or a parameter the route does not know is a 400 JSON
 //! error naming it.
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use utoipa::openapi::path::ParameterIn;
 use utoipa::IntoParams;
 
 use crate::error::ApiError;
+use crate::schemas::{Declared, Schemas};
+use crate::Shared;
 
 /// A route's query parameters: a struct deriving `Deserialize` and
 /// `IntoParams` with `#[into_params(parameter_in = Query)]`, named in the
@@ -39,11 +36,11 @@ pub trait QueryParams: DeserializeOwned + IntoParams + 'static {
 /// Query parameters read into `T` and checked ([`read`]).
 pub struct Query<T>(pub T);
 
-impl<S: Send + Sync, T: QueryParams> FromRequestParts<S> for Query<T> {
+impl<T: QueryParams> FromRequestParts<Shared> for Query<T> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        read(parts.uri.query().unwrap_or_default()).map(Self)
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, ApiError> {
+        read(&state.schemas, parts.uri.query().unwrap_or_default()).map(Self)
     }
 }
 
@@ -63,9 +60,9 @@ pub fn bad(message: impl Into<String>) -> ApiError {
 /// bounds; else 400 `unknown_parameter` naming the first parameter `T`
 /// does not declare; else 400 `invalid_parameter` naming a required one
 /// that is missing.
-pub fn read<T: QueryParams>(query: &str) -> Result<T, ApiError> {
+pub fn read<T: QueryParams>(schemas: &Schemas, query: &str) -> Result<T, ApiError> {
     let given = canonical::<T>(pairs(query));
-    let values = values::<T>(&given)?;
+    let values = values::<T>(schemas, &given)?;
     if let Some((name, _)) = given.iter().find(|(n, _)| !values.contains_key(n)) {
         return Err(ApiError::BadRequest {
             code: "unknown_parameter",
@@ -99,9 +96,12 @@ fn canonical<T: QueryParams>(mut given: Vec<(String, String)>) -> Vec<(String, S
 
 /// The JSON value of each parameter `T` declares that is `given`, in the
 /// order `T` declares them.
-fn values<T: QueryParams>(given: &[(String, String)]) -> Result<Map<String, Value>, ApiError> {
+fn values<T: QueryParams>(
+    schemas: &Schemas,
+    given: &[(String, String)],
+) -> Result<Map<String, Value>, ApiError> {
     let mut values = Map::new();
-    for (name, schema) in &Declared::cached::<T>().0 {
+    for (name, schema) in &schemas.query_of::<T>().0 {
         let mut found = given.iter().filter(|(n, _)| n == name).map(|(_, v)| v);
         let Some(text) = found.next() else { continue };
         if found.next().is_some() {
@@ -152,36 +152,6 @@ fn typed(schema: &Value, name: &str, text: &str) -> Result<Value, String> {
             }
             Ok(text.into())
         }
-    }
-}
-
-/// The parameters a query type declares, in order, with their schemas
-/// (as the OpenAPI document states them).
-struct Declared(Vec<(String, Value)>);
-
-impl Declared {
-    /// The parameters of `T`, generated once per process.
-    fn cached<T: IntoParams + 'static>() -> Arc<Self> {
-        static DECLARED: OnceLock<Mutex<HashMap<TypeId, Arc<Declared>>>> = OnceLock::new();
-        let mut declared = match DECLARED.get_or_init(Default::default).lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        declared
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(Self::of::<T>()))
-            .clone()
-    }
-
-    fn of<T: IntoParams>() -> Self {
-        let parameters = T::into_params(|| Some(ParameterIn::Query));
-        Self(
-            parameters
-                .into_iter()
-                .filter_map(|p| serde_json::to_value(p).ok())
-                .filter_map(|p| Some((p["name"].as_str()?.to_owned(), p["schema"].clone())))
-                .collect(),
-        )
     }
 }
 
@@ -267,7 +237,7 @@ mod tests {
     }
 
     fn refusal(query: &str) -> (&'static str, String) {
-        match read::<Sample>(query) {
+        match read::<Sample>(&Schemas::default(), query) {
             Err(ApiError::BadRequest { code, message }) => (code, message),
             other => panic!("{query}: expected 400, got {other:?}"),
         }
@@ -275,15 +245,18 @@ mod tests {
 
     #[test]
     fn values_are_decoded_typed_and_aliases_read() {
-        let sample = read::<Sample>("q=c%C3%B4te&page=+2&per_page=50&flag=true&colour=green")
-            .expect("valid");
+        let sample = read::<Sample>(
+            &Schemas::default(),
+            "q=c%C3%B4te&page=+2&per_page=50&flag=true&colour=green",
+        )
+        .expect("valid");
         assert_eq!(sample.q.as_deref(), Some("côte"));
         assert_eq!((sample.page, sample.per_page), (Some(2), Some(50)));
         assert_eq!(
             (sample.flag, sample.colour),
             (Some(true), Some(Colour::Green))
         );
-        assert!(read::<Sample>("").is_ok_and(|s| s.page.is_none()));
+        assert!(read::<Sample>(&Schemas::default(), "").is_ok_and(|s| s.page.is_none()));
     }
 
     #[test]

@@ -86,6 +86,8 @@ pub struct AppState {
     /// Whether the steward console's checks need another steward's
     /// approval (`BASEL_REVIEW=required`).
     pub review: bool,
+    /// Every body and query type's schema, built at start.
+    pub schemas: Arc<crate::schemas::Schemas>,
     /// Whether this listener serves `/metrics`, and with which token
     /// (`BASEL_METRICS`, `BASEL_METRICS_TOKEN`).
     pub metrics: crate::counters::MetricsAccess,
@@ -134,6 +136,7 @@ impl AppState {
             audit: None,
             review: false,
             metrics: crate::counters::MetricsAccess::open(),
+            schemas: Arc::default(),
         }
     }
 

@@ -11,6 +11,7 @@
 pub mod audit;
 pub mod files;
 pub mod http;
+pub mod listeners;
 pub mod mail;
 pub mod nats;
 pub mod ops;
@@ -33,6 +34,7 @@ use classifier::Classifier;
 use commands::relay::Relay;
 use projections::cache::ReadCache;
 
+use listeners::Listeners;
 use runtime::Runtime;
 use settings::{Role, ServeSettings, StoreSettings};
 use tasks::{background, wait, Tasks};
@@ -61,6 +63,11 @@ struct Readers {
     /// The request series of this process's REST and ops listeners (one
     /// set, so the ops listener's `/metrics` counts the REST requests).
     requests: web::counters::RequestMetrics,
+    /// Every body and query type's schema, built once.
+    schemas: Arc<web::schemas::Schemas>,
+    /// The MCP server's URL, for the start page (`BASEL_MCP_PUBLIC_URL`,
+    /// else the MCP listener's address).
+    mcp_url: Option<String>,
 }
 
 /// Runs the service until a shutdown signal.
@@ -72,6 +79,7 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
     let mail = settings.mail.check()?;
     let (soft, _) = web::edge::raise_open_file_limit();
     let settings = &fit_to_open_files(settings, soft)?;
+    let mut listeners = Listeners::bind(settings).await?;
     let runtime = Runtime::open(store).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Tasks::new();
@@ -108,19 +116,21 @@ pub async fn serve(store: &StoreSettings, settings: &ServeSettings) -> anyhow::R
         audit,
         failed_auth: Arc::new(mcp::FailedAuth::new(settings.auth_failure_rate)),
         requests: web::counters::RequestMetrics::default(),
+        schemas: Arc::new(rest::routes::schemas()),
+        mcp_url: listeners.mcp_url(settings)?,
     };
     let mut bound = public::Bound::default();
-    let (mcp_listener, mcp_url) = bind_mcp(settings).await?;
-    if settings.runs(Role::Rest) {
+    if let Some(listener) = listeners.rest.take() {
         let rest = start_rest(
-            mcp_url, &runtime, settings, &readers, &mail, &stopped, &mut tasks,
+            listener, &runtime, settings, &readers, &mail, &stopped, &mut tasks,
         );
         bound.rest = Some(rest.await?);
     }
-    if settings.opens_ops_listener() {
-        bound.ops = Some(start_ops(&runtime, settings, &readers, &stopped, &mut tasks).await?);
+    if let Some(listener) = listeners.ops.take() {
+        let ops = start_ops(listener, &runtime, settings, &readers, &stopped, &mut tasks);
+        bound.ops = Some(ops.await?);
     }
-    if let Some(listener) = mcp_listener {
+    if let Some(listener) = listeners.mcp.take() {
         let mcp = start_mcp(listener, &runtime, settings, &readers, &stopped, &mut tasks);
         bound.mcp = Some(mcp.await?);
     }
@@ -150,23 +160,6 @@ fn fit_to_open_files(settings: &ServeSettings, soft: Option<u64>) -> anyhow::Res
         web::edge::fit_connection_cap(settings.conn.max_connections, listeners, soft)
             .map_err(anyhow::Error::msg)?;
     Ok(fitted)
-}
-
-/// The MCP listener, bound before the REST one so the start page can name
-/// its URL (`BASEL_MCP_PUBLIC_URL`, else its address), when this process
-/// serves MCP.
-async fn bind_mcp(
-    settings: &ServeSettings,
-) -> anyhow::Result<(Option<TcpListener>, Option<String>)> {
-    if !settings.runs(Role::Mcp) {
-        return Ok((None, settings.mcp_public_url.clone()));
-    }
-    let listener = bind(settings.mcp_listen).await?;
-    let url = match &settings.mcp_public_url {
-        Some(url) => url.clone(),
-        None => public::url_of(listener.local_addr()?),
-    };
-    Ok((Some(listener), Some(url)))
 }
 
 /// The first start seeds; read-only and background roles never write.
@@ -254,7 +247,7 @@ async fn start_projector(runtime: &Runtime, stopped: &watch::Receiver<bool>, tas
 }
 
 async fn start_rest(
-    mcp_url: Option<String>,
+    listener: TcpListener,
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
@@ -262,7 +255,6 @@ async fn start_rest(
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<std::net::SocketAddr> {
-    let listener = bind(settings.listen).await?;
     let addr = listener.local_addr()?;
     tracing::info!(addr = %addr, backend = %runtime.backend.name(), roles = %roles(settings), "REST API listening");
     let mut state = web::AppState::new(
@@ -274,11 +266,12 @@ async fn start_rest(
     .with_register_rate(settings.register_rate)
     .with_audit(readers.audit.clone());
     state.requests = readers.requests.clone();
+    state.schemas = readers.schemas.clone();
     state.metrics = settings.metrics_access(false);
     state.failed_auth = readers.failed_auth.clone();
     state.readiness = web::readiness::Progress::with(ops::readiness(settings, true));
     state.review = settings.review.required;
-    state.mcp_url = mcp_url;
+    state.mcp_url = readers.mcp_url.clone();
     state.public_url = Some(
         settings
             .public_url
@@ -302,13 +295,13 @@ async fn start_rest(
 /// `/healthz`, `/readyz` and `/metrics` of a process without a REST listener
 /// (or whose `/metrics` is served there only: `BASEL_METRICS=ops`).
 async fn start_ops(
+    listener: TcpListener,
     runtime: &Runtime,
     settings: &ServeSettings,
     readers: &Readers,
     stopped: &watch::Receiver<bool>,
     tasks: &mut Tasks,
 ) -> anyhow::Result<std::net::SocketAddr> {
-    let listener = bind(settings.ops_listen).await?;
     let addr = listener.local_addr()?;
     tracing::info!(ops_addr = %addr, backend = %runtime.backend.name(), roles = %roles(settings), "ops endpoints listening");
     let mut state = web::AppState::new(
@@ -320,6 +313,7 @@ async fn start_ops(
     .with_audit(readers.audit.clone());
     state.readiness = web::readiness::Progress::with(ops::readiness(settings, false));
     state.requests = readers.requests.clone();
+    state.schemas = readers.schemas.clone();
     state.metrics = settings.metrics_access(true);
     let body = web::edge::BodyLimit {
         max_bytes: web::extract::BODY_LIMIT,
@@ -390,12 +384,6 @@ async fn start_mcp(
             .context("MCP server failed")
     });
     Ok(addr)
-}
-
-async fn bind(addr: std::net::SocketAddr) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))
 }
 
 /// The roles as the operator wrote them, e.g. `relay,projector`.

@@ -6,18 +6,11 @@
 
 use std::sync::Arc;
 
-use axum::extract::MatchedPath;
-use axum::http::Method;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::Router;
 
 use crate::node::settings::{Role, ServeSettings};
-use rest::ops::{self, metrics};
-use web::error::ApiError;
-use web::observe::Observe;
 use web::readiness::Policy;
-use web::{AppState, Shared};
+use web::AppState;
 
 /// What `/readyz` checks on a listener of a process run with `settings`:
 /// reads when it serves them (`serves_reads`: the REST listener, or an MCP
@@ -33,32 +26,11 @@ pub fn readiness(settings: &ServeSettings, serves_reads: bool) -> Policy {
 
 /// The ops router over `state`.
 pub fn router(state: AppState) -> Router {
-    let state: Shared = Arc::new(state);
-    let observe = || Observe::open(state.clone());
-    Router::new()
-        .route("/healthz", get(ops::healthz).route_layer(observe()))
-        .route("/readyz", get(ops::readyz).route_layer(observe()))
-        .route("/metrics", get(metrics::metrics).route_layer(observe()))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
+    rest::ops_router(Arc::new(state))
 }
 
 /// The MCP listener's own `/healthz`: answered before the MCP server's
 /// guard, so it needs no key (load balancers probe without one).
 pub fn with_mcp_health(router: Router) -> Router {
-    router.route("/healthz", get(ops::healthz))
-}
-
-async fn not_found(_method: Method) -> ApiError {
-    ApiError::NotFound {
-        code: "not_found",
-        message: "no such route; this listener serves /healthz, /readyz and /metrics".into(),
-    }
-}
-
-async fn method_not_allowed(route: Option<MatchedPath>) -> Response {
-    let mut response = ApiError::MethodNotAllowed.into_response();
-    web::access::tag(&mut response, route);
-    response
+    router.merge(rest::routes::health())
 }

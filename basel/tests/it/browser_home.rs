@@ -112,6 +112,7 @@ async fn check_pages(browser: &Client, app: &App) -> Result<(), String> {
         "X-API-Key",
         "Get a free API key",
         "API reference",
+        "Steward console",
     ] {
         assert!(body.contains(needle), "the landing page lacks {needle}");
     }
@@ -143,6 +144,11 @@ async fn check_pages(browser: &Client, app: &App) -> Result<(), String> {
     focus_is_visible(browser).await?;
     let errors = console_errors(browser).await;
     assert!(errors.is_empty(), "console errors on /docs: {errors:?}");
+    for (width, height) in [(1280, 900), (390, 844)] {
+        for page in ["/", "/docs"] {
+            fits_the_width(browser, app, page, width, height).await?;
+        }
+    }
     // The log reader does see errors: a page that 404s logs one.
     browser
         .goto(&app.url("/no-such-page"))
@@ -214,6 +220,46 @@ async fn focus_is_visible(browser: &Client) -> Result<(), String> {
     assert!(
         focus[2].as_f64().unwrap_or_default() >= 2.0,
         "focus outline too thin: {focus}"
+    );
+    Ok(())
+}
+
+/// At a window `width` wide, `page` scrolls only down: nothing is wider than
+/// the viewport (a long path in a column, a table, a code block).
+async fn fits_the_width(
+    browser: &Client,
+    app: &App,
+    page: &str,
+    width: u32,
+    height: u32,
+) -> Result<(), String> {
+    browser
+        .set_window_size(width, height)
+        .await
+        .map_err(|e| format!("window size: {e}"))?;
+    browser
+        .goto(&app.url(page))
+        .await
+        .map_err(|e| format!("open {page}: {e}"))?;
+    let sizes: Value = browser
+        .execute(
+            "const d = document.documentElement; \
+             const wide = Array.from(document.querySelectorAll('main *')) \
+               .filter(e => e.getBoundingClientRect().right > d.clientWidth + 1) \
+               .slice(0, 3).map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 40)); \
+             return [d.scrollWidth, d.clientWidth, wide]",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("sizes: {e}"))?;
+    let (scroll, client) = (
+        sizes[0].as_f64().unwrap_or(0.0),
+        sizes[1].as_f64().unwrap_or(0.0),
+    );
+    assert!(
+        client > 0.0 && scroll <= client,
+        "{page} at {width} px scrolls sideways: {scroll} px of content in {client} px ({})",
+        sizes[2]
     );
     Ok(())
 }

@@ -72,11 +72,13 @@ fn json_value() -> impl Strategy<Value = Value> {
 /// reader answers (a value or a 422), never panics.
 fn read_all(body: &Value) {
     use web::body::read;
-    let _ = read::<rest::v1::ca::verify::VerificationBody>(body.clone());
-    let _ = read::<rest::v1::ca::create::CreateBody>(body.clone());
-    let _ = read::<rest::v1::ca::contacts::ContactBody>(body.clone());
-    let _ = read::<rest::v1::shipments::ShipmentBody>(body.clone());
-    let _ = read::<rest::v1::classify::ClassifyBody>(body.clone());
+    static SCHEMAS: std::sync::OnceLock<web::schemas::Schemas> = std::sync::OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(rest::routes::schemas);
+    let _ = read::<rest::v1::ca::verify::VerificationBody>(schemas, body.clone());
+    let _ = read::<rest::v1::ca::create::CreateBody>(schemas, body.clone());
+    let _ = read::<rest::v1::ca::contacts::ContactBody>(schemas, body.clone());
+    let _ = read::<rest::v1::shipments::ShipmentBody>(schemas, body.clone());
+    let _ = read::<rest::v1::classify::ClassifyBody>(schemas, body.clone());
 }
 
 proptest! {

@@ -194,6 +194,7 @@ impl App {
         }
         let cache = projections::cache::ReadCache::watching(&runtime.projector);
         let mut state = AppState::new(runtime.wiring(), classifier(), 365, cache);
+        state.schemas = Arc::new(rest::routes::schemas());
         state.review = review;
         if console_mail.is_some() {
             state.public_url = Some(base.clone());

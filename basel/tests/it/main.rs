@@ -18,6 +18,7 @@ mod documents;
 mod edge;
 mod faults;
 mod first_hour;
+mod first_hour_frictions;
 mod first_release;
 mod fuzz;
 mod hardening;

@@ -15,16 +15,6 @@
 //! addresses (`crate::identity::legacy`) runs at start before the notary,
 //! and the trigger refuses it for any event a leaf covers.
 
-/// Runs `$body` with `$pool` bound to the backend's pool (the same SQL on both).
-macro_rules! on_pool {
-    ($backend:expr, |$pool:ident| $body:expr) => {
-        match $backend {
-            Backend::Postgres($pool) => $body,
-            Backend::Sqlite($pool) => $body,
-        }
-    };
-}
-
 pub mod leaf;
 pub mod merkle;
 pub mod notary;

@@ -2,6 +2,7 @@
 //! tree in append order and the signed checkpoints. Both are append-only.
 
 use super::merkle::Hash;
+use crate::store::on_pool;
 use crate::store::{Backend, StoreError};
 
 /// One leaf as stored.

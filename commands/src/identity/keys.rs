@@ -6,19 +6,8 @@ use sqlx::Row;
 
 use super::crypto;
 use crate::secrets::ServerSecret;
+use crate::store::on_pool;
 use crate::store::{Backend, StoreError};
-
-/// Runs the same statement on whichever pool `backend` holds (the SQL uses
-/// `$n` placeholders, which both drivers accept).
-macro_rules! on_pool {
-    ($backend:expr, |$pool:ident| $body:expr) => {
-        match $backend {
-            Backend::Postgres($pool) => $body,
-            Backend::Sqlite($pool) => $body,
-        }
-    };
-}
-pub(crate) use on_pool;
 
 /// A person's data key, unwrapped (in memory only).
 pub(crate) struct DataKey {

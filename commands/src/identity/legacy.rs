@@ -22,8 +22,8 @@ use sqlx::Row;
 
 use domain::values::{Email, StoredAddress};
 
-use super::keys::on_pool;
 use super::AddressBook;
+use crate::store::on_pool;
 use crate::store::{Backend, StoreError};
 
 /// An aggregate one of whose events was sealed in place.

@@ -45,8 +45,22 @@
 //! Only the plain event store is offered: cqrs-es 0.5 snapshot stores apply
 //! newly committed events twice, so snapshots are refused.
 
+/// Runs `$body` with `$pool` bound to the backend's pool, PostgreSQL or
+/// SQLite: for the side tables whose SQL is the same on both (`$N`
+/// parameters, BIGINT). The one way the write side reaches a backend's pool.
+macro_rules! on_pool {
+    ($backend:expr, |$pool:ident| $body:expr) => {
+        match $backend {
+            $crate::store::Backend::Postgres($pool) => $body,
+            $crate::store::Backend::Sqlite($pool) => $body,
+        }
+    };
+}
+pub(crate) use on_pool;
+
 mod any;
 mod error;
+pub(crate) mod events;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(feature = "testing")]

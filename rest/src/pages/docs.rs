@@ -19,8 +19,10 @@ use web::state::Shared;
 
 /// Extra style for tables and method badges (inline, as the page CSP allows).
 const STYLE: &str = "<style>main{max-width:60rem}table{border-collapse:collapse;width:100%;margin:.5rem 0}\
-th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top}\
-.method{font-weight:700;font-family:monospace}nav ul{columns:2}section.op{border-top:1px solid #ccc;margin-top:1.5rem}</style>";
+th,td{border:1px solid #bbb;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}\
+.method{font-weight:700;font-family:monospace}nav ul{columns:24rem;column-gap:2rem;padding-left:1.2rem}\
+nav li{break-inside:avoid;overflow-wrap:anywhere}h3,code{overflow-wrap:anywhere}\
+section.op{border-top:1px solid #ccc;margin-top:1.5rem}</style>";
 
 /// The HTTP methods an OpenAPI path item may hold, in display order.
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];

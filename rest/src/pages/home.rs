@@ -66,6 +66,7 @@ kept, so its whole history can be read.</p>\
 <li><a href=\"/register\">Get a free API key</a> (bound to your e-mail address).</li>\
 <li><a href=\"/docs\">API reference</a>: every route, parameter and answer.</li>\
 <li><a href=\"/api/v1/openapi.json\">OpenAPI document</a> (OpenAPI 3.1, JSON) for client generators.</li>\
+<li><a href=\"/steward/\">Steward console</a>: for the people who keep the records true (sign in with the token <code>basel steward enrol</code> prints).</li>\
 <li>Health: <a href=\"/healthz\">liveness</a>, <a href=\"/readyz\">readiness</a>, \
 <a href=\"/metrics\">metrics</a> (Prometheus text).</li>\
 </ul>\

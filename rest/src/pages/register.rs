@@ -43,6 +43,7 @@ use web::body::{Body, Problems};
 use web::error::ApiError;
 use web::extract::JsonBody;
 use web::params::pairs;
+use web::schemas::Schemas;
 use web::state::KeyDelivery;
 use web::state::{AppState, Shared};
 
@@ -101,13 +102,15 @@ pub async fn register(State(state): State<Shared>, request: Request) -> Response
         register_form(state, request, &caller).await
     } else {
         match JsonBody::from_request(request, &state).await {
-            Ok(body) if state.key_delivery == KeyDelivery::Email => match parse(body.0) {
-                Ok(email) => match mail_delivery::mail_key(&state, &email, &caller).await {
-                    Ok(()) => mail_delivery::json_answer(&email),
+            Ok(body) if state.key_delivery == KeyDelivery::Email => {
+                match parse(&state.schemas, body.0) {
+                    Ok(email) => match mail_delivery::mail_key(&state, &email, &caller).await {
+                        Ok(()) => mail_delivery::json_answer(&email),
+                        Err(error) => error.into_response(),
+                    },
                     Err(error) => error.into_response(),
-                },
-                Err(error) => error.into_response(),
-            },
+                }
+            }
             Ok(body) => register_json(&state, body, &caller).await.into_response(),
             Err(error) => error.into_response(),
         }
@@ -183,7 +186,7 @@ pub async fn register_json(
     JsonBody(body): JsonBody,
     caller: &Caller,
 ) -> Result<Response, ApiError> {
-    let issued = issue(state, parse(body)?, caller).await?;
+    let issued = issue(state, parse(&state.schemas, body)?, caller).await?;
     let mut response = Json(RegisterAnswer {
         api_key: issued.api_key.expose_secret().to_owned(),
         email: issued.email.as_str().to_owned(),
@@ -252,8 +255,8 @@ pub struct RegisterAnswer {
 ///
 /// # Errors
 /// 422 for a missing or invalid e-mail, or an unknown field.
-pub fn parse(body: Value) -> Result<Email, ApiError> {
-    let body: RegisterBody = web::body::read(body)?;
+pub fn parse(schemas: &Schemas, body: Value) -> Result<Email, ApiError> {
+    let body: RegisterBody = web::body::read(schemas, body)?;
     Email::parse(&body.email).map_err(|error| ApiError::invalid("email", error.to_string()))
 }
 
@@ -332,7 +335,6 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
             retry_after_secs: web::register_limit::retry_after_secs(wait),
         });
     }
-    let wiring = &state.wiring;
     let registration = commands
         .register(&email, &metadata)
         .await
@@ -348,28 +350,34 @@ pub async fn issue(state: &AppState, email: Email, caller: &Caller) -> Result<Is
                 .then_some(registration.committed),
         });
     }
-    state.committed();
-    let position = registration.committed.position;
-    if !wiring
-        .projector
-        .wait_for(
-            projections::registry::Projection::ApiKeys,
-            position,
-            READ_YOUR_WRITES,
-        )
-        .await
-    {
-        tracing::warn!(
-            event.position = position,
-            "api_keys projection did not reach a registration within the bound"
-        );
-    }
+    settle(state, registration.committed.position).await;
     Ok(Issued {
         api_key: registration.api_key,
         email,
         created: registration.created,
         committed: Some(registration.committed),
     })
+}
+
+/// Rings the projector and waits (bounded) until the new key works: a
+/// registration answers with a key that already works.
+async fn settle(state: &AppState, position: i64) {
+    state.committed();
+    let applied = state
+        .wiring
+        .projector
+        .wait_for(
+            projections::registry::Projection::ApiKeys,
+            position,
+            READ_YOUR_WRITES,
+        )
+        .await;
+    if !applied {
+        tracing::warn!(
+            event.position = position,
+            "api_keys projection did not reach a registration within the bound"
+        );
+    }
 }
 
 /// The answer to a failed registration command.

@@ -155,7 +155,7 @@ mod tests {
             "R1", "r13", " D15 ", "Recovery", "unknown", "R14", "D0", "R01", "burn",
         ] {
             let server = Operation::parse(text).is_ok();
-            assert_eq!(web::body::matches(operation, text), server, "{text}");
+            assert_eq!(web::schemas::matches(operation, text), server, "{text}");
         }
     }
 }

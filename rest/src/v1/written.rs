@@ -74,7 +74,7 @@ async fn shown_or_accepted(
                 return (status, [(header::LOCATION, location)], Json(record)).into_response()
             }
             Ok(None) => {}
-            Err(error) => tracing::warn!(error = ?error, "record unreadable after a commit"),
+            Err(error) => tracing::warn!(error = %error, "record unreadable after a commit"),
         }
     } else {
         tracing::warn!(

@@ -20,14 +20,14 @@ pub fn raise_open_file_limit() -> (Option<u64>, Option<u64>) {
                 maximum: before.maximum,
             };
             if let Err(error) = setrlimit(Resource::Nofile, raised) {
-                tracing::warn!(soft = ?before.current, hard = ?before.maximum, error = %error, "cannot raise the open-file limit");
+                tracing::warn!(soft = %limit(before.current), hard = %limit(before.maximum), error = %error, "cannot raise the open-file limit");
             }
         }
         let after = getrlimit(Resource::Nofile);
         tracing::info!(
-            open_files.soft = ?after.current,
-            open_files.hard = ?after.maximum,
-            open_files.soft_before = ?before.current,
+            open_files.soft = %limit(after.current),
+            open_files.hard = %limit(after.maximum),
+            open_files.soft_before = %limit(before.current),
             "open-file limit"
         );
         (after.current, after.maximum)
@@ -74,13 +74,27 @@ pub fn fit_connection_cap(
             RESERVED_DESCRIPTORS + listeners * MIN_CONNECTIONS
         ));
     }
-    tracing::warn!(
-        open_files.soft = soft,
-        connections.wanted = wanted,
-        connections.cap = room,
-        "BASEL_MAX_CONNECTIONS lowered to {room} per listener: {listeners} listeners of {wanted} and {RESERVED_DESCRIPTORS} other descriptors would pass the open-file limit of {soft}"
-    );
+    if cap == super::settings::DEFAULT_MAX_CONNECTIONS {
+        // The default asks for as many as fit: nothing to warn about.
+        tracing::info!(
+            open_files.soft = soft,
+            connections.cap = room,
+            "{room} connections per listener (the open-file limit of {soft} leaves room for that many)"
+        );
+    } else {
+        tracing::warn!(
+            open_files.soft = soft,
+            connections.wanted = wanted,
+            connections.cap = room,
+            "BASEL_MAX_CONNECTIONS lowered to {room} per listener: {listeners} listeners of {wanted} and {RESERVED_DESCRIPTORS} other descriptors would pass the open-file limit of {soft}"
+        );
+    }
     Ok(usize::try_from(room).unwrap_or(cap))
+}
+
+/// A limit as a log line shows it: the number, or `unlimited`.
+fn limit(value: Option<u64>) -> String {
+    value.map_or_else(|| "unlimited".to_owned(), |n| n.to_string())
 }
 
 #[cfg(test)]

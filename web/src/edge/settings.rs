@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use clap::Args;
 
+/// The default of `BASEL_MAX_CONNECTIONS`.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+
 /// How long clients may take and how many connections they may hold. Each
 /// listener (REST, MCP) applies them on its own.
 #[derive(Debug, Clone, Args)]
@@ -23,8 +26,10 @@ pub struct ConnSettings {
     /// (408 past it).
     #[arg(long, env = "BASEL_BODY_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub body_timeout: Duration,
-    /// Open connections per listener; past it new ones get a 503 and are closed.
-    #[arg(long, env = "BASEL_MAX_CONNECTIONS", default_value_t = 10_000)]
+    /// Open connections per listener; past it new ones get a 503 and are
+    /// closed. The default is lowered, without a warning, to what the
+    /// process's open-file limit leaves room for.
+    #[arg(long, env = "BASEL_MAX_CONNECTIONS", default_value_t = DEFAULT_MAX_CONNECTIONS)]
     pub max_connections: usize,
     /// Open connections per client address per listener; past it new ones get
     /// a 429 and are closed (raise it behind a proxy or load balancer, whose
@@ -39,7 +44,7 @@ impl Default for ConnSettings {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             body_timeout: Duration::from_secs(10),
-            max_connections: 10_000,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
             max_connections_per_peer: 256,
         }
     }

@@ -85,6 +85,10 @@ pub struct ServeSettings {
     /// Address of the MCP server.
     #[arg(long, env = "BASEL_MCP_LISTEN", default_value = "127.0.0.1:8081")]
     pub mcp_listen: SocketAddr,
+    /// Not a setting: REST and MCP listen apart, each on an address. Given,
+    /// it is refused with the flags to use instead.
+    #[arg(long, hide = true, value_parser = no_port)]
+    pub port: Option<String>,
     /// What this process runs: everything, or parts of a scaled-out deployment
     /// (comma-separated, e.g. `relay,projector`).
     #[arg(
@@ -232,6 +236,7 @@ impl Default for ServeSettings {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             mcp_listen: SocketAddr::from(([127, 0, 0, 1], 8081)),
+            port: None,
             role: vec![Role::All],
             stale_after_days: 365,
             mcp_allowed_origins: Vec::new(),
@@ -308,6 +313,16 @@ pub struct Review {
     /// approves it) or `off`.
     #[arg(long = "review", env = "BASEL_REVIEW", default_value = "off", action = clap::ArgAction::Set, value_parser = parse_review)]
     pub required: bool,
+}
+
+/// Refuses `--port`, naming the flags that set the ports.
+///
+/// # Errors
+/// Always.
+fn no_port(text: &str) -> Result<String, String> {
+    Err(format!(
+        "basel listens on two addresses, not one port: use --listen 127.0.0.1:{text} for the REST API and the console, and --mcp-listen for the MCP server"
+    ))
 }
 
 /// Reads `BASEL_REVIEW`: `required` or `off`.

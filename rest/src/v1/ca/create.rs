@@ -25,6 +25,7 @@ use crate::v1::ca::verified::{Verifiable, VerifiedNeeds};
 use web::auth::Steward;
 use web::body::{read, Body, Day, Problems, Valid};
 use web::error::ApiError;
+use web::schemas::Schemas;
 use web::state::Shared;
 use web::write;
 
@@ -164,8 +165,8 @@ impl CreateBody {
 ///
 /// # Errors
 /// 422 listing every field problem.
-pub fn parse(body: &Value) -> Result<RegisterAuthority, ApiError> {
-    read::<CreateBody>(body.clone())?.into_command()
+pub fn parse(schemas: &Schemas, body: &Value) -> Result<RegisterAuthority, ApiError> {
+    read::<CreateBody>(schemas, body.clone())?.into_command()
 }
 
 #[cfg(test)]
@@ -175,7 +176,11 @@ mod tests {
 
     #[test]
     fn a_minimal_body_registers_an_unverified_record() {
-        let command = parse(&json!({"country_code": "xk", "country_name": "Kosovo"})).expect("ok");
+        let command = parse(
+            &Schemas::default(),
+            &json!({"country_code": "xk", "country_name": "Kosovo"}),
+        )
+        .expect("ok");
         assert_eq!(command.country.as_str(), "XK");
         assert!(!command.verified);
         assert_eq!(command.contact, ContactInput::default());
@@ -183,9 +188,10 @@ mod tests {
 
     #[test]
     fn bad_fields_are_all_named() {
-        let Err(ApiError::Invalid(problems)) =
-            parse(&json!({"country_code": "XKX", "email": 3, "verified": "no"}))
-        else {
+        let Err(ApiError::Invalid(problems)) = parse(
+            &Schemas::default(),
+            &json!({"country_code": "XKX", "email": 3, "verified": "no"}),
+        ) else {
             panic!("expected 422");
         };
         let names: Vec<_> = problems.into_iter().map(|p| p.field).collect();

@@ -29,6 +29,7 @@ use super::{proposals, CountryPath};
 use web::auth::Steward;
 use web::body::{one_of, one_of_or_null, present, Body, Day, Problems, Valid};
 use web::error::ApiError;
+use web::schemas::Schemas;
 use web::state::Shared;
 use web::write;
 
@@ -267,8 +268,8 @@ impl From<VerificationBody> for VerificationInput {
 ///
 /// # Errors
 /// 422 listing every field problem.
-pub fn parse(body: &Value) -> Result<VerificationInput, ApiError> {
-    web::body::read::<VerificationBody>(body.clone()).map(VerificationInput::from)
+pub fn parse(schemas: &Schemas, body: &Value) -> Result<VerificationInput, ApiError> {
+    web::body::read::<VerificationBody>(schemas, body.clone()).map(VerificationInput::from)
 }
 
 #[cfg(test)]
@@ -285,11 +286,14 @@ mod tests {
 
     #[test]
     fn a_full_body_becomes_a_command() {
-        let input = parse(&json!({
-            "verified": true, "checked_on": "2025-03-01", "method": "official_notification",
-            "source": "letter 12", "note": "called", "expected_version": 3,
-            "changes": {"email": "ca@example.org", "address": null}
-        }))
+        let input = parse(
+            &Schemas::default(),
+            &json!({
+                "verified": true, "checked_on": "2025-03-01", "method": "official_notification",
+                "source": "letter 12", "note": "called", "expected_version": 3,
+                "changes": {"email": "ca@example.org", "address": null}
+            }),
+        )
         .expect("valid");
         assert_eq!(input.expected_version, Some(3));
         assert_eq!(
@@ -305,10 +309,13 @@ mod tests {
 
     #[test]
     fn every_bad_field_is_named() {
-        let error = parse(&json!({
-            "verified": "yes", "checked_on": "01/03/2025", "method": "fax",
-            "changes": {"pager": "1", "email": 5}, "expected_version": 0, "colour": "red"
-        }))
+        let error = parse(
+            &Schemas::default(),
+            &json!({
+                "verified": "yes", "checked_on": "01/03/2025", "method": "fax",
+                "changes": {"pager": "1", "email": 5}, "expected_version": 0, "colour": "red"
+            }),
+        )
         .expect_err("invalid");
         let mut named = fields_of(error);
         named.sort();
@@ -345,10 +352,10 @@ mod tests {
             ] {
                 let number = format!("+{code}-{rest}");
                 let server = domain::values::Phone::parse_input(&number).is_ok();
-                assert_eq!(web::body::matches(pattern, &number), server, "{number}");
+                assert_eq!(web::schemas::matches(pattern, &number), server, "{number}");
             }
         }
-        assert!(web::body::matches(pattern, "  "));
-        assert!(web::body::matches(pattern, " +49-371-532-0 "));
+        assert!(web::schemas::matches(pattern, "  "));
+        assert!(web::schemas::matches(pattern, " +49-371-532-0 "));
     }
 }
