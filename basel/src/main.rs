@@ -10,7 +10,7 @@ use telemetry::LogFormat;
 /// the same bytes in use, more held by the arenas of the SQLite connection
 /// threads): memory freed under steady writes and reads was kept, not
 /// reused or returned. With jemalloc the same soak levels off after a few
-/// minutes (BENCHMARKS.md, "Soak", issue #14).
+/// minutes (BENCHMARKS.md, "Soak").
 ///
 /// Its options are built in (`JEMALLOC_SYS_WITH_MALLOC_CONF` in
 /// `.cargo/config.toml`: two arenas, freed pages returned within a second);

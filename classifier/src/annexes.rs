@@ -1,6 +1,6 @@
 //! The official entries: Y-codes (Annexes I and II), H-codes (Annex III),
 //! A-codes (Annex VIII) and B-codes (Annex IX), parsed from the embedded
-//! reference JSON in `domain/data/`. Deleted entries are kept for
+//! reference JSON in `classifier/data/`. Deleted entries are kept for
 //! [`lookup`](super::Classifier::lookup) only.
 
 use std::borrow::Cow;

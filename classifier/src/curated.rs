@@ -2,7 +2,7 @@
 //! terms that point at codes, qualifiers, spelling variants, and the relations
 //! between entries (an A-code's typical Y/H/UN codes, mirror groups). The
 //! relations are data, so a reviewer can check them against
-//! `domain/data/CLASSIFIER_SOURCES.md` without reading code.
+//! `classifier/data/CLASSIFIER_SOURCES.md` without reading code.
 
 use rustc_hash::FxHashMap;
 

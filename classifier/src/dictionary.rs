@@ -1,5 +1,5 @@
-//! The words of real word lists (`domain/data/dictionary_words.fst`,
-//! sources and licences in `domain/data/DICTIONARY_SOURCES.md`), each with
+//! The words of real word lists (`classifier/data/dictionary_words.fst`,
+//! sources and licences in `classifier/data/DICTIONARY_SOURCES.md`), each with
 //! the languages whose list holds it: every form of three letters or more
 //! of the Hunspell dictionaries of English, Spanish, Dutch and Polish
 //! (expanded with their affix rules), the head words of French, Italian,

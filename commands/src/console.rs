@@ -1,4 +1,4 @@
-//! The steward console's sessions and form tokens (issue #28), kept in the
+//! The steward console's sessions and form tokens, kept in the
 //! store beside the events (tables `console_sessions`, `console_forms`).
 //!
 //! Neither table holds a secret: a session id and a form's CSRF token live

@@ -15,7 +15,7 @@
 //! the aggregate at once before applying one). A Party checked thousands of
 //! times so costs a command time, not memory: otherwise the process's
 //! memory grew with the longest history loaded, as the allocator keeps the
-//! high-water mark of each thread's arena (issue #14's soak).
+//! high-water mark of each thread's arena (the soak, BENCHMARKS.md).
 
 use cqrs_es::persist::{
     EventStoreAggregateContext, PersistedEventRepository, PersistedEventStore, PersistenceError,

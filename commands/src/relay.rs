@@ -178,7 +178,7 @@ pub async fn ensure_stream(
     Ok(stream)
 }
 
-/// Makes a stream created before the verifiable log (issue #29) refuse
+/// Makes a stream created before the verifiable log refuse
 /// message deletes and purges, as new streams do ([`stream_config`]). A
 /// server that refuses the change is logged, never fatal.
 async fn deny_deletes(context: &jetstream::Context, config: stream::Config) {

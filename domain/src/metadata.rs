@@ -4,7 +4,7 @@
 //!
 //! The map may carry one key [`Metadata`] does not hold: [`TRACEPARENT`],
 //! the W3C trace context of the command that recorded the event, which the
-//! executor adds from its span (issue #30) so that the relay and the
+//! executor adds from its span so that the relay and the
 //! projections continue the request's trace. It is never part of a
 //! decision; events recorded before it, or without tracing, lack it and
 //! read as before.

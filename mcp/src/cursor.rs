@@ -78,7 +78,7 @@ mod tests {
             ..proptest::prelude::ProptestConfig::default()
         })]
 
-        /// Fuzz (issue #14): any bytes as a cursor decode to an
+        /// Fuzz: any bytes as a cursor decode to an
         /// invalid-params error or to a position, never a panic.
         #[test]
         fn any_bytes_as_a_cursor_decode_or_are_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {

@@ -1,4 +1,4 @@
-//! Read-your-writes on any replica (issue #30): a write answers its log
+//! Read-your-writes on any replica: a write answers its log
 //! position (`X-Basel-Position`); a read that names it as `min_position`
 //! waits until the projections serving it here have applied everything up
 //! to that position, whichever process runs them.

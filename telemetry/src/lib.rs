@@ -153,8 +153,8 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(20);
 /// A line costs a copy under an uncontended lock. With a write system call
 /// per line (synchronous, or `tracing-appender`'s non-blocking writer, which
 /// wakes its thread for every line) the default configuration served
-/// lookups at 0.72–0.81 of the floor; buffered, at 0.85 (issue #24,
-/// `ROUNDS=3 DURATION=8s scripts/bench-http`). A line is never dropped; if
+/// lookups at 0.72–0.81 of the floor; buffered, at 0.85
+/// (`ROUNDS=3 DURATION=8s scripts/bench-http`). A line is never dropped; if
 /// the process is killed, the last [`FLUSH_EVERY`] of lines is lost.
 ///
 /// The buffer writes to its own handle on file descriptor 2, not through

@@ -1,4 +1,4 @@
-//! Traces over OTLP (issue #30): with `BASEL_OTLP_ENDPOINT` set, a
+//! Traces over OTLP: with `BASEL_OTLP_ENDPOINT` set, a
 //! `basel serve` process exports its spans to an OpenTelemetry collector;
 //! unset, no exporter, no layer, no cost.
 //!

@@ -155,7 +155,7 @@ fn all_columns() -> String {
 ///
 /// A file on disk is not held: reading it notes where each row starts and
 /// its country code, and [`Rows::lines`] reads a Party's rows again when it
-/// is checked, so an import holds one Party at a time (issue #31: 200,000
+/// is checked, so an import holds one Party at a time (200,000
 /// rows held whole took 358 MiB). Uploads (at most 1 MiB) are held whole.
 #[derive(Debug, Clone, Default)]
 pub struct Rows {

@@ -1,4 +1,4 @@
-//! Failed authentication, throttled per client address (issue #31): every
+//! Failed authentication, throttled per client address: every
 //! 401 (a missing, unknown or revoked API key; a missing, unknown or
 //! suspended steward token) spends a token of the address's bucket in
 //! [`mcp::FailedAuth`] (the same buckets as the MCP listener's). The failure

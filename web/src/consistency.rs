@@ -1,4 +1,4 @@
-//! Two promises a client can ask of any replica (issue #30), kept in one
+//! Two promises a client can ask of any replica, kept in one
 //! layer around the REST routes:
 //!
 //! - **Read your writes:** a write answers its log position in

@@ -1,4 +1,4 @@
-//! Load generator for the event-log benchmarks of issue #3 (driven by
+//! Load generator for the event-log benchmarks (driven by
 //! `scripts/bench-log`; results in `BENCHMARKS.md`).
 //!
 //! - `lag`: in-process steward verification updates through
@@ -34,7 +34,7 @@ use clap::{Parser, Subcommand};
 use store::Store;
 
 #[derive(Debug, Parser)]
-#[command(name = "log_bench", about = "Event-log benchmarks of issue #3")]
+#[command(name = "log_bench", about = "Event-log benchmarks")]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,

@@ -1,5 +1,5 @@
 //! `visible`: how long a steward write on one REST replica takes to show on
-//! another (issue #30), in server mode with the relay and projector in a
+//! another, in server mode with the relay and projector in a
 //! third process.
 //!
 //! Sequential writes (`POST /api/v1/ca/{cc}/verifications` on `--write-url`,

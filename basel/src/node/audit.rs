@@ -1,4 +1,4 @@
-//! The verifiable log in a process (issue #29): its settings, the signing
+//! The verifiable log in a process: its settings, the signing
 //! key, the check of the log's tail at start, and the notary task.
 //!
 //! The key comes from `BASEL_SIGNING_KEY` (32 bytes, hex or base64); else,

@@ -1,4 +1,4 @@
-//! The verifiable log end to end (issue #29), in both storage modes: a real
+//! The verifiable log end to end, in both storage modes: a real
 //! store written through `basel serve` verifies (`basel audit verify` exits
 //! 0, also against a checkpoint saved earlier); the independent Python
 //! verifier checks the latest checkpoint's signature, an inclusion proof of

@@ -1,4 +1,4 @@
-//! The steward console's mail (issue #28) against a real SMTP server on
+//! The steward console's mail against a real SMTP server on
 //! loopback (aiosmtpd, `scripts/smtp_sink.py`): sign-in by a one-time
 //! mailed link, and the daily reminder digest.
 

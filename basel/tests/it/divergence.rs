@@ -1,4 +1,4 @@
-//! No silent divergence (issue #30): outages of NATS and PostgreSQL under a
+//! No silent divergence: outages of NATS and PostgreSQL under a
 //! steady stream of writes, with every projection equal to a rebuild
 //! afterwards (`basel replay --verify`) and every acknowledged write in the
 //! store, on the stream, in the history exactly once and in the directory.

@@ -335,7 +335,7 @@ async fn the_readme_tour_runs_on_a_fresh_store() {
     // What the tour says each step shows, the steward's check last.
     for expected in [
         "Inspectie Leefomgeving en Transport",
-        "\"area\": \"Bayern\"",
+        "\"area\": \"Bayern (Regierungsbezirk Oberbayern)\"",
         "Regierung von Oberbayern",
         "\"VN\"",
         "\"A1160\"",

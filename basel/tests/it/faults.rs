@@ -1,4 +1,4 @@
-//! The log's fault tests (issue #3): real `basel` processes, real PostgreSQL
+//! The log's fault tests: real `basel` processes, real PostgreSQL
 //! and NATS, a database and a stream of each test's own. No acknowledged
 //! write may ever be lost.
 

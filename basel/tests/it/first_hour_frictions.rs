@@ -97,7 +97,10 @@ fn a_bad_database_setting_is_said_once() {
         .expect("basel runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
-    assert!(stderr.contains("sslmode"), "{stderr}");
+    assert!(
+        stderr.contains("BASEL_DATABASE_URL") && stderr.contains("bogus"),
+        "{stderr}"
+    );
     assert!(
         stderr.matches("configuration").count() <= 1,
         "said more than once: {stderr}"

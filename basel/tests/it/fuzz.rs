@@ -1,4 +1,4 @@
-//! Fuzz properties over arbitrary bytes (issue #14), run with a bounded
+//! Fuzz properties over arbitrary bytes, run with a bounded
 //! number of cases in the normal test run: the classifier's input, the
 //! strict JSON field reader, and the import parser never panic, and every
 //! refusal is an error value, not a crash. (The MCP cursor decoder has its
@@ -6,7 +6,7 @@
 //!
 //! Property tests stand in for cargo-fuzz: a nightly toolchain is installed,
 //! but a second build of the workspace with sanitizers would double the
-//! CI's build time (ARCHITECTURE.md, "Hardening").
+//! CI's build time (docs/decisions/0104-fuzzing-is-property-tests.md).
 
 use std::sync::OnceLock;
 

@@ -88,7 +88,7 @@ async fn new_registrations_past_the_burst_are_refused_with_429(mode: Mode) {
         .await;
     assert_eq!(form.status, 429, "the form shares the limit");
     // Past the limit a registered address is refused like a new one, so the
-    // answer does not tell which addresses are registered (issue #31).
+    // answer does not tell which addresses are registered.
     let repeat = register_json(&app, "burst3@example.org").await;
     assert_eq!(repeat.status, 429, "{}", repeat.text);
     assert_eq!(repeat.code(), "rate_limited");

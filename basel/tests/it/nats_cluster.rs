@@ -1,4 +1,4 @@
-//! NATS as operators run it (issue #30): a three-node cluster with an R3
+//! NATS as operators run it: a three-node cluster with an R3
 //! stream that loses a follower and then its leader under writes, a URL
 //! list whose first server is dead, and servers that want a password, a
 //! token or an nkey. Every server here is the test's own (never the shared

@@ -1,4 +1,4 @@
-//! Readiness per role (issue #30): a REST replica answers for its reads, a
+//! Readiness per role: a REST replica answers for its reads, a
 //! relay and projector process for itself; a NATS outage takes the
 //! projector and the relay out, not the REST replica, until its reads are
 //! older than `BASEL_READY_MAX_LAG`.

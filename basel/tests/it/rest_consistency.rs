@@ -1,4 +1,4 @@
-//! Idempotent writes and read-your-writes on any replica (issue #30):
+//! Idempotent writes and read-your-writes on any replica:
 //! `Idempotency-Key` on steward and registration writes, `X-Basel-Position`
 //! on their answers, `min_position` on reads; in both storage modes, and
 //! across two server-mode replicas.

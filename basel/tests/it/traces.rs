@@ -1,4 +1,4 @@
-//! Traces over OTLP (issue #30): `basel serve` with `BASEL_OTLP_ENDPOINT`
+//! Traces over OTLP: `basel serve` with `BASEL_OTLP_ENDPOINT`
 //! pointing at a small OTLP/HTTP receiver of the test's own (protobuf,
 //! `POST /v1/traces`), one steward write with a client's `traceparent`, and
 //! every span of it — the REST request, the command, the relay's publish

@@ -1,4 +1,4 @@
-//! Safe CSV (issue #31): a cell a spreadsheet would run as a formula is
+//! Safe CSV: a cell a spreadsheet would run as a formula is
 //! escaped by `basel export --format csv` and read back unchanged by
 //! `basel import`; phones in `+CC-…` form round-trip; codes that name no
 //! country are refused.

@@ -1,4 +1,4 @@
-//! Explanations, warnings and languages (issue #11): explanations quote the
+//! Explanations, warnings and languages: explanations quote the
 //! entry and state the deciding criterion; amounts are compared with the
 //! thresholds the entries state; situations get their warning codes; other
 //! languages are read.

@@ -1,4 +1,4 @@
-//! Property tests of the classifier (issue #11): it never panics on any
+//! Property tests of the classifier: it never panics on any
 //! Unicode input, and every answer keeps the precaution invariant:
 //!
 //! - an Annex VIII code or an unresolved hazard means `pic_required`;

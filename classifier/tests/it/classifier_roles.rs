@@ -1,4 +1,4 @@
-//! The roles of words (issue #27): packaging never decides, origin informs,
+//! The roles of words: packaging never decides, origin informs,
 //! negation and absence are clean signals, an entry's own exceptions are
 //! read, the most specific constituent wins; German and Dutch compounds are
 //! split against the word lists; each in several languages. Explanations

@@ -1,4 +1,4 @@
-//! The verifiable log (issue #29): an RFC 9162 Merkle tree over the stored
+//! The verifiable log: an RFC 9162 Merkle tree over the stored
 //! bytes of every event in append order, signed checkpoints, proofs, and
 //! verification.
 //!

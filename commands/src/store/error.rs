@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database URL could not be parsed.
-    #[error("invalid database URL: {0}")]
+    #[error("invalid database URL (BASEL_DATABASE_URL, --database-url): {0}")]
     InvalidUrl(String),
     /// The database server could not be reached, or refused the connection.
     ///
@@ -63,5 +63,10 @@ pub(crate) fn connect_reason(err: &sqlx::Error) -> String {
         sqlx::Error::Database(db) => db.message().to_string(),
         other => other.to_string(),
     };
+    // sqlx nests a configuration error in another and says so at each level.
+    let mut text = text.as_str();
+    while let Some(inner) = text.strip_prefix("error with configuration: ") {
+        text = inner;
+    }
     text.replace(['\n', '\r'], " ")
 }

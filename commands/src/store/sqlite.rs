@@ -47,7 +47,7 @@ pub const CACHE_SIZE: &str = "-512";
 /// (SQLite's `pcache1`), so the twelve caches together stay under it
 /// instead of each filling to [`CACHE_SIZE`] (~7 MiB in all) as the
 /// database grows; the OS page cache still holds the file. SQLite held
-/// 3–4 MB three minutes into the soak (BENCHMARKS.md, "Soak", issue #14).
+/// 3–4 MB three minutes into the soak (BENCHMARKS.md, "Soak").
 pub const SOFT_HEAP_LIMIT: &str = "4194304";
 
 /// How long a writer waits for another writer's lock before giving up.
@@ -58,7 +58,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// of a few cores; each connection is a thread with its own page cache
 /// (up to [`CACHE_SIZE`]) and prepared statements, which fill as the log
 /// grows: with sqlx's default of 10 the soak's RssAnon rose 2.6 MiB in
-/// 150 s, with 4 1.1 MiB (BENCHMARKS.md, "Soak", issue #14).
+/// 150 s, with 4 1.1 MiB (BENCHMARKS.md, "Soak").
 pub const MAX_CONNECTIONS: u32 = 4;
 
 /// Events loaded per page by the replay streams, and the channel size.

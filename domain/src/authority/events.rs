@@ -39,7 +39,7 @@ pub enum AuthorityEvent {
     PrimaryDesignated(PrimaryDesignated),
     /// The record was retired (created in error: not a Party).
     AuthorityRetired(AuthorityRetired),
-    /// A file backs a check (the steward console, issue #28): the check's
+    /// A file backs a check (the steward console): the check's
     /// evidence, referenced by the SHA-256 of its bytes.
     EvidenceAttached(EvidenceAttached),
     /// A steward proposed a change for review (`BASEL_REVIEW=required`).

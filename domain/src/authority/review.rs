@@ -1,4 +1,4 @@
-//! Four-eyes review (issue #28, `BASEL_REVIEW=required`): any steward
+//! Four-eyes review (`BASEL_REVIEW=required`): any steward
 //! change of one Party's record — a check, adding, withdrawing or making
 //! primary a contact, retiring the record — becomes a proposal
 //! ([`ProposedChange`]); another steward approves it (then the change's

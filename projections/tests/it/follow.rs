@@ -1,5 +1,5 @@
 //! A process that does not run the projections hears of their steps by
-//! PostgreSQL notification (issue #30): its read cache forgets only the
+//! PostgreSQL notification: its read cache forgets only the
 //! records a step changed, before a waiter hears of the step, and after a
 //! lost connection it listens again and starts over.
 

@@ -1,5 +1,5 @@
 //! The JetStream consumer never moves past an event it has not applied
-//! (issue #30): a consumer re-created past a message it was never handed
+//!: a consumer re-created past a message it was never handed
 //! still applies it (read from the event store), and an event whose
 //! predecessors are missing from the store too halts the projection loudly.
 

@@ -1,4 +1,4 @@
-//! `/api/v1/audit/…`: the verifiable log for auditors (issue #29).
+//! `/api/v1/audit/…`: the verifiable log for auditors.
 //!
 //! - [`checkpoint`]: the service's public key and its signed checkpoints
 //!   (C2SP signed notes, `text/plain`);
