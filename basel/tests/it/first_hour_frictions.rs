@@ -106,3 +106,35 @@ fn a_bad_database_setting_is_said_once() {
         "said more than once: {stderr}"
     );
 }
+
+#[test]
+fn ci_checks_postgres_authentication_first_and_says_how_to_fix_it() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-postgres");
+    let closed = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = closed.local_addr().expect("addr").port().to_string();
+    drop(closed);
+    let refused = std::process::Command::new("bash")
+        .arg(&script)
+        .env("PGPORT", &port)
+        .output()
+        .expect("the script runs (it needs pg_isready and psql)");
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("does not answer") && said.contains("pg_ctlcluster"), "{said}");
+    let accepted = std::process::Command::new("bash")
+        .arg(&script)
+        .output()
+        .expect("the script runs");
+    assert!(
+        accepted.status.success(),
+        "PostgreSQL on 127.0.0.1:5432 must accept user postgres with trust: {}",
+        String::from_utf8_lossy(&accepted.stdout)
+    );
+    let ci = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/run"),
+    )
+    .expect(".ci/run");
+    let check = ci.find("scripts/check-postgres").expect("CI runs the check");
+    let tests = ci.find("cargo nextest run --workspace --locked --no-run").expect("CI builds the tests");
+    assert!(check < tests, "CI checks PostgreSQL before it builds and runs the tests");
+}
