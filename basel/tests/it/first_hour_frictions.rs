@@ -120,7 +120,10 @@ fn ci_checks_postgres_authentication_first_and_says_how_to_fix_it() {
         .expect("the script runs (it needs pg_isready and psql)");
     let said = String::from_utf8_lossy(&refused.stdout);
     assert!(!refused.status.success(), "{said}");
-    assert!(said.contains("does not answer") && said.contains("pg_ctlcluster"), "{said}");
+    assert!(
+        said.contains("does not answer") && said.contains("pg_ctlcluster"),
+        "{said}"
+    );
     let accepted = std::process::Command::new("bash")
         .arg(&script)
         .output()
@@ -134,7 +137,14 @@ fn ci_checks_postgres_authentication_first_and_says_how_to_fix_it() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/run"),
     )
     .expect(".ci/run");
-    let check = ci.find("scripts/check-postgres").expect("CI runs the check");
-    let tests = ci.find("cargo nextest run --workspace --locked --no-run").expect("CI builds the tests");
-    assert!(check < tests, "CI checks PostgreSQL before it builds and runs the tests");
+    let check = ci
+        .find("scripts/check-postgres")
+        .expect("CI runs the check");
+    let tests = ci
+        .find("cargo nextest run --workspace --locked --no-run")
+        .expect("CI builds the tests");
+    assert!(
+        check < tests,
+        "CI checks PostgreSQL before it builds and runs the tests"
+    );
 }
