@@ -337,6 +337,51 @@ pub async fn form(
     .await
 }
 
+/// The form again with what is wrong in it (422).
+async fn invalid(
+    console: &Console,
+    signed: &Signed,
+    row: &AuthorityRow,
+    draft: &Draft,
+    problems: &Problems,
+) -> Response {
+    form_page(
+        console,
+        signed,
+        row,
+        draft,
+        problems,
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await
+}
+
+/// The draft a preview shows: the form's fields, the files it names and
+/// the files it uploads; what is wrong with the files goes into `problems`.
+async fn drafted(
+    console: &Console,
+    form: &FormData,
+    row: &AuthorityRow,
+    problems: &mut Problems,
+) -> Result<Draft, Response> {
+    let mut draft = Draft::of(form, row);
+    match referenced(console, &form.all("evidence")).await {
+        Ok(files) => draft.evidence = files,
+        Err(FileProblem::Refused(refusals)) => {
+            problems.insert("evidence".into(), refusals.join("; "));
+        }
+        Err(FileProblem::Store) => return Err(unavailable()),
+    }
+    match store(console, &form.files).await {
+        Ok(files) => draft.evidence.extend(files),
+        Err(FileProblem::Refused(refusals)) => {
+            problems.insert("evidence".into(), refusals.join("; "));
+        }
+        Err(FileProblem::Store) => return Err(unavailable()),
+    }
+    Ok(draft)
+}
+
 /// `POST /steward/party/{cc}/check/preview`.
 pub async fn preview(
     State(console): State<Handle>,
@@ -351,64 +396,38 @@ pub async fn preview(
         Ok(loaded) => loaded,
         Err(response) => return response,
     };
-    let mut draft = Draft::of(&form, &row);
     let mut problems = Problems::new();
-    match referenced(&console, &form.all("evidence")).await {
-        Ok(files) => draft.evidence = files,
-        Err(FileProblem::Refused(refusals)) => {
-            problems.insert("evidence".into(), refusals.join("; "));
-        }
-        Err(FileProblem::Store) => return unavailable(),
-    }
-    match store(&console, &form.files).await {
-        Ok(files) => draft.evidence.extend(files),
-        Err(FileProblem::Refused(refusals)) => {
-            problems.insert("evidence".into(), refusals.join("; "));
-        }
-        Err(FileProblem::Store) => return unavailable(),
-    }
+    let draft = match drafted(&console, &form, &row, &mut problems).await {
+        Ok(draft) => draft,
+        Err(response) => return response,
+    };
     let command = match draft.command(&row, &signed) {
         Ok(command) if problems.is_empty() => command,
-        Ok(_) => {
-            return form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &problems,
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await
-        }
+        Ok(_) => return invalid(&console, &signed, &row, &draft, &problems).await,
         Err(mut found) => {
             found.extend(problems);
-            return form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &found,
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
+            return invalid(&console, &signed, &row, &draft, &found).await;
         }
     };
-    let events = match row.state.decide(&with_files(command, &draft)) {
-        Ok(events) => events,
+    match row.state.decide(&with_files(command, &draft)) {
+        Ok(events) => preview_page(&console, &signed, &row, &draft, &events).await,
         Err(AuthorityError::Invalid(found)) => {
-            return form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &from_domain(found),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await
+            invalid(&console, &signed, &row, &draft, &from_domain(found)).await
         }
-        Err(other) => return refused(&other),
-    };
-    let t = match console.form_tokens(&signed, 3).await {
+        Err(other) => refused(&other),
+    }
+}
+
+/// The preview: the events recording the draft would append, a button
+/// that records (or proposes) it, and the form to change it.
+async fn preview_page(
+    console: &Console,
+    signed: &Signed,
+    row: &AuthorityRow,
+    draft: &Draft,
+    events: &[domain::authority::AuthorityEvent],
+) -> Response {
+    let t = match console.form_tokens(signed, 3).await {
         Ok(t) => t,
         Err(response) => return response,
     };
@@ -424,7 +443,7 @@ pub async fn preview(
             p role="status" { "Nothing is recorded yet. Recording this check will append exactly these events to version " (row.version) " of the record:" }
         }
         ol {
-            @for event in &events {
+            @for event in events {
                 li { (event_markup(event)) }
             }
         }
@@ -434,11 +453,11 @@ pub async fn preview(
             button type="submit" { (if console.app.review { "Propose this check for review" } else { "Record this check" }) }
         }
         h2 { "Or change it" }
-        (form_markup(&row, &draft, &Problems::new(), &t[1]))
+        (form_markup(row, draft, &Problems::new(), &t[1]))
     };
     respond(
         StatusCode::OK,
-        page(&title, Some(&Chrome::of(&signed, &t[2])), &body),
+        page(&title, Some(&Chrome::of(signed, &t[2])), &body),
     )
 }
 
@@ -491,65 +510,22 @@ pub async fn commit(
         Ok(files) => draft.evidence = files,
         Err(FileProblem::Refused(refusals)) => {
             let problems = Problems::from([("evidence".to_owned(), refusals.join("; "))]);
-            return form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &problems,
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await;
+            return invalid(&console, &signed, &row, &draft, &problems).await;
         }
         Err(FileProblem::Store) => return unavailable(),
     }
     let command = match draft.command(&row, &signed) {
         Ok(command) => command,
-        Err(problems) => {
-            return form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &problems,
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await
-        }
+        Err(problems) => return invalid(&console, &signed, &row, &draft, &problems).await,
     };
     let Ok(code) = CountryCode::parse(&country) else {
         return refused(&AuthorityError::NotRegistered);
     };
-    let commands = AuthorityCommands::new(&console.app.wiring.store);
     let metadata = web::write::metadata(&signed.steward, &headers);
-    let version = Some(draft.expected_version);
-    let review = console.app.review;
-    let written = if review {
-        let propose = domain::authority::ReviewCommand::propose_check(
-            uuid::Uuid::new_v4().simple().to_string(),
-            command,
-            draft.evidence.clone(),
-        );
-        commands.review(&code, propose, &metadata, version).await
-    } else if draft.evidence.is_empty() {
-        commands
-            .submit_verification_at(&code, command, &metadata, version)
-            .await
-    } else {
-        commands
-            .submit_verification_with_evidence_at(
-                &code,
-                command,
-                draft.evidence.clone(),
-                &metadata,
-                version,
-            )
-            .await
-    };
-    match written {
+    match write(&console, &code, command, &draft, &metadata).await {
         Ok(committed) => {
             settle(&console, committed.position).await;
-            if review {
+            if console.app.review {
                 Redirect::to("/steward/reviews").into_response()
             } else {
                 Redirect::to(&format!("/steward/party/{code}#history")).into_response()
@@ -561,15 +537,7 @@ pub async fn commit(
             | CommandError::IdempotencyKeyReused,
         ) => conflict(&console, &signed, &row, &history, &draft).await,
         Err(CommandError::Rejected(AuthorityError::Invalid(found))) => {
-            form_page(
-                &console,
-                &signed,
-                &row,
-                &draft,
-                &from_domain(found),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            )
-            .await
+            invalid(&console, &signed, &row, &draft, &from_domain(found)).await
         }
         Err(CommandError::Rejected(other)) => refused(&other),
         Err(CommandError::Infrastructure(cause)) => {
@@ -581,6 +549,41 @@ pub async fn commit(
                 ("/steward/worklist", "Back to the worklist"),
             )
         }
+    }
+}
+
+/// Writes a check at the version the draft was made against: as a
+/// proposal when four-eyes review is on, else straight onto the record.
+async fn write(
+    console: &Console,
+    code: &CountryCode,
+    command: SubmitVerificationUpdate,
+    draft: &Draft,
+    metadata: &domain::metadata::Metadata,
+) -> Result<commands::executor::Committed, CommandError<AuthorityError>> {
+    let commands = AuthorityCommands::new(&console.app.wiring.store);
+    let version = Some(draft.expected_version);
+    if console.app.review {
+        let propose = domain::authority::ReviewCommand::propose_check(
+            uuid::Uuid::new_v4().simple().to_string(),
+            command,
+            draft.evidence.clone(),
+        );
+        commands.review(code, propose, metadata, version).await
+    } else if draft.evidence.is_empty() {
+        commands
+            .submit_verification_at(code, command, metadata, version)
+            .await
+    } else {
+        commands
+            .submit_verification_with_evidence_at(
+                code,
+                command,
+                draft.evidence.clone(),
+                metadata,
+                version,
+            )
+            .await
     }
 }
 

@@ -506,20 +506,9 @@ pub async fn commit(
         return refused(&AuthorityError::NotRegistered);
     };
     let metadata = web::write::metadata(&signed.steward, &headers);
-    let commands = AuthorityCommands::new(&console.app.wiring.store);
-    let version = Some(draft.expected_version);
     let proposal_id = uuid::Uuid::new_v4().simple().to_string();
-    let written = if console.app.review {
-        let propose = ReviewCommand::Propose {
-            proposal_id: proposal_id.clone(),
-            command: Box::new(command),
-        };
-        commands.review(&code, propose, &metadata, version).await
-    } else {
-        commands
-            .execute_at(&code, &command, &metadata, version)
-            .await
-    };
+    let version = Some(draft.expected_version);
+    let written = write(&console, &code, command, &metadata, version, &proposal_id).await;
     match written {
         Ok(committed) => {
             super::check::settle(&console, committed.position).await;
@@ -556,6 +545,28 @@ pub async fn commit(
                 ("/steward/worklist", "Back to the worklist"),
             )
         }
+    }
+}
+
+/// Writes a contact change at `version`: as proposal `proposal_id` when
+/// four-eyes review is on, else straight onto the record.
+async fn write(
+    console: &Console,
+    code: &CountryCode,
+    command: AuthorityCommand,
+    metadata: &domain::metadata::Metadata,
+    version: Option<i64>,
+    proposal_id: &str,
+) -> Result<commands::executor::Committed, CommandError<AuthorityError>> {
+    let commands = AuthorityCommands::new(&console.app.wiring.store);
+    if console.app.review {
+        let propose = ReviewCommand::Propose {
+            proposal_id: proposal_id.to_owned(),
+            command: Box::new(command),
+        };
+        commands.review(code, propose, metadata, version).await
+    } else {
+        commands.execute_at(code, &command, metadata, version).await
     }
 }
 

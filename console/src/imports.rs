@@ -162,30 +162,20 @@ async fn prepare(
         })
 }
 
-/// `POST /steward/import/preview`.
-pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormData) -> Response {
-    if let Err(refused) = console.spend(&signed, form.get("csrf")).await {
-        return refused;
-    }
-    let unprocessable = StatusCode::UNPROCESSABLE_ENTITY;
+/// The uploaded file's name (without its folders) and text, or what is
+/// wrong with it: missing, too large, or not UTF-8.
+fn uploaded(form: &FormData) -> Result<(String, String), String> {
     let Some(upload) = form.files.first() else {
-        return form_page(&console, &signed, Some("choose a file"), unprocessable).await;
+        return Err("choose a file".to_owned());
     };
     if upload.bytes.len() > IMPORT_BYTES {
-        let problem = format!(
+        return Err(format!(
             "the file has {} bytes; an import takes at most {IMPORT_BYTES}",
             upload.bytes.len()
-        );
-        return form_page(&console, &signed, Some(&problem), unprocessable).await;
+        ));
     }
     let Ok(text) = String::from_utf8(upload.bytes.to_vec()) else {
-        return form_page(
-            &console,
-            &signed,
-            Some("the file is not UTF-8 text"),
-            unprocessable,
-        )
-        .await;
+        return Err("the file is not UTF-8 text".to_owned());
     };
     let file_name = upload
         .file_name
@@ -193,6 +183,19 @@ pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormDa
         .next()
         .unwrap_or_default()
         .to_owned();
+    Ok((file_name, text))
+}
+
+/// `POST /steward/import/preview`.
+pub async fn preview(State(console): State<Handle>, signed: Signed, form: FormData) -> Response {
+    if let Err(refused) = console.spend(&signed, form.get("csrf")).await {
+        return refused;
+    }
+    let unprocessable = StatusCode::UNPROCESSABLE_ENTITY;
+    let (file_name, text) = match uploaded(&form) {
+        Ok(upload) => upload,
+        Err(problem) => return form_page(&console, &signed, Some(&problem), unprocessable).await,
+    };
     let (plans, problems) = match prepare(&console, &signed, &file_name, &text).await {
         Ok(planned) => planned,
         Err(problem) => return form_page(&console, &signed, Some(&problem), unprocessable).await,

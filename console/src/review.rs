@@ -219,51 +219,59 @@ async fn decide(
             };
             Redirect::to(&to).into_response()
         }
-        Err(CommandError::Rejected(AuthorityError::OwnProposal)) => message(
-            StatusCode::FORBIDDEN,
-            "You cannot approve your own proposal",
-            "Four-eyes review: another steward must approve it. Nothing was recorded.",
+        Err(error) => not_decided(error),
+    }
+}
+
+/// Why a review decision was not recorded, as the page a steward reads.
+fn not_decided(error: CommandError<AuthorityError>) -> Response {
+    let back = ("/steward/reviews", "Back to the review queue");
+    match error {
+    CommandError::Rejected(AuthorityError::OwnProposal) => message(
+        StatusCode::FORBIDDEN,
+        "You cannot approve your own proposal",
+        "Four-eyes review: another steward must approve it. Nothing was recorded.",
+        back,
+    ),
+    CommandError::Rejected(AuthorityError::StaleProposal) => message(
+        StatusCode::CONFLICT,
+        "This proposal is stale",
+        "The record changed after it was proposed; nothing was recorded. Reject it, and its author proposes the change again on the record as it is now.",
+        back,
+    ),
+    CommandError::Rejected(AuthorityError::UnknownProposal(_)) => message(
+        StatusCode::NOT_FOUND,
+        "No such open proposal",
+        "It was approved or rejected already; nothing was recorded.",
+        back,
+    ),
+    CommandError::Rejected(AuthorityError::Invalid(problems)) => message(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "This cannot be done",
+        &problems
+            .iter()
+            .map(|p| format!("{}: {}", p.field, p.message))
+            .collect::<Vec<_>>()
+            .join("; "),
+        back,
+    ),
+    CommandError::Rejected(other) => {
+        message(StatusCode::CONFLICT, "This cannot be done", &other.to_string(), back)
+    }
+    CommandError::VersionMismatch { .. } | CommandError::Conflict | CommandError::IdempotencyKeyReused => message(
+        StatusCode::CONFLICT,
+        "Another write came first",
+        "The record changed while this was decided; nothing was recorded. Open the queue again.",
+        back,
+    ),
+    CommandError::Infrastructure(cause) => {
+        tracing::warn!(error = %cause, "console review not recorded");
+        message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The store is unavailable",
+            "Nothing was recorded. Try again in a moment.",
             back,
-        ),
-        Err(CommandError::Rejected(AuthorityError::StaleProposal)) => message(
-            StatusCode::CONFLICT,
-            "This proposal is stale",
-            "The record changed after it was proposed; nothing was recorded. Reject it, and its author proposes the change again on the record as it is now.",
-            back,
-        ),
-        Err(CommandError::Rejected(AuthorityError::UnknownProposal(_))) => message(
-            StatusCode::NOT_FOUND,
-            "No such open proposal",
-            "It was approved or rejected already; nothing was recorded.",
-            back,
-        ),
-        Err(CommandError::Rejected(AuthorityError::Invalid(problems))) => message(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "This cannot be done",
-            &problems
-                .iter()
-                .map(|p| format!("{}: {}", p.field, p.message))
-                .collect::<Vec<_>>()
-                .join("; "),
-            back,
-        ),
-        Err(CommandError::Rejected(other)) => {
-            message(StatusCode::CONFLICT, "This cannot be done", &other.to_string(), back)
-        }
-        Err(CommandError::VersionMismatch { .. } | CommandError::Conflict | CommandError::IdempotencyKeyReused) => message(
-            StatusCode::CONFLICT,
-            "Another write came first",
-            "The record changed while this was decided; nothing was recorded. Open the queue again.",
-            back,
-        ),
-        Err(CommandError::Infrastructure(cause)) => {
-            tracing::warn!(error = %cause, "console review not recorded");
-            message(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The store is unavailable",
-                "Nothing was recorded. Try again in a moment.",
-                back,
-            )
-        }
+        )
+    }
     }
 }

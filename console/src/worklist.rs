@@ -9,7 +9,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use chrono::{Duration, NaiveDate, Utc};
-use maud::html;
+use maud::{html, Markup};
 
 use projections::worklist::WorkItem;
 
@@ -171,28 +171,7 @@ pub async fn render(
             div { button type="submit" { "Filter" } }
         }
         p role="status" { (total) " Parties need a steward. Page " (page_no) " of " (pages) "." }
-        table {
-            caption { "Parties that need a steward, most urgent first" }
-            thead { tr { th scope="col" { "Party" } th scope="col" { "Need" } th scope="col" { "Known as of" } th scope="col" { "Last checked" } th scope="col" { "Retry due" } th scope="col" { "On it" } th scope="col" { "Sources" } } }
-            tbody {
-                @for item in &shown {
-                    tr {
-                        td { a href=(format!("/steward/party/{}", item.country_code)) { (item.country_name) " (" (item.country_code) ")" } }
-                        td { (item.reason) }
-                        td { (item.as_of.as_deref().unwrap_or("unknown")) }
-                        td { (item.last_checked.as_deref().unwrap_or("never")) }
-                        @let row = by_code.get(item.country_code.as_str());
-                        td { @match row.and_then(|r| retry_due(r)) {
-                            Some(due) if due <= today => strong { (due) " (due)" },
-                            Some(due) => (due),
-                            None => "",
-                        } }
-                        td { (row.and_then(|r| r.state.assigned_to.as_ref()).map_or("", |s| s.as_str())) }
-                        td { (item.source_kinds.join(", ")) }
-                    }
-                }
-            }
-        }
+        (items_table(&shown, &by_code, today))
         nav aria-label="Pages" {
             @if page_no > 1 { a href=(link(page_no - 1)) rel="prev" { "Previous page" } " " }
             @if page_no < pages { a href=(link(page_no + 1)) rel="next" { "Next page" } }
@@ -203,6 +182,39 @@ pub async fn render(
         csrf: &csrf,
     };
     respond(StatusCode::OK, page("Worklist", Some(&chrome), &body))
+}
+
+/// The table of the page's items, with each record's retry date and who
+/// is on it.
+fn items_table(
+    shown: &[&WorkItem],
+    by_code: &std::collections::HashMap<&str, &projections::directory::AuthorityRow>,
+    today: NaiveDate,
+) -> Markup {
+    html! {
+    table {
+        caption { "Parties that need a steward, most urgent first" }
+        thead { tr { th scope="col" { "Party" } th scope="col" { "Need" } th scope="col" { "Known as of" } th scope="col" { "Last checked" } th scope="col" { "Retry due" } th scope="col" { "On it" } th scope="col" { "Sources" } } }
+        tbody {
+            @for item in shown {
+                tr {
+                    td { a href=(format!("/steward/party/{}", item.country_code)) { (item.country_name) " (" (item.country_code) ")" } }
+                    td { (item.reason) }
+                    td { (item.as_of.as_deref().unwrap_or("unknown")) }
+                    td { (item.last_checked.as_deref().unwrap_or("never")) }
+                    @let row = by_code.get(item.country_code.as_str());
+                    td { @match row.and_then(|r| retry_due(r)) {
+                        Some(due) if due <= today => strong { (due) " (due)" },
+                        Some(due) => (due),
+                        None => "",
+                    } }
+                    td { (row.and_then(|r| r.state.assigned_to.as_ref()).map_or("", |s| s.as_str())) }
+                    td { (item.source_kinds.join(", ")) }
+                }
+            }
+        }
+    }
+    }
 }
 
 /// Days after a check that reached nobody before it is due again.

@@ -68,16 +68,47 @@ fn need(
 ) -> Option<(u8, Option<NaiveDate>, WorkItem)> {
     let state = &row.state;
     domain::parties::registry().party(&row.country_code)?;
-    let primary = state.primary_contact();
-    let checked = primary.and_then(|p| p.provenance.last_checked);
+    let (rank, need, reason) = ranked(state, today, stale_after_days)?;
+    let checked = state
+        .primary_contact()
+        .and_then(|p| p.provenance.last_checked);
     let as_of = state.contacts.iter().filter_map(|c| c.as_of()).max();
+    let (look_at, source_kinds) = where_to_look(state);
+    let name = domain::parties::registry()
+        .party(&row.country_code)
+        .map_or_else(|| row.country_name.clone(), |p| p.name.clone());
+    Some((
+        rank,
+        as_of,
+        WorkItem {
+            country_code: row.country_code.clone(),
+            look_for: format!("{name} ({})", row.country_code),
+            country_name: name,
+            need: need.to_owned(),
+            reason,
+            last_checked: checked.map(|d| d.to_string()),
+            as_of: as_of.map(|d| d.to_string()),
+            source_kinds,
+            look_at,
+        },
+    ))
+}
+
+/// What a record needs first, most urgent first (rank 1), with the reason
+/// a steward reads; `None` when it needs nothing.
+fn ranked(
+    state: &domain::authority::Authority,
+    today: NaiveDate,
+    stale_after_days: i64,
+) -> Option<(u8, &'static str, String)> {
+    let primary = state.primary_contact();
     let troubled = state.contacts.iter().find(|c| {
         matches!(
             c.provenance.outcome,
             Some(CheckOutcome::Defunct | CheckOutcome::NoAnswer)
         )
     });
-    let (rank, need, reason) = if state.contacts.is_empty() {
+    Some(if state.contacts.is_empty() {
         (
             1,
             "no_contact",
@@ -118,7 +149,12 @@ fn need(
         )
     } else {
         return None;
-    };
+    })
+}
+
+/// Where to look: the record's sources, newest first, then the
+/// Convention's country contacts page; and the kinds of those sources.
+fn where_to_look(state: &domain::authority::Authority) -> (Vec<String>, Vec<String>) {
     let mut sources: Vec<&domain::authority::SourceRef> =
         state.contacts.iter().flat_map(|c| &c.sources).collect();
     sources.sort_by_key(|s| std::cmp::Reverse(s.as_of()));
@@ -144,22 +180,5 @@ fn need(
         .collect();
     source_kinds.sort();
     source_kinds.dedup();
-    let name = domain::parties::registry()
-        .party(&row.country_code)
-        .map_or_else(|| row.country_name.clone(), |p| p.name.clone());
-    Some((
-        rank,
-        as_of,
-        WorkItem {
-            country_code: row.country_code.clone(),
-            look_for: format!("{name} ({})", row.country_code),
-            country_name: name,
-            need: need.to_owned(),
-            reason,
-            last_checked: checked.map(|d| d.to_string()),
-            as_of: as_of.map(|d| d.to_string()),
-            source_kinds,
-            look_at,
-        },
-    ))
+    (look_at, source_kinds)
 }

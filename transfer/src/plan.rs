@@ -217,6 +217,28 @@ pub(super) fn new_contact(want: &ContactWant) -> NewContact {
     }
 }
 
+/// Whether a new Party lists more contacts than a Party may hold; if so,
+/// each contact over the cap is blamed and every row refused.
+fn over_cap(party: &PartyWant, ctx: &Context<'_>, plan: &mut Plan, blame: &mut Blame<'_>) -> bool {
+    if party.contacts.len() <= ctx.max_contacts {
+        return false;
+    }
+    // Registration itself has no cap: the file's Party must fit it.
+    let message = format!(
+        "a Party holds at most {} contacts (BASEL_MAX_CONTACTS_PER_PARTY); this Party lists {}",
+        ctx.max_contacts,
+        party.contacts.len()
+    );
+    for want in &party.contacts[ctx.max_contacts..] {
+        let field = format!("{}contacts", want.prefix);
+        blame.at(want.row, party.country.as_str(), &field, &message);
+    }
+    for unit in 0..plan.rows.len() {
+        mark(plan, unit, Status::Refused, Vec::new());
+    }
+    true
+}
+
 /// A Party new to the store: registered with its contacts. When the file
 /// gives its record a `party_last_attempt`, that check is recorded before
 /// its competent authorities are added (a check of the Party's record is
@@ -229,19 +251,7 @@ fn register(
     blame: &mut Blame<'_>,
 ) {
     let cc = party.country.as_str();
-    if party.contacts.len() > ctx.max_contacts {
-        // Registration itself has no cap: the file's Party must fit it.
-        let message = format!(
-            "a Party holds at most {} contacts (BASEL_MAX_CONTACTS_PER_PARTY); this Party lists {}",
-            ctx.max_contacts,
-            party.contacts.len()
-        );
-        for want in &party.contacts[ctx.max_contacts..] {
-            blame.at(want.row, cc, &format!("{}contacts", want.prefix), &message);
-        }
-        for unit in 0..plan.rows.len() {
-            mark(plan, unit, Status::Refused, Vec::new());
-        }
+    if over_cap(party, ctx, plan, blame) {
         return;
     }
     let later = |c: &&ContactWant| {

@@ -69,36 +69,7 @@ pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
             async_nats::connection::State::Connected
         )
     });
-    let mut projections = Vec::with_capacity(lags.len());
-    // Every projection is looked at (no short cut), so each one's progress
-    // is recorded.
-    for l in &lags {
-        let look = state.readiness.look(&l.name, l.position, l.head);
-        projections.push(json!({ "name": l.name, "position": l.position, "head": l.head, "lag": l.lag, "lag_seconds": look.behind_for.as_secs(), "halted": l.halted.is_some() }));
-        if policy.serves_reads && look.behind_for > policy.max_lag {
-            reasons.push(format!(
-                "reads: projection {} has not applied an event for {} s (BASEL_READY_MAX_LAG {} s)",
-                l.name,
-                look.behind_for.as_secs(),
-                policy.max_lag.as_secs()
-            ));
-        }
-        if policy.projects {
-            if let Some(why) = &l.halted {
-                reasons.push(format!("projector: projection {} halted: {why}", l.name));
-            } else if l.lag > READY_LAG {
-                reasons.push(format!(
-                    "projector: projection {} is {} events behind",
-                    l.name, l.lag
-                ));
-            } else if !look.moving {
-                reasons.push(format!(
-                    "projector: projection {} is behind and not moving",
-                    l.name
-                ));
-            }
-        }
-    }
+    let projections = looked(&state, &lags, &mut reasons);
     if nats == Some(false) {
         for (runs, role) in [(policy.projects, "projector"), (policy.relays, "relay")] {
             if runs {
@@ -128,6 +99,47 @@ pub async fn readyz(State(state): State<Shared>) -> impl IntoResponse {
     }
     body["reasons"] = json!(reasons);
     not_ready(body)
+}
+
+/// Each projection as `/readyz` shows it; what keeps this process's
+/// roles from being ready goes into `reasons`.
+fn looked(
+    state: &web::state::AppState,
+    lags: &[projections::runner::ProjectionLag],
+    reasons: &mut Vec<String>,
+) -> Vec<serde_json::Value> {
+    let policy = state.readiness.policy;
+    let mut projections = Vec::with_capacity(lags.len());
+    // Every projection is looked at (no short cut), so each one's progress
+    // is recorded.
+    for l in lags {
+        let look = state.readiness.look(&l.name, l.position, l.head);
+        projections.push(json!({ "name": l.name, "position": l.position, "head": l.head, "lag": l.lag, "lag_seconds": look.behind_for.as_secs(), "halted": l.halted.is_some() }));
+        if policy.serves_reads && look.behind_for > policy.max_lag {
+            reasons.push(format!(
+                "reads: projection {} has not applied an event for {} s (BASEL_READY_MAX_LAG {} s)",
+                l.name,
+                look.behind_for.as_secs(),
+                policy.max_lag.as_secs()
+            ));
+        }
+        if policy.projects {
+            if let Some(why) = &l.halted {
+                reasons.push(format!("projector: projection {} halted: {why}", l.name));
+            } else if l.lag > READY_LAG {
+                reasons.push(format!(
+                    "projector: projection {} is {} events behind",
+                    l.name, l.lag
+                ));
+            } else if !look.moving {
+                reasons.push(format!(
+                    "projector: projection {} is behind and not moving",
+                    l.name
+                ));
+            }
+        }
+    }
+    projections
 }
 
 /// The roles `/readyz` answers for.
