@@ -548,6 +548,8 @@ async fn refusals(node: &Node, key: &str, client: &Client) {
     for body in [
         json!({"code": HAZARDOUS, "origin": "DE", "destination": "VN", "operation": "R14"}),
         json!({"code": HAZARDOUS, "origin": "DE", "destination": "VN", "origin_area": "Atlantis"}),
+        json!({"code": HAZARDOUS, "origin": "DE", "destination": "VN", "as_of": "1992-05-04"}),
+        json!({"code": HAZARDOUS, "origin": "DE", "destination": "VN", "as_of": "someday"}),
     ] {
         let rest = node
             .http

@@ -37,6 +37,8 @@ pub(crate) struct PlanShipment {
     origin_area: Option<Name>,
     /// An area of the State of import, to pick its competent authority.
     destination_area: Option<Name>,
+    /// The day whose law applies: YYYY-MM-DD, not before 1992-05-05 (default: today).
+    as_of: Option<Text<MAX_CODE_CHARS>>,
 }
 
 impl PlanShipment {
@@ -62,6 +64,7 @@ impl PlanShipment {
             operation: self.operation.map(Text::into_string),
             origin_area: self.origin_area.map(Text::into_string),
             destination_area: self.destination_area.map(Text::into_string),
+            as_of: self.as_of.map(Text::into_string),
         })
     }
 }
