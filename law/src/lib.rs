@@ -94,7 +94,7 @@ string_enum_schema!(
     "hazardous (Annex VIII, or Annex I), other (Annex II) or green (Annex IX)",
     ["hazardous", "other", "green"]
 );
-string_enum_schema!(Regime, "Regime", "what sets the procedure: the EU Regulation, the OECD Decision, an Article 11 agreement, the Basel procedure, none (green waste), national law, removal from the Antarctic (Madrid Protocol)", ["domestic", "eu_wsr", "oecd_decision", "article_11_agreement", "basel_pic", "not_controlled", "not_covered", "antarctic_removal"]);
+string_enum_schema!(Regime, "Regime", "what sets the procedure: the EU Regulation, the OECD Decision, an Article 11 agreement, the Basel procedure, none (green waste), national law, Antarctic removal", ["domestic", "eu_wsr", "oecd_decision", "article_11_agreement", "basel_pic", "not_controlled", "not_covered", "antarctic_removal"]);
 string_enum_schema!(
     Role,
     "Role",
@@ -346,7 +346,7 @@ pub struct OperationAnswer {
 pub struct RoutePlan {
     /// Whether the movement is prohibited.
     pub prohibited: Prohibited,
-    /// The day whose law was applied (YYYY-MM-DD).
+    /// The day whose law applies.
     pub as_of: String,
     /// The operation asked about (absent: unknown).
     pub operation: Option<Operation>,

@@ -33,7 +33,7 @@ pub enum Regime {
     NotControlled,
     /// Origin and destination are the same country.
     Domestic,
-    /// Waste leaving the Antarctic: removal under the Madrid Protocol, Annex III.
+    /// Removal of waste from the Antarctic (Madrid Protocol, Annex III).
     AntarcticRemoval,
     /// A country code is unknown; the regime cannot be determined.
     Undetermined,
@@ -58,7 +58,7 @@ pub struct Procedure {
     pub origin: String,
     /// Country of import (ISO alpha-2).
     pub destination: String,
-    /// The day whose law was applied (YYYY-MM-DD).
+    /// The day whose law applies.
     pub as_of: String,
     /// The governing regime.
     pub regime: Regime,

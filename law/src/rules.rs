@@ -148,11 +148,9 @@ pub struct Finding {
     pub text: String,
     /// The evidence for a fact it relies on, when there is one to name.
     pub evidence: Option<String>,
-    /// The first day the rule is in force (ISO 8601).
+    /// First day in force (the last, where it ends, is in docs/shipments.md).
     pub in_force_from: String,
-    /// Its last day in force, where it ends.
-    pub in_force_until: Option<String>,
-    /// Where the rule is known from, and how far to trust it.
+    /// Source and trust.
     pub source: String,
     /// When the operation was not given: the one operation this finding
     /// holds for (absent when it holds for both, or the operation was given).
@@ -408,7 +406,13 @@ fn antarctic_removal(c: &Case<'_>) -> Outcome {
 
 fn ban_amendment(c: &Case<'_>) -> Outcome {
     let (o, d) = (c.origin, c.destination);
-    if c.domestic() || c.waste != WasteKind::Hazardous || !o.party || !o.annex_vii || d.annex_vii {
+    if c.domestic()
+        || c.waste != WasteKind::Hazardous
+        || !o.party
+        || !o.annex_vii
+        || d.annex_vii
+        || antarctic(c)
+    {
         return None;
     }
     let base = format!(
@@ -546,7 +550,6 @@ pub fn evaluate(case: &Case<'_>) -> Vec<Finding> {
                 text,
                 evidence,
                 in_force_from: meta.in_force_from.to_string(),
-                in_force_until: meta.in_force_until.map(|d| d.to_string()),
                 source: format!("{} (trust: {})", meta.source, meta.trust),
                 only_for: None,
             })

@@ -164,7 +164,7 @@ pub struct StateOnRoute {
 pub struct ShipmentPlan {
     /// Whether the movement is prohibited.
     pub prohibited: Prohibited,
-    /// The day whose law was applied (YYYY-MM-DD).
+    /// The day whose law applies.
     pub as_of: String,
     /// The answer in one or two sentences.
     pub summary: String,

@@ -24,7 +24,7 @@ pub(crate) struct ClassifyWaste {
     origin: Option<Text<MAX_COUNTRY_CHARS>>,
     /// Country of import: code or name.
     destination: Option<Text<MAX_COUNTRY_CHARS>>,
-    /// The day whose law the procedure applies: YYYY-MM-DD, not before 1992-05-05 (default: today).
+    /// Law of this day, YYYY-MM-DD (default today).
     as_of: Option<Text<MAX_CODE_CHARS>>,
 }
 
