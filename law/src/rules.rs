@@ -434,7 +434,7 @@ fn non_party(c: &Case<'_>) -> Outcome {
         return None;
     }
     let outsider = if o.party { d } else { o };
-    let found = agreements::covering(o, d, c.operation);
+    let found = agreements::covering(o, d, c.operation, c.as_of);
     let base = format!(
         "{} is not a Party: a Party must not permit hazardous or other wastes to be exported to or imported from a State that is not a Party (Article 4(5)), unless an agreement under Article 11 covers the movement.",
         outsider.name
@@ -503,10 +503,17 @@ fn agreement(c: &Case<'_>) -> Outcome {
     {
         return None;
     }
-    let a = agreements::covering(o, d, c.operation)
+    let a = agreements::covering(o, d, c.operation, c.as_of)
         .into_iter()
         .find(|a| a.found)?;
-    say(Effect::Procedure, format!("The movement follows the procedure of {}; its terms are not in this service's data: ask the competent authorities for its notification and consent requirements.", a.name))
+    match &a.terms {
+        Some(terms) => Some((
+            Effect::Procedure,
+            format!("The movement follows the procedure of {}: {terms}", a.name),
+            a.terms_source.clone(),
+        )),
+        None => say(Effect::Procedure, format!("The movement follows the procedure of {}; its terms are not in this service's data: ask the competent authorities for its notification and consent requirements.", a.name)),
+    }
 }
 
 fn basel_pic(c: &Case<'_>) -> Outcome {

@@ -326,3 +326,31 @@ fn every_answer_states_its_day_and_every_finding_its_dates_and_source() {
         );
     }
 }
+
+#[test]
+fn the_canada_us_agreement_is_applied_with_its_terms() {
+    let classifier = Classifier::bundled().expect("classifier");
+    let mut row = simple("A1160", "CA", "US");
+    row.operation = Some(Operation::Disposal);
+    let p = ask(&classifier, &row);
+    let agreement = p
+        .rules
+        .iter()
+        .find(|f| f.rule == RuleId::Agreement)
+        .expect("agreement");
+    assert!(
+        agreement.text.contains("30 days") && agreement.text.contains("12 months"),
+        "{}",
+        agreement.text
+    );
+    assert!(agreement
+        .evidence
+        .as_deref()
+        .is_some_and(|e| e.contains("http")));
+    // It is in force from 1986-11-08, so a day in 1993 applies it too.
+    row.as_of = "1993-01-01".into();
+    assert!(ask(&classifier, &row)
+        .rules
+        .iter()
+        .any(|f| f.rule == RuleId::Agreement));
+}

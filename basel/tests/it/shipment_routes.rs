@@ -231,13 +231,16 @@ fn cases() -> Vec<Case> {
         yes(case("US", "MY", HAZARDOUS, r, "basel_pic", &[NON_PARTY])),
         yes(case("US", "PH", HAZARDOUS, d, "basel_pic", &[NON_PARTY])),
         // Named in the reference but not found: unknown.
+        // The US–Costa Rica exchange of notes (1997) is found; Costa Rica's
+        // import ban from States outside the Central American agreement is
+        // known only from its membership: unknown.
         unknown(case(
             "US",
             "CR",
             HAZARDOUS,
             d,
-            "basel_pic",
-            &[("non_party", "4(5)")],
+            "article_11_agreement",
+            &[IMPORT_BAN],
         )),
         no(case("US", "CR", HAZARDOUS, r, "oecd_decision", &[OECD])),
         // EU Waste Shipment Regulation inside the EU.
