@@ -242,7 +242,15 @@ fn cases() -> Vec<Case> {
             "article_11_agreement",
             &[IMPORT_BAN],
         )),
-        no(case("US", "CR", HAZARDOUS, r, "oecd_decision", &[OECD])),
+        // Costa Rica's Central American import ban (membership only).
+        unknown(case(
+            "US",
+            "CR",
+            HAZARDOUS,
+            r,
+            "oecd_decision",
+            &[IMPORT_BAN],
+        )),
         // EU Waste Shipment Regulation inside the EU.
         no(case("DE", "FR", GREEN, r, "eu_wsr", &[WSR])),
         no(case("DE", "FR", GREEN, d, "eu_wsr", &[WSR])),
