@@ -32,6 +32,15 @@ pub struct Agreement {
     pub found: bool,
     /// Where it is known from.
     pub source: Option<String>,
+    /// Its terms as the reference read them (periods, scope), where it did.
+    #[serde(default)]
+    pub terms: Option<String>,
+    /// Where the terms are known from.
+    #[serde(default)]
+    pub terms_source: Option<String>,
+    /// The day it entered into force, where the reference dates it.
+    #[serde(default)]
+    pub in_force_from: Option<chrono::NaiveDate>,
 }
 
 /// A State's ban on imports, with its source.
@@ -68,8 +77,14 @@ pub fn data() -> &'static AgreementsFile {
 }
 
 impl Agreement {
-    /// Whether it covers a movement `from → to` for `operation`.
-    pub fn covers(&self, from: &StateFacts, to: &StateFacts, operation: Operation) -> bool {
+    /// Whether it covers a movement `from → to` for `operation` on `as_of`.
+    pub fn covers(
+        &self,
+        from: &StateFacts,
+        to: &StateFacts,
+        operation: Operation,
+        as_of: chrono::NaiveDate,
+    ) -> bool {
         let members = match self.among.as_deref() {
             Some("oecd_members") => from.oecd && to.oecd,
             _ => [&from.code, &to.code]
@@ -78,6 +93,7 @@ impl Agreement {
         };
         members
             && from.code != to.code
+            && self.in_force_from.is_none_or(|d| d <= as_of)
             && self.from.as_ref().is_none_or(|f| *f == from.code)
             && self
                 .operations
@@ -96,11 +112,12 @@ pub fn covering(
     from: &StateFacts,
     to: &StateFacts,
     operation: Operation,
+    as_of: chrono::NaiveDate,
 ) -> Vec<&'static Agreement> {
     let mut found: Vec<&Agreement> = data()
         .agreements
         .iter()
-        .filter(|a| a.covers(from, to, operation))
+        .filter(|a| a.covers(from, to, operation, as_of))
         .collect();
     found.sort_by_key(|a| !a.found);
     found

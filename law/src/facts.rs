@@ -13,6 +13,11 @@ use domain::values::CountryCode;
 /// an EFTA country that is a Party to the Basel Convention.
 const EFTA: [&str; 4] = ["IS", "LI", "NO", "CH"];
 
+/// The EEA EFTA States, which apply the Union's waste shipment acts through
+/// Annex XX of the EEA Agreement (shared/reference/import_restrictions.json,
+/// regional "EU / EEA / Switzerland position").
+const EEA_EFTA: [&str; 3] = ["IS", "LI", "NO"];
+
 /// One State on a route, as the rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateFacts {
@@ -35,6 +40,8 @@ pub struct StateFacts {
     pub ban_evidence: Option<String>,
     /// An EFTA member (Iceland, Liechtenstein, Norway, Switzerland).
     pub efta: bool,
+    /// An EEA EFTA State (Iceland, Liechtenstein, Norway).
+    pub eea: bool,
 }
 
 impl StateFacts {
@@ -57,11 +64,20 @@ impl StateFacts {
             oecd: groups.oecd(&cc),
             eu: groups.eu(&cc),
             efta: EFTA.contains(&cc.as_str()),
+            eea: EEA_EFTA.contains(&cc.as_str()),
             code: cc,
             name,
             party,
             ban_amendment,
             ban_evidence,
         })
+    }
+}
+
+impl StateFacts {
+    /// Whether it applies Regulation (EU) 2024/1157: an EU member State, or
+    /// an EEA EFTA State.
+    pub fn wsr(&self) -> bool {
+        self.eu || self.eea
     }
 }

@@ -5,13 +5,18 @@
 //! waste's kind; the edges add each State's competent authorities.
 //!
 //! **Boundary:** no sqlx, async-nats, axum, rmcp, tokio or hyper (CI checks
-//! with `cargo tree`); no clock: the edges say which day's law applies.
+//! with `cargo tree`); no clock: the edges say which day's law applies
+//! (`as_of`), and every answer states it.
 //!
 //! Layout:
 //! - [`rules`]: the legal rules as data, each citing its article
 //!   ([`rules::RULES`]); this module combines their findings;
-//! - [`agreements`]: Article 11 agreements and national import bans
+//! - [`agreements`]: Article 11 agreements
 //!   (`data/article_11_agreements.json`, with sources);
+//! - [`bans`]: the State of import's import restrictions
+//!   (`data/import_restrictions.json`, with sources and trust);
+//! - [`eu`]: Regulation (EU) 2024/1157; [`eu1418`]: the answers under
+//!   Regulation (EC) No 1418/2007 (`data/eu_1418_2007.json`);
 //! - [`facts`]: what the rules know of a State (Party, OECD, EU, Annex VII,
 //!   Ban Amendment status and its evidence);
 //! - [`steps`]: each State's consent and duty, and the steps in order;
@@ -45,6 +50,9 @@ macro_rules! string_enum_schema {
 }
 
 pub mod agreements;
+pub mod bans;
+pub mod eu;
+pub mod eu1418;
 pub mod facts;
 pub mod procedure;
 pub mod rules;
@@ -54,6 +62,7 @@ mod tests;
 
 use std::borrow::Cow;
 
+pub use chrono::NaiveDate;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -85,7 +94,7 @@ string_enum_schema!(
     "hazardous (Annex VIII, or Annex I), other (Annex II) or green (Annex IX)",
     ["hazardous", "other", "green"]
 );
-string_enum_schema!(Regime, "Regime", "what sets the procedure: the EU Regulation, the OECD Decision, an Article 11 agreement, the Basel procedure, none (green waste), national law", ["domestic", "eu_wsr", "oecd_decision", "article_11_agreement", "basel_pic", "not_controlled", "not_covered"]);
+string_enum_schema!(Regime, "Regime", "what sets the procedure: the EU Regulation, the OECD Decision, an Article 11 agreement, the Basel procedure, none (green waste), national law, Antarctic removal", ["domestic", "eu_wsr", "oecd_decision", "article_11_agreement", "basel_pic", "not_controlled", "not_covered", "antarctic_removal"]);
 string_enum_schema!(
     Role,
     "Role",
@@ -208,6 +217,46 @@ pub enum Regime {
     NotControlled,
     /// Neither State is a Party: national law.
     NotCovered,
+    /// Waste leaving the Antarctic: removal under the Madrid Protocol, Annex III.
+    AntarcticRemoval,
+}
+
+/// The day the Basel Convention entered into force (Article 25(1)): the
+/// earliest day this service answers for.
+pub const CONVENTION_IN_FORCE: NaiveDate = match NaiveDate::from_ymd_opt(1992, 5, 5) {
+    Some(d) => d,
+    None => panic!("a valid date"),
+};
+
+/// Reads `as_of`: a date `YYYY-MM-DD`, not before 1992-05-05.
+///
+/// # Errors
+/// A message saying what is accepted.
+pub fn parse_as_of(text: &str) -> Result<NaiveDate, String> {
+    let day = NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
+        .map_err(|_| "must be a date, YYYY-MM-DD".to_owned())?;
+    if day < CONVENTION_IN_FORCE {
+        return Err(
+            "must not be before 1992-05-05, when the Basel Convention entered into force".into(),
+        );
+    }
+    Ok(day)
+}
+
+/// The waste as the rules see it: its kind and, when known, its Basel code
+/// (some rules name codes: B3011, Y46 to Y49, …).
+#[derive(Debug, Clone, Copy)]
+pub struct Waste<'a> {
+    /// Hazardous, other or green.
+    pub kind: WasteKind,
+    /// The Basel code, when known.
+    pub code: Option<&'a str>,
+}
+
+impl From<WasteKind> for Waste<'_> {
+    fn from(kind: WasteKind) -> Self {
+        Self { kind, code: None }
+    }
 }
 
 /// What a State does on the route: export, transit or import.
@@ -297,6 +346,8 @@ pub struct OperationAnswer {
 pub struct RoutePlan {
     /// Whether the movement is prohibited.
     pub prohibited: Prohibited,
+    /// The day whose law applies.
+    pub as_of: String,
     /// The operation asked about (absent: unknown).
     pub operation: Option<Operation>,
     /// The regime that sets the procedure.
@@ -334,13 +385,15 @@ struct Decision {
     regime: Regime,
 }
 
-fn decide(route: Route<'_>, waste: WasteKind, operation: Operation) -> Decision {
+fn decide(route: Route<'_>, waste: Waste<'_>, operation: Operation, as_of: NaiveDate) -> Decision {
     let case = Case {
         origin: route.origin,
         destination: route.destination,
         transit: route.transit,
-        waste,
+        waste: waste.kind,
         operation,
+        code: waste.code,
+        as_of,
     };
     let findings = rules::evaluate(&case);
     let prohibited = if findings.iter().any(|f| f.effect == Effect::Prohibits) {
@@ -367,7 +420,9 @@ fn regime(findings: &[Finding]) -> Regime {
     };
     if has(RuleId::Domestic) {
         Regime::Domestic
-    } else if procedure(RuleId::EuWsr) {
+    } else if has(RuleId::AntarcticRemoval) {
+        Regime::AntarcticRemoval
+    } else if procedure(RuleId::EuWsr) || eu_notified(findings) {
         Regime::EuWsr
     } else if procedure(RuleId::OecdDecision) {
         Regime::OecdDecision
@@ -386,6 +441,19 @@ fn regime(findings: &[Finding]) -> Regime {
     }
 }
 
+/// Whether an EU rule asks for prior written notification and consent of
+/// an export the other regimes would leave uncontrolled (B3011, a green
+/// waste a country answered (b) for).
+fn eu_notified(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| {
+        f.effect == Effect::Procedure
+            && matches!(
+                f.rule,
+                RuleId::EuExportOecd | RuleId::EuB3011Notification | RuleId::EuGreen1418
+            )
+    })
+}
+
 /// The rules that decide a verdict: those that prohibit (or may), else
 /// those that permit or set the procedure.
 fn deciding(findings: &[Finding], prohibited: Prohibited) -> Vec<RuleId> {
@@ -402,13 +470,19 @@ fn deciding(findings: &[Finding], prohibited: Prohibited) -> Vec<RuleId> {
 }
 
 /// Plans `route` for `waste` and `operation` (`None`: unknown, then both
-/// are decided and the answer says what changes with each).
-pub fn plan(route: Route<'_>, waste: WasteKind, operation: Option<Operation>) -> RoutePlan {
+/// are decided and the answer says what changes with each), by the rules
+/// in force on `as_of`.
+pub fn plan(
+    route: Route<'_>,
+    waste: Waste<'_>,
+    operation: Option<Operation>,
+    as_of: NaiveDate,
+) -> RoutePlan {
     let decisions: Vec<Decision> = match operation {
-        Some(op) => vec![decide(route, waste, op)],
+        Some(op) => vec![decide(route, waste, op, as_of)],
         None => vec![
-            decide(route, waste, Operation::Recovery),
-            decide(route, waste, Operation::Disposal),
+            decide(route, waste, Operation::Recovery, as_of),
+            decide(route, waste, Operation::Disposal, as_of),
         ],
     };
     let prohibited = combine(decisions.iter().map(|d| d.prohibited));
@@ -432,11 +506,17 @@ pub fn plan(route: Route<'_>, waste: WasteKind, operation: Option<Operation>) ->
             }
         }
     }
-    let states = steps::states(route, primary.regime, waste, primary.operation);
+    let basis = steps::Basis {
+        regime: primary.regime,
+        waste: waste.kind,
+        operation: primary.operation,
+        eu_notified: eu_notified(&primary.findings),
+    };
+    let states = steps::states(route, &basis);
     let steps = if prohibited == Prohibited::Yes {
         Vec::new()
     } else {
-        steps::steps(route, primary.regime, waste, primary.operation, prohibited)
+        steps::steps(route, &basis, prohibited)
     };
     let by_operation = if operation.is_none() {
         decisions
@@ -459,6 +539,7 @@ pub fn plan(route: Route<'_>, waste: WasteKind, operation: Option<Operation>) ->
             Vec::new()
         },
         prohibited,
+        as_of: as_of.to_string(),
         operation,
         regime: primary.regime,
         rules: findings,
@@ -519,10 +600,19 @@ fn summary(
             "Not known whether it is prohibited: {} (treat it as prohibited until confirmed).",
             cite(&[Effect::MayProhibit])
         ),
-        Prohibited::No => format!(
-            "Not prohibited: {o} to {d}; the procedure is set by {}.",
-            cite(&[Effect::Permits, Effect::Procedure]).if_empty("national law")
-        ),
+        Prohibited::No => {
+            format!(
+                "Not prohibited: {o} to {d}; the procedure is set by {}.{}",
+                cite(&[Effect::Permits, Effect::Procedure]).if_empty("national law"),
+                if bans::not_checked(&route.destination.code)
+                    && route.destination.code != route.origin.code
+                {
+                    format!(" {d}'s national import restrictions were not checked (see rules, import_ban).")
+                } else {
+                    String::new()
+                }
+            )
+        }
     }
 }
 
@@ -558,7 +648,9 @@ fn to_permit(findings: &[Finding]) -> Vec<String> {
             RuleId::BanAmendment => "A State of import in Annex VII (OECD, EU, Liechtenstein), or a waste that is not hazardous under Article 1(1)(a).",
             RuleId::NonParty => "An agreement under Article 11 between the two States covering this waste and operation, or a State of import (or export) that is a Party.",
             RuleId::EuExportDisposal => "Recovery instead of disposal, or a State of import that is an EFTA country and a Party (Iceland, Liechtenstein, Norway, Switzerland).",
-            RuleId::EuExportRecovery => "A State of import to which the OECD Decision applies, or a waste not listed as hazardous.",
+            RuleId::EuExportRecovery | RuleId::EuAnnexVPart2 | RuleId::EuPlasticExport => "A State of import to which the OECD Decision applies (Regulation (EU) 2024/1157, Article 39).",
+            RuleId::EuGreen1418 => "A State of import whose answer under Regulation (EC) No 1418/2007 allows this waste.",
+            RuleId::EuAntarctic => "A destination outside the Antarctic: no waste may be exported from the Union to it.",
             RuleId::ImportBan => "A State of import that does not ban this waste.",
             _ => continue,
         };

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use classifier::{Classification, Classifier, ListType};
 use domain::values::CountryCode;
 
-use crate::{Consent, Prohibited, Route, StateFacts, WasteKind};
+use crate::{Consent, NaiveDate, Prohibited, Route, StateFacts, Waste, WasteKind};
 
 /// The regime that governs a movement.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
@@ -33,6 +33,8 @@ pub enum Regime {
     NotControlled,
     /// Origin and destination are the same country.
     Domestic,
+    /// Removal of waste from the Antarctic (Madrid Protocol, Annex III).
+    AntarcticRemoval,
     /// A country code is unknown; the regime cannot be determined.
     Undetermined,
 }
@@ -56,6 +58,8 @@ pub struct Procedure {
     pub origin: String,
     /// Country of import (ISO alpha-2).
     pub destination: String,
+    /// The day whose law applies.
+    pub as_of: String,
     /// The governing regime.
     pub regime: Regime,
     /// Whether the movement is prohibited; null when it depends on facts not known.
@@ -84,18 +88,21 @@ pub struct Classified {
 }
 
 /// Classifies `description` and, with both `origin` and `destination`,
-/// adds the procedure for that route (its warnings join the
-/// classification's).
+/// adds the procedure for that route by the law in force on `as_of` (its
+/// warnings join the classification's).
 pub fn classify_route(
     classifier: &Classifier,
     description: &str,
     origin: Option<&CountryCode>,
     destination: Option<&CountryCode>,
+    as_of: NaiveDate,
 ) -> Classified {
     let mut classification = classifier.classify(description);
     let procedure = match (origin, destination) {
         (Some(o), Some(d)) => {
-            let (procedure, warnings) = decide(o, d, classification.list_type);
+            let code = classification.best_code().map(str::to_owned);
+            let (procedure, warnings) =
+                decide(o, d, classification.list_type, code.as_deref(), as_of);
             classification.warnings.extend(warnings);
             Some(procedure)
         }
@@ -107,11 +114,14 @@ pub fn classify_route(
     }
 }
 
-/// Decides the procedure; returns it with warnings about the country codes.
+/// Decides the procedure for a waste of `list_type` (and `code`, when
+/// known) on `as_of`; returns it with warnings about the country codes.
 pub fn decide(
     origin: &CountryCode,
     destination: &CountryCode,
     list_type: ListType,
+    code: Option<&str>,
+    as_of: NaiveDate,
 ) -> (Procedure, Vec<String>) {
     let facts = [origin, destination].map(StateFacts::of);
     let mut warnings = Vec::new();
@@ -120,21 +130,25 @@ pub fn decide(
             None => warnings.push(format!(
                 "Country code {code} is not a known Basel Party or known non-Party; the procedure could not be fully determined."
             )),
-            Some(f) if !f.party => {
+            Some(f) if !f.party && f.code != "AQ" => {
                 warnings.push(format!("{code} is not a Party to the Basel Convention."));
             }
             Some(_) => {}
         }
     }
     let [Some(o), Some(d)] = &facts else {
-        return (undetermined(origin, destination), warnings);
+        return (undetermined(origin, destination, as_of), warnings);
     };
     let route = Route {
         origin: o,
         transit: &[],
         destination: d,
     };
-    let plan = crate::plan(route, WasteKind::from(list_type), None);
+    let waste = Waste {
+        kind: WasteKind::from(list_type),
+        code,
+    };
+    let plan = crate::plan(route, waste, None, as_of);
     (from_plan(origin, destination, &plan), warnings)
 }
 
@@ -166,6 +180,7 @@ fn from_plan(
     Procedure {
         origin: origin.as_str().to_owned(),
         destination: destination.as_str().to_owned(),
+        as_of: plan.as_of.clone(),
         regime: regime(plan.regime),
         prohibited: match plan.prohibited {
             Prohibited::Yes => Some(true),
@@ -192,13 +207,15 @@ fn regime(regime: crate::Regime) -> Regime {
         crate::Regime::BaselPic => Regime::BaselPic,
         crate::Regime::NotControlled => Regime::NotControlled,
         crate::Regime::NotCovered => Regime::NotCovered,
+        crate::Regime::AntarcticRemoval => Regime::AntarcticRemoval,
     }
 }
 
-fn undetermined(origin: &CountryCode, destination: &CountryCode) -> Procedure {
+fn undetermined(origin: &CountryCode, destination: &CountryCode, as_of: NaiveDate) -> Procedure {
     Procedure {
         origin: origin.as_str().to_owned(),
         destination: destination.as_str().to_owned(),
+        as_of: as_of.to_string(),
         regime: Regime::Undetermined,
         prohibited: None,
         notification_required: true,

@@ -1,19 +1,25 @@
 //! The legal rules, as data: one entry per rule, each citing its article
 //! and deciding from the facts of the route alone. [`RULES`] is read in
-//! order; every rule that applies adds a [`Finding`]. The prohibitions and
-//! the regime follow from the findings (see `super::decide`).
+//! order; every rule in force on the day asked (`data/rules.json`: its
+//! `in_force_from`, `in_force_until`, article and source) that applies adds
+//! a [`Finding`]. The prohibitions and the regime follow from the findings
+//! (see `super::decide`). The EU rules are in [`super::eu`], the import
+//! restrictions in [`super::bans`].
 //!
 //! Texts quoted or paraphrased: the Basel Convention (Articles 1, 4, 4A, 6,
 //! 7, 11), OECD Council Decision C(2001)107/FINAL (as the Article 11
 //! arrangement for recovery among OECD members) and Regulation (EU)
 //! 2024/1157 on shipments of waste (Articles 4 to 18, 37, 39).
 
+use std::sync::OnceLock;
+
+use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::agreements::{self, Agreement};
 use super::facts::StateFacts;
-use super::{Operation, WasteKind};
+use super::{bans, eu, Operation, WasteKind};
 use domain::parties::BanAcceptance;
 
 /// Which rule a finding comes from (see `RULES` for each one's article).
@@ -24,21 +30,50 @@ pub enum RuleId {
     Domestic,
     /// Article 4(6): no disposal south of 60° S.
     Antarctica,
+    /// Regulation (EU) 2024/1157, Article 48: no export from the Union to the Antarctic.
+    EuAntarctic,
+    /// Waste leaving the Antarctic: removal under the Madrid Protocol, Annex III.
+    AntarcticRemoval,
     /// Article 4A: the Ban Amendment.
     BanAmendment,
     /// Article 4(5) with Article 11: a Party and a State that is not one.
     NonParty,
     /// Neither State is a Party.
     NotCovered,
+    /// Union law before 21 May 2026 (Regulation (EC) No 1013/2006), not held.
+    EuEarlierLaw,
     /// Regulation (EU) 2024/1157, Article 37: exports from the EU for disposal.
     EuExportDisposal,
     /// Regulation (EU) 2024/1157, Article 39: exports of hazardous waste for
     /// recovery to States the OECD Decision does not cover.
     EuExportRecovery,
-    /// Article 4(1): a national import ban of the State of import.
+    /// Regulation (EU) 2024/1157, Article 39(1)(c): Annex V, Part 2 wastes
+    /// (Y46 to Y49) to States outside the OECD Decision.
+    EuAnnexVPart2,
+    /// Regulation (EU) 2024/1157, Article 39(1)(d): plastic waste B3011 to
+    /// States outside the OECD Decision, from 21 November 2026.
+    EuPlasticExport,
+    /// Regulation (EU) 2024/1157, Article 40(3)(b): B3011 to States outside
+    /// the OECD Decision needs notification and consent (until 20 November 2026).
+    EuB3011Notification,
+    /// Regulation (EC) No 1418/2007: the destination's answer for green
+    /// waste, until 20 May 2027.
+    #[serde(rename = "eu_green_1418")]
+    EuGreen1418,
+    /// Regulation (EU) 2024/1157, Articles 40 and 41: green waste only to
+    /// listed States, from 21 May 2027.
+    EuGreenList,
+    /// Regulation (EU) 2024/1157, Article 44(1)(c): B3011 to OECD States
+    /// needs notification and consent.
+    EuExportOecd,
+    /// Articles 4(1)(b) and 4(2)(e): the State of import's import restrictions.
     ImportBan,
     /// Regulation (EU) 2024/1157 between EU member States.
     EuWsr,
+    /// Regulation (EU) 2024/1157, Title V: imports into the Union.
+    EuImport,
+    /// The EEA Agreement: Iceland, Liechtenstein and Norway apply the Regulation.
+    Eea,
     /// The OECD Decision among OECD members, for recovery.
     OecdDecision,
     /// Article 11: a bilateral or regional agreement governs the movement.
@@ -74,13 +109,24 @@ string_enum_schema!(
     [
         "domestic",
         "antarctica",
+        "eu_antarctic",
+        "antarctic_removal",
         "ban_amendment",
         "non_party",
         "not_covered",
+        "eu_earlier_law",
         "eu_export_disposal",
         "eu_export_recovery",
+        "eu_annex_v_part2",
+        "eu_plastic_export",
+        "eu_b3011_notification",
+        "eu_green_1418",
+        "eu_green_list",
+        "eu_export_oecd",
         "import_ban",
         "eu_wsr",
+        "eu_import",
+        "eea",
         "oecd_decision",
         "agreement",
         "basel_pic",
@@ -102,6 +148,10 @@ pub struct Finding {
     pub text: String,
     /// The evidence for a fact it relies on, when there is one to name.
     pub evidence: Option<String>,
+    /// First day in force (the last, where it ends, is in docs/shipments.md).
+    pub in_force_from: String,
+    /// Source and trust.
+    pub source: String,
     /// When the operation was not given: the one operation this finding
     /// holds for (absent when it holds for both, or the operation was given).
     pub only_for: Option<super::Operation>,
@@ -120,104 +170,202 @@ pub struct Case<'a> {
     pub waste: WasteKind,
     /// Recovery or disposal.
     pub operation: Operation,
+    /// The waste's Basel code, when known (`B3011`, `Y46`, …).
+    pub code: Option<&'a str>,
+    /// The day whose law applies.
+    pub as_of: NaiveDate,
 }
 
 impl Case<'_> {
-    fn eu_internal(&self) -> bool {
-        self.origin.eu && self.destination.eu
+    /// Both ends apply the EU Regulation (EU or EEA).
+    pub(crate) fn eu_internal(&self) -> bool {
+        self.origin.wsr() && self.destination.wsr()
     }
 
-    fn oecd_recovery(&self) -> bool {
+    /// The waste's code is one of `codes`.
+    pub(crate) fn code_in(&self, codes: &[&str]) -> bool {
+        self.code
+            .is_some_and(|c| codes.iter().any(|k| k.eq_ignore_ascii_case(c)))
+    }
+
+    /// Antarctica (south of 60° S): not a State.
+    pub(crate) fn leaves_antarctica(&self) -> bool {
+        self.origin.code == "AQ"
+    }
+
+    pub(crate) fn oecd_recovery(&self) -> bool {
         self.operation == Operation::Recovery
             && self.origin.oecd
             && self.destination.oecd
             && self.transit.iter().all(|t| t.oecd)
     }
 
-    fn controlled(&self) -> bool {
+    pub(crate) fn controlled(&self) -> bool {
         self.waste != WasteKind::Green
     }
 
-    fn domestic(&self) -> bool {
+    pub(crate) fn domestic(&self) -> bool {
         self.origin.code == self.destination.code
     }
 }
 
-/// One rule: its id, its article, and when it applies.
+/// One rule: its id and when it applies (its article, dates and source
+/// are data: [`meta`]).
 pub struct Rule {
     /// Which rule.
     pub id: RuleId,
-    /// The provision, as cited in every finding.
-    pub article: &'static str,
     /// Its finding on `case`, if it applies: the effect, the text, the evidence.
     pub applies: fn(&Case<'_>) -> Outcome,
+}
+
+const RULES_JSON: &str = include_str!("../data/rules.json");
+
+/// A rule's article, the days it is in force and its source.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RuleMeta {
+    /// Which rule.
+    pub id: RuleId,
+    /// The provision, as cited in every finding.
+    pub article: String,
+    /// The first day it is in force.
+    pub in_force_from: NaiveDate,
+    /// Its last day in force, where it ends.
+    pub in_force_until: Option<NaiveDate>,
+    /// Where it is known from.
+    pub source: String,
+    /// How far to trust that source.
+    pub trust: String,
+}
+
+impl RuleMeta {
+    /// Whether the rule is in force on `day`.
+    pub fn in_force(&self, day: NaiveDate) -> bool {
+        self.in_force_from <= day && self.in_force_until.is_none_or(|u| day <= u)
+    }
+}
+
+#[derive(Deserialize)]
+struct RulesFile {
+    rules: Vec<RuleMeta>,
+}
+
+/// Reads a rules file: every field is required (no defaults), so a rule
+/// without `in_force_from` or `source` is an error.
+///
+/// # Errors
+/// The parse error.
+pub fn parse_metas(text: &str) -> Result<Vec<RuleMeta>, serde_json::Error> {
+    serde_json::from_str::<RulesFile>(text).map(|f| f.rules)
+}
+
+/// Every rule's dates and source (`data/rules.json`; a test reads it, so it
+/// cannot fail at run time).
+pub fn metas() -> &'static [RuleMeta] {
+    static DATA: OnceLock<Vec<RuleMeta>> = OnceLock::new();
+    DATA.get_or_init(|| parse_metas(RULES_JSON).unwrap_or_else(|e| panic!("bundled rules: {e}")))
+}
+
+/// The dates and source of `id` (a test checks every rule has them).
+pub fn meta(id: RuleId) -> Option<&'static RuleMeta> {
+    metas().iter().find(|m| m.id == id)
 }
 
 /// Every rule, in the order they are read.
 pub const RULES: &[Rule] = &[
     Rule {
         id: RuleId::Domestic,
-        article: "Basel Convention, Article 2(3)",
         applies: domestic,
     },
     Rule {
         id: RuleId::Antarctica,
-        article: "Basel Convention, Article 4(6)",
         applies: antarctica,
     },
     Rule {
+        id: RuleId::EuAntarctic,
+        applies: eu::antarctic,
+    },
+    Rule {
+        id: RuleId::AntarcticRemoval,
+        applies: antarctic_removal,
+    },
+    Rule {
         id: RuleId::BanAmendment,
-        article: "Basel Convention, Article 4A (Ban Amendment)",
         applies: ban_amendment,
     },
     Rule {
         id: RuleId::NonParty,
-        article: "Basel Convention, Articles 4(5) and 11",
         applies: non_party,
     },
     Rule {
+        id: RuleId::EuEarlierLaw,
+        applies: eu::earlier_law,
+    },
+    Rule {
         id: RuleId::EuExportDisposal,
-        article: "Regulation (EU) 2024/1157, Article 37",
-        applies: eu_export_disposal,
+        applies: eu::export_disposal,
     },
     Rule {
         id: RuleId::EuExportRecovery,
-        article: "Regulation (EU) 2024/1157, Article 39",
-        applies: eu_export_recovery,
+        applies: eu::export_recovery,
+    },
+    Rule {
+        id: RuleId::EuAnnexVPart2,
+        applies: eu::annex_v_part2,
+    },
+    Rule {
+        id: RuleId::EuPlasticExport,
+        applies: eu::plastic_export,
+    },
+    Rule {
+        id: RuleId::EuB3011Notification,
+        applies: eu::b3011_notification,
+    },
+    Rule {
+        id: RuleId::EuGreen1418,
+        applies: eu::green_1418,
+    },
+    Rule {
+        id: RuleId::EuGreenList,
+        applies: eu::green_list,
+    },
+    Rule {
+        id: RuleId::EuExportOecd,
+        applies: eu::export_oecd,
     },
     Rule {
         id: RuleId::ImportBan,
-        article: "Basel Convention, Article 4(1)",
-        applies: import_ban,
+        applies: bans::import_ban,
     },
     Rule {
         id: RuleId::NotCovered,
-        article: "Basel Convention, Article 4(5)",
         applies: not_covered,
     },
     Rule {
         id: RuleId::EuWsr,
-        article: "Regulation (EU) 2024/1157, Articles 4 to 18",
-        applies: eu_wsr,
+        applies: eu::internal,
+    },
+    Rule {
+        id: RuleId::EuImport,
+        applies: eu::import,
+    },
+    Rule {
+        id: RuleId::Eea,
+        applies: eu::eea,
     },
     Rule {
         id: RuleId::OecdDecision,
-        article: "OECD Council Decision C(2001)107/FINAL (an arrangement under Basel Article 11)",
         applies: oecd_decision,
     },
     Rule {
         id: RuleId::Agreement,
-        article: "Basel Convention, Article 11",
         applies: agreement,
     },
     Rule {
         id: RuleId::BaselPic,
-        article: "Basel Convention, Articles 6 and 7",
         applies: basel_pic,
     },
     Rule {
         id: RuleId::NotControlled,
-        article: "Basel Convention, Article 1(1)",
         applies: not_controlled,
     },
 ];
@@ -225,7 +373,7 @@ pub const RULES: &[Rule] = &[
 /// A rule's finding before it is named: the effect, the text, the evidence.
 pub type Outcome = Option<(Effect, String, Option<String>)>;
 
-fn say(effect: Effect, text: String) -> Outcome {
+pub(crate) fn say(effect: Effect, text: String) -> Outcome {
     Some((effect, text, None))
 }
 
@@ -240,15 +388,31 @@ fn domestic(c: &Case<'_>) -> Outcome {
 }
 
 fn antarctica(c: &Case<'_>) -> Outcome {
-    if c.destination.code != "AQ" || c.operation != Operation::Disposal || !c.controlled() {
+    if c.destination.code != "AQ" || c.leaves_antarctica() || !c.controlled() {
         return None;
+    }
+    if c.operation == Operation::Recovery {
+        return say(Effect::MayProhibit, "Article 4(6) forbids exports of hazardous or other wastes for disposal within the area south of 60° South latitude; it does not name recovery, and waste in the Antarctic Treaty area is governed by the Madrid Protocol (Annex III), which this service does not hold: confirm with the competent authority of the State of export before shipping.".into());
     }
     say(Effect::Prohibits, "The Parties agree not to allow the export of hazardous or other wastes for disposal within the area south of 60° South latitude.".into())
 }
 
+fn antarctic_removal(c: &Case<'_>) -> Outcome {
+    if !c.leaves_antarctica() || c.domestic() {
+        return None;
+    }
+    say(Effect::Procedure, format!("Waste leaving the Antarctic Treaty area (south of 60° S) is removal under the Protocol on Environmental Protection to the Antarctic Treaty (Madrid Protocol), Annex III, arranged by the national Antarctic programme or operator and its State: Antarctica is not a State, so this is not an export by a State that is not a Party (Basel Article 4(5) does not apply to it). The import into {} follows its own law and import restrictions.", c.destination.name))
+}
+
 fn ban_amendment(c: &Case<'_>) -> Outcome {
     let (o, d) = (c.origin, c.destination);
-    if c.domestic() || c.waste != WasteKind::Hazardous || !o.party || !o.annex_vii || d.annex_vii {
+    if c.domestic()
+        || c.waste != WasteKind::Hazardous
+        || !o.party
+        || !o.annex_vii
+        || d.annex_vii
+        || antarctic(c)
+    {
         return None;
     }
     let base = format!(
@@ -266,11 +430,11 @@ fn ban_amendment(c: &Case<'_>) -> Outcome {
 
 fn non_party(c: &Case<'_>) -> Outcome {
     let (o, d) = (c.origin, c.destination);
-    if c.domestic() || !c.controlled() || o.party == d.party {
+    if c.domestic() || !c.controlled() || o.party == d.party || antarctic(c) {
         return None;
     }
     let outsider = if o.party { d } else { o };
-    let found = agreements::covering(o, d, c.operation);
+    let found = agreements::covering(o, d, c.operation, c.as_of);
     let base = format!(
         "{} is not a Party: a Party must not permit hazardous or other wastes to be exported to or imported from a State that is not a Party (Article 4(5)), unless an agreement under Article 11 covers the movement.",
         outsider.name
@@ -302,62 +466,12 @@ fn operations_note(a: &Agreement) -> &'static str {
     }
 }
 
-fn eu_export_disposal(c: &Case<'_>) -> Outcome {
-    let (o, d) = (c.origin, c.destination);
-    if !o.eu || d.eu || c.domestic() || c.operation != Operation::Disposal {
-        return None;
-    }
-    if d.efta && d.party {
-        return say(Effect::Note, format!("Exports of waste for disposal from the Union are prohibited except to an EFTA country that is a Party to the Basel Convention; {} is one, so the export is allowed under prior written notification and consent (Article 38), unless {} prohibits such imports.", d.name, d.name));
-    }
-    say(Effect::Prohibits, format!("Exports of waste destined for disposal from the Union are prohibited, except to an EFTA country that is a Party to the Basel Convention; {} is not one.", d.name))
-}
-
-fn eu_export_recovery(c: &Case<'_>) -> Outcome {
-    let (o, d) = (c.origin, c.destination);
-    if !o.eu || d.eu || c.operation != Operation::Recovery || d.oecd {
-        return None;
-    }
-    match c.waste {
-        WasteKind::Hazardous => say(Effect::Prohibits, format!("Exports from the Union of hazardous wastes destined for recovery in countries to which the OECD Decision does not apply are prohibited; {} is not an OECD member.", d.name)),
-        WasteKind::Other => say(Effect::MayProhibit, format!("Article 39 also prohibits exports for recovery to countries outside the OECD Decision of some wastes that are not hazardous under the Convention (those in Part 2 of Annex V to the Regulation, certain plastic wastes); this service does not check which: confirm with the competent authority of dispatch in {} before shipping to {}.", o.name, d.name)),
-        WasteKind::Green => say(Effect::Note, format!("Exports from the Union of green-listed waste for recovery to a country outside the OECD Decision follow the procedure that country has declared to the Union under Title IV, Chapter 2 of the Regulation (it may require notification, or ban the import); this service does not hold those declarations: check {}'s.", d.name)),
-    }
-}
-
-fn import_ban(c: &Case<'_>) -> Outcome {
-    if c.domestic() || !c.controlled() {
-        return None;
-    }
-    let bans = agreements::import_bans(&c.destination.code);
-    match bans.first() {
-        Some(ban) => Some((
-            Effect::Prohibits,
-            format!("{} prohibits imports: {}. A Party must not permit exports to a Party that has prohibited their import (Article 4(1)(b)).", c.destination.name, ban.scope),
-            Some(ban.source.clone()),
-        )),
-        None => say(Effect::Note, format!("No import ban of {} is in this service's data. {}", c.destination.name, agreements::data().national_import_bans_note)),
-    }
-}
-
 fn not_covered(c: &Case<'_>) -> Outcome {
     let (o, d) = (c.origin, c.destination);
-    if c.domestic() || !c.controlled() || o.party || d.party || c.oecd_recovery() {
+    if c.domestic() || !c.controlled() || o.party || d.party || c.oecd_recovery() || antarctic(c) {
         return None;
     }
     say(Effect::Note, format!("Neither {} nor {} is a Party: the Convention binds neither; their national law governs the movement.", o.name, d.name))
-}
-
-fn eu_wsr(c: &Case<'_>) -> Outcome {
-    if c.domestic() || !c.eu_internal() {
-        return None;
-    }
-    let text = match (c.waste, c.operation) {
-        (WasteKind::Green, Operation::Recovery) => "A shipment between EU member States of green-listed waste for recovery: no notification; it is subject to the general information requirements (Article 18): the Annex VII document, signed by the person who arranges the shipment, travels with the waste, and a contract with the consignee for its recovery is in effect when the document is completed. The Regulation applies from 21 May 2026 for most provisions and replaces Regulation (EC) No 1013/2006.".to_owned(),
-        (_, Operation::Disposal) => "A shipment between EU member States for disposal: prior written notification and consent (Articles 4 to 17); the authorities of dispatch and destination consent only if the conditions of Article 11 hold (among them, the waste cannot be recovered in a technically feasible and economically viable way, nor disposed of in the country where it was generated).".to_owned(),
-        (_, Operation::Recovery) => "A shipment between EU member States of waste that is not green-listed, for recovery: prior written notification and consent (Articles 4 to 17); the authorities of dispatch and destination may raise reasoned objections (Article 12).".to_owned(),
-    };
-    say(Effect::Procedure, text)
 }
 
 fn oecd_decision(c: &Case<'_>) -> Outcome {
@@ -380,14 +494,26 @@ fn oecd_decision(c: &Case<'_>) -> Outcome {
 
 fn agreement(c: &Case<'_>) -> Outcome {
     let (o, d) = (c.origin, c.destination);
-    if c.domestic() || !c.controlled() || o.party == d.party || c.oecd_recovery() || c.eu_internal()
+    if c.domestic()
+        || !c.controlled()
+        || o.party == d.party
+        || c.oecd_recovery()
+        || c.eu_internal()
+        || antarctic(c)
     {
         return None;
     }
-    let a = agreements::covering(o, d, c.operation)
+    let a = agreements::covering(o, d, c.operation, c.as_of)
         .into_iter()
         .find(|a| a.found)?;
-    say(Effect::Procedure, format!("The movement follows the procedure of {}; its terms are not in this service's data: ask the competent authorities for its notification and consent requirements.", a.name))
+    match &a.terms {
+        Some(terms) => Some((
+            Effect::Procedure,
+            format!("The movement follows the procedure of {}: {terms}", a.name),
+            a.terms_source.clone(),
+        )),
+        None => say(Effect::Procedure, format!("The movement follows the procedure of {}; its terms are not in this service's data: ask the competent authorities for its notification and consent requirements.", a.name)),
+    }
 }
 
 fn basel_pic(c: &Case<'_>) -> Outcome {
@@ -398,30 +524,40 @@ fn basel_pic(c: &Case<'_>) -> Outcome {
         || !d.party
         || c.oecd_recovery()
         || c.eu_internal()
+        || antarctic(c)
     {
         return None;
     }
     say(Effect::Procedure, "Between Parties: the prior informed consent procedure. The State of export notifies (or has the generator or exporter notify) the States of import and transit in writing; the movement waits for the written consent of the State of import and of each transit Party and for confirmation of a contract for environmentally sound management; a movement document goes with it; the disposer confirms receipt and completion.".into())
 }
 
+/// Antarctica at either end: not a State, so the rules between States and
+/// Parties do not apply (see `antarctica` and `antarctic_removal`).
+fn antarctic(c: &Case<'_>) -> bool {
+    c.leaves_antarctica() || c.destination.code == "AQ"
+}
+
 fn not_controlled(c: &Case<'_>) -> Outcome {
-    if c.domestic() || c.controlled() || c.oecd_recovery() || c.eu_internal() {
+    if c.domestic() || c.controlled() || c.oecd_recovery() || c.eu_internal() || antarctic(c) {
         return None;
     }
     say(Effect::Note, "Annex IX (green) waste is not a hazardous waste under Article 1(1)(a) unless it has an Annex III characteristic: the Basel procedure does not apply; the national rules of the States concerned do.".into())
 }
 
-/// Every finding of the rules on `case`, in rule order.
+/// Every finding of the rules in force on `case.as_of`, in rule order.
 pub fn evaluate(case: &Case<'_>) -> Vec<Finding> {
     RULES
         .iter()
         .filter_map(|rule| {
+            let meta = meta(rule.id).filter(|m| m.in_force(case.as_of))?;
             (rule.applies)(case).map(|(effect, text, evidence)| Finding {
                 rule: rule.id,
-                article: rule.article.to_owned(),
+                article: meta.article.clone(),
                 effect,
                 text,
                 evidence,
+                in_force_from: meta.in_force_from.to_string(),
+                source: format!("{} (trust: {})", meta.source, meta.trust),
                 only_for: None,
             })
         })

@@ -28,24 +28,42 @@ fn step(who: impl Into<String>, what: impl Into<String>, article: &str) -> Step 
     }
 }
 
-/// Whether the regime asks for notification of this waste and operation.
-fn notified(regime: Regime, waste: WasteKind, operation: Operation) -> bool {
-    match regime {
-        Regime::EuWsr => !(waste == WasteKind::Green && operation == Operation::Recovery),
-        Regime::OecdDecision => waste != WasteKind::Green,
-        Regime::BaselPic | Regime::Article11Agreement => true,
-        Regime::Domestic | Regime::NotControlled | Regime::NotCovered => false,
+/// What the procedure rests on: the regime, the waste, the operation, and
+/// whether an EU rule asks for notification of a waste the regime alone
+/// would not (B3011; a green waste a country answered (b) for).
+#[derive(Debug, Clone, Copy)]
+pub struct Basis {
+    /// The regime.
+    pub regime: Regime,
+    /// The waste's kind.
+    pub waste: WasteKind,
+    /// The operation the steps follow.
+    pub operation: Operation,
+    /// An EU rule asks for prior written notification and consent.
+    pub eu_notified: bool,
+}
+
+impl Basis {
+    /// Whether the movement is notified.
+    fn notified(&self) -> bool {
+        let green_recovery =
+            self.waste == WasteKind::Green && self.operation == Operation::Recovery;
+        match self.regime {
+            Regime::EuWsr => self.eu_notified || !green_recovery,
+            Regime::OecdDecision => self.waste != WasteKind::Green,
+            Regime::BaselPic | Regime::Article11Agreement => true,
+            Regime::Domestic
+            | Regime::NotControlled
+            | Regime::NotCovered
+            | Regime::AntarcticRemoval => false,
+        }
     }
 }
 
 /// Every State on the route with its consent and duty.
-pub fn states(
-    route: Route<'_>,
-    regime: Regime,
-    waste: WasteKind,
-    operation: Operation,
-) -> Vec<RouteState> {
-    let notify = notified(regime, waste, operation);
+pub fn states(route: Route<'_>, basis: &Basis) -> Vec<RouteState> {
+    let regime = basis.regime;
+    let notify = basis.notified();
     let mut out = vec![state(
         route.origin,
         Role::Export,
@@ -63,19 +81,21 @@ pub fn states(
         };
         out.push(state(t, Role::Transit, consent, regime, notify));
     }
+    // Regulation (EU) 2024/1157, Title V: a State of destination in the
+    // Union consents in writing; only an authority of dispatch outside the
+    // Union may consent tacitly.
     let import = match (notify, regime) {
         (false, _) => Consent::NotRequired,
+        (true, Regime::OecdDecision) if route.destination.wsr() => Consent::Written,
         (true, Regime::OecdDecision) => Consent::TacitAllowed,
         (true, Regime::Article11Agreement) => Consent::PerAgreement,
         (true, _) => Consent::Written,
     };
-    out.push(state(
-        route.destination,
-        Role::Import,
-        import,
-        regime,
-        notify,
-    ));
+    let mut last = state(route.destination, Role::Import, import, regime, notify);
+    if notify && regime == Regime::OecdDecision && route.destination.wsr() {
+        "State of destination in the Union: consents in writing (Regulation (EU) 2024/1157, Title V, Article 53); tacit consent is not available to it.".clone_into(&mut last.duty);
+    }
+    out.push(last);
     out
 }
 
@@ -114,13 +134,8 @@ fn duty(role: Role, consent: Consent, regime: Regime, notify: bool) -> &'static 
 
 /// The steps in order for a movement that is not prohibited (or not known
 /// to be: then the first step is to settle what is unknown).
-pub fn steps(
-    route: Route<'_>,
-    regime: Regime,
-    waste: WasteKind,
-    operation: Operation,
-    prohibited: Prohibited,
-) -> Vec<Step> {
+pub fn steps(route: Route<'_>, basis: &Basis, prohibited: Prohibited) -> Vec<Step> {
+    let (regime, waste, operation) = (basis.regime, basis.waste, basis.operation);
     let mut out = Vec::new();
     if prohibited == Prohibited::Unknown {
         out.push(step(
@@ -152,7 +167,8 @@ pub fn steps(
         ]),
         Regime::OecdDecision if waste == WasteKind::Green => out.push(step("exporter", "Ship under the normal controls of commercial transactions; no notification (Green control procedure).", "OECD Council Decision C(2001)107/FINAL")),
         Regime::OecdDecision => out.extend(oecd_amber(o, &others)),
-        Regime::EuWsr if waste == WasteKind::Green && operation == Operation::Recovery => out.extend(eu_green()),
+        Regime::AntarcticRemoval => out.push(step("national Antarctic programme or operator", format!("Remove the waste from the Antarctic Treaty area as the Madrid Protocol, Annex III, and the law of the operator's State require, and import it into {d} under {d}'s law (see rules, import_ban)."), "Protocol on Environmental Protection to the Antarctic Treaty, Annex III")),
+        Regime::EuWsr if !basis.notified() => out.extend(eu_green()),
         Regime::EuWsr => out.extend(eu_notified(o, &others, operation)),
         Regime::BaselPic => out.extend(basel(o, d, &transit)),
     }

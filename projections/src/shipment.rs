@@ -68,6 +68,9 @@ pub struct PlanRequest {
     /// An area of the State of import to pick its competent authority.
     #[serde(default)]
     pub destination_area: Option<String>,
+    /// The day whose law applies, YYYY-MM-DD, not before 1992-05-05 (default: today).
+    #[serde(default)]
+    pub as_of: Option<String>,
 }
 
 /// Why a request cannot be planned.
@@ -161,6 +164,8 @@ pub struct StateOnRoute {
 pub struct ShipmentPlan {
     /// Whether the movement is prohibited.
     pub prohibited: Prohibited,
+    /// The day whose law applies.
+    pub as_of: String,
     /// The answer in one or two sentences.
     pub summary: String,
     /// The operation asked about (absent: unknown).
@@ -197,7 +202,8 @@ fn nullable_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": ["integer", "null"]})
 }
 
-/// Plans `request`, judging contacts' age against `today`.
+/// Plans `request` by the law in force on its `as_of` (default `today`),
+/// judging contacts' age against `today`.
 ///
 /// # Errors
 /// [`PlanError::Invalid`] for a field the caller can correct,
@@ -211,6 +217,10 @@ pub async fn plan(
     stale_after_days: i64,
 ) -> Result<ShipmentPlan, PlanError> {
     let (operation, operation_code) = operation(request.operation.as_deref())?;
+    let as_of = match request.as_of.as_deref() {
+        Some(text) => law::parse_as_of(text).map_err(|m| invalid("as_of", m))?,
+        None => today,
+    };
     let rows = Reader::new(db.clone()).all().await?;
     let origin = country(&rows, &request.origin, "origin")?;
     let destination = country(&rows, &request.destination, "destination")?;
@@ -229,8 +239,12 @@ pub async fn plan(
             transit: &transit,
             destination: &destination,
         },
-        waste.kind,
+        law::Waste {
+            kind: waste.kind,
+            code: waste.code.as_deref(),
+        },
         operation,
+        as_of,
     );
     let areas = [
         request.origin_area.as_deref(),
@@ -250,6 +264,7 @@ pub async fn plan(
     }
     Ok(ShipmentPlan {
         prohibited: route.prohibited,
+        as_of: route.as_of,
         summary: route.summary,
         operation: route.operation,
         operation_code,

@@ -1,3 +1,4 @@
 //! Integration tests of the law crate (one test binary).
 
+mod data;
 mod procedure;

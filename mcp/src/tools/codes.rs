@@ -24,6 +24,8 @@ pub(crate) struct ClassifyWaste {
     origin: Option<Text<MAX_COUNTRY_CHARS>>,
     /// Country of import: code or name.
     destination: Option<Text<MAX_COUNTRY_CHARS>>,
+    /// Law of this day, YYYY-MM-DD (default today).
+    as_of: Option<Text<MAX_CODE_CHARS>>,
 }
 
 /// The arguments of `lookup_basel_code`.
@@ -47,6 +49,11 @@ impl Basel {
         &self,
         Parameters(input): Parameters<ClassifyWaste>,
     ) -> Result<Json<Classified>, ToolError> {
+        let as_of = match input.as_of.as_ref() {
+            Some(text) => law::parse_as_of(text.as_str())
+                .map_err(|m| ToolError::invalid(format!("`as_of`: {m}")))?,
+            None => chrono::Utc::now().date_naive(),
+        };
         let origin = self.country_code(input.origin.as_ref()).await?;
         let destination = self.country_code(input.destination.as_ref()).await?;
         Ok(Json(classify_route(
@@ -54,6 +61,7 @@ impl Basel {
             input.description.as_str(),
             origin.as_ref(),
             destination.as_ref(),
+            as_of,
         )))
     }
 

@@ -21,22 +21,24 @@ type Name = Text<MAX_NAME_CHARS>;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PlanShipment {
-    /// The waste in plain language (give this or code).
+    /// The waste in words (or code).
     description: Option<Text<MAX_DESCRIPTION_CHARS>>,
-    /// A Basel code such as A1160 or B3020 (give this or description).
+    /// A Basel code, e.g. A1160 (or description).
     code: Option<Text<MAX_CODE_CHARS>>,
-    /// State of export: ISO 3166-1 alpha-2 code or country name.
+    /// State of export: ISO code or name.
     origin: Name,
     /// State of import: code or name.
     destination: Name,
-    /// States of transit in order: codes or names.
+    /// Transit States in order.
     transit: Option<Few<Name, MAX_TRANSIT>>,
-    /// recovery, disposal, an Annex IV code (R1 to R13, D1 to D15) or unknown (the default).
+    /// recovery, disposal, R1 to R13, D1 to D15 or unknown (default).
     operation: Option<Text<MAX_CODE_CHARS>>,
-    /// An area of the State of export (a Land, a province), to pick its competent authority.
+    /// Area of the State of export (Land, province) for its competent authority.
     origin_area: Option<Name>,
-    /// An area of the State of import, to pick its competent authority.
+    /// Area of the State of import.
     destination_area: Option<Name>,
+    /// Law of this day, YYYY-MM-DD (default today).
+    as_of: Option<Text<MAX_CODE_CHARS>>,
 }
 
 impl PlanShipment {
@@ -62,19 +64,18 @@ impl PlanShipment {
             operation: self.operation.map(Text::into_string),
             origin_area: self.origin_area.map(Text::into_string),
             destination_area: self.destination_area.map(Text::into_string),
+            as_of: self.as_of.map(Text::into_string),
         })
     }
 }
 
 #[tool_router(router = shipment_tools, vis = "pub(crate)")]
 impl Basel {
-    /// Answers 'may I move this waste from A to B (through C), and who does what?':
-    /// prohibited (true, false or unknown) first, with every rule that decided it and its
-    /// article (Ban Amendment, Article 4(5) and 11 agreements, OECD Decision, EU Waste
-    /// Shipment Regulation, Article 6); when allowed, the steps in order and who does each;
-    /// each State's consent and competent authorities (by area and movement) with source and
-    /// age. Give operation (recovery, disposal or an R/D code), else the answer gives both.
-    /// Countries by code or name. Informational only.
+    /// 'May I move this waste from A to B (through C), and who does what?': prohibited (true,
+    /// false or unknown) with each deciding rule and article (Basel, Ban Amendment, Article 11
+    /// agreements, OECD Decision, EU Regulation, import bans); the steps in order; each
+    /// State's consent and competent authorities. No operation: both are answered. as_of:
+    /// the day's law. Informational only.
     #[tool(title = "Plan a shipment")]
     async fn plan_shipment(
         &self,

@@ -482,7 +482,7 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
     let result = checked(
         &client,
         "classify_waste",
-        json!({"description": description, "origin": "de", "destination": "NG"}),
+        json!({"description": description, "origin": "de", "destination": "NG", "as_of": "2026-11-22"}),
     )
     .await;
     let classifier = Classifier::bundled().expect("classifier");
@@ -491,7 +491,9 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
         description,
         Some(&crate::support::code("DE")),
         Some(&crate::support::code("NG")),
+        law::NaiveDate::from_ymd_opt(2026, 11, 22).expect("a date"),
     );
+    assert_eq!(result["procedure"]["as_of"], "2026-11-22");
     assert_eq!(result, serde_json::to_value(expected).expect("json"));
     assert_eq!(result["list_type"], "Amber");
     assert_eq!(result["a_codes"][0]["code"], "A1160");
@@ -515,6 +517,8 @@ async fn classify_waste_returns_the_same_classification_as_rest() {
         json!({"description": "batteries", "origin": "--"}),
         json!({"description": "batteries", "destination": ""}),
         json!({"description": "batteries", "weight": 3}),
+        json!({"description": "batteries", "as_of": "1990-01-01"}),
+        json!({"description": "batteries", "as_of": "next tuesday"}),
     ] {
         let result = call(&client, "classify_waste", bad.clone()).await;
         assert_eq!(refusal(&result), "invalid_argument", "{bad}");
@@ -655,4 +659,26 @@ async fn plan_shipment_answers_match_the_output_schema() {
     assert_eq!(nowhere.is_error, Some(true));
     let text = nowhere.content[0].as_text().expect("text").text.clone();
     assert!(text.starts_with("country_not_found: "), "{text}");
+    let dated = checked(
+        &client,
+        "plan_shipment",
+        json!({"code": "B3011", "origin": "DE", "destination": "MY", "operation": "R3", "as_of": "2026-11-20"}),
+    )
+    .await;
+    assert_eq!(dated["as_of"], "2026-11-20");
+    assert_eq!(dated["prohibited"], json!(false), "{dated}");
+    for as_of in ["1992-05-04", "2026-02-30", "soon"] {
+        let bad = call(
+            &client,
+            "plan_shipment",
+            json!({"code": "B3011", "origin": "DE", "destination": "MY", "as_of": as_of}),
+        )
+        .await;
+        assert_eq!(bad.is_error, Some(true), "{as_of}");
+        let text = bad.content[0].as_text().expect("text").text.clone();
+        assert!(
+            text.starts_with("invalid_argument: ") && text.contains("as_of"),
+            "{text}"
+        );
+    }
 }

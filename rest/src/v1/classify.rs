@@ -39,11 +39,19 @@ pub async fn classify(
 ) -> Result<Response, ApiError> {
     let origin = body.origin.as_deref().and_then(country);
     let destination = body.destination.as_deref().and_then(country);
+    // The edge takes the default day from the server's clock; `check` has
+    // already refused an `as_of` that is not a date.
+    let as_of = body
+        .as_of
+        .as_deref()
+        .and_then(|t| law::parse_as_of(t).ok())
+        .unwrap_or_else(|| chrono::Utc::now().date_naive());
     answer(&classify_route(
         &state.classifier,
         body.description.trim(),
         origin.as_ref(),
         destination.as_ref(),
+        as_of,
     ))
 }
 
@@ -80,6 +88,10 @@ pub struct ClassifyBody {
     /// Country of import, by code or name.
     #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
     pub destination: Option<String>,
+    /// The day whose law the procedure applies: `YYYY-MM-DD`, not before
+    /// 1992-05-05; default: today by the server's clock.
+    #[schema(format = Date, pattern = "^\\s*\\d{4}-\\d{2}-\\d{2}\\s*$")]
+    pub as_of: Option<String>,
 }
 
 impl Body for ClassifyBody {
@@ -91,6 +103,9 @@ impl Body for ClassifyBody {
                     "must name a country: an ISO 3166-1 alpha-2 code or a name, e.g. DE or Germany",
                 );
             }
+        }
+        if let Some(Err(message)) = self.as_of.as_deref().map(law::parse_as_of) {
+            problems.add("as_of", message);
         }
     }
 }

@@ -90,6 +90,11 @@ pub struct ShipmentBody {
     /// An area of the State of import to pick its competent authority.
     #[schema(max_length = 100)]
     pub destination_area: Option<String>,
+    /// The day whose law applies: a date `YYYY-MM-DD`, not before
+    /// 1992-05-05 (the Convention's entry into force); default: today by
+    /// the server's clock. The answer states it.
+    #[schema(format = Date, pattern = "^\\s*\\d{4}-\\d{2}-\\d{2}\\s*$")]
+    pub as_of: Option<String>,
 }
 
 impl Body for ShipmentBody {
@@ -99,6 +104,9 @@ impl Body for ShipmentBody {
         }
         if let Some(Err(message)) = self.operation.as_deref().map(Operation::parse) {
             problems.add("operation", message);
+        }
+        if let Some(Err(message)) = self.as_of.as_deref().map(law::parse_as_of) {
+            problems.add("as_of", message);
         }
     }
 }
@@ -114,6 +122,7 @@ impl From<ShipmentBody> for PlanRequest {
             operation: body.operation,
             origin_area: body.origin_area,
             destination_area: body.destination_area,
+            as_of: body.as_of,
         }
     }
 }
@@ -157,5 +166,34 @@ mod tests {
             let server = Operation::parse(text).is_ok();
             assert_eq!(web::schemas::matches(operation, text), server, "{text}");
         }
+    }
+
+    #[test]
+    fn as_of_and_operation_are_refused_naming_the_field() {
+        let schemas = crate::routes::schemas();
+        let body = |extra: serde_json::Value| {
+            let mut b = serde_json::json!({"code": "B3011", "origin": "DE", "destination": "MY"});
+            for (k, v) in extra.as_object().expect("object") {
+                b[k] = v.clone();
+            }
+            web::body::read::<ShipmentBody>(&schemas, b)
+        };
+        for (extra, field) in [
+            (serde_json::json!({"as_of": "1992-05-04"}), "as_of"),
+            (serde_json::json!({"as_of": "2026-02-30"}), "as_of"),
+            (serde_json::json!({"as_of": "tomorrow"}), "as_of"),
+            (serde_json::json!({"as_of": 20261122}), "as_of"),
+            (serde_json::json!({"operation": "R14"}), "operation"),
+            (serde_json::json!({"operation": "D16"}), "operation"),
+        ] {
+            let Err(web::error::ApiError::Invalid(problems)) = body(extra.clone()) else {
+                panic!("{extra} was accepted");
+            };
+            let text = format!("{problems:?}");
+            assert!(text.contains(&format!("\"{field}\"")), "{extra}: {text}");
+        }
+        let good =
+            body(serde_json::json!({"as_of": "2026-11-22", "operation": "R3"})).expect("accepted");
+        assert_eq!(good.as_of.as_deref(), Some("2026-11-22"));
     }
 }
