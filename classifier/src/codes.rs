@@ -18,6 +18,7 @@ use serde::Deserialize;
 
 use super::annexes::Annexes;
 use super::error::KnowledgeBaseError;
+use super::low::{self, LowEntry};
 use super::normalize::{phrase_tokens, Token, NO_BREAK};
 use super::result::{Classification, CodeMatch, ListType, WarningCode};
 use super::vocab::Vocab;
@@ -82,6 +83,8 @@ pub struct CodeEntry {
     pub hazardous: bool,
     /// The Annex III characteristic of a UN number's class, if one.
     pub h: Option<String>,
+    /// The List of Waste entry itself (kind, mirror partners, texts).
+    pub low: Option<LowEntry>,
 }
 
 /// A code found in a description: the text as written and its entry.
@@ -130,8 +133,32 @@ impl Codes {
                 basel: e.basel.clone(),
                 hazardous: label.ends_with('*'),
                 h: None,
+                low: None,
             };
             ewc.insert(digits(label), entry);
+        }
+        for l in low::entries()? {
+            let key = l.digits();
+            if let Some(curated) = ewc.get_mut(&key) {
+                curated.hazardous |= l.hazardous();
+                curated.low = Some(l);
+                continue;
+            }
+            let reading = l.reading();
+            let (words, ids) = read(&reading);
+            let entry = CodeEntry {
+                read: reading,
+                label: l.label.clone(),
+                kind: Kind::Ewc,
+                title: l.en.clone(),
+                words,
+                ids,
+                basel: Vec::new(),
+                hazardous: l.hazardous(),
+                h: None,
+                low: Some(l),
+            };
+            ewc.insert(key, entry);
         }
         let mut un = FxHashMap::default();
         for (number, e) in &file.un {
@@ -146,6 +173,7 @@ impl Codes {
                 basel: e.basel.clone(),
                 hazardous: true,
                 h: file.un_class_h.get(&e.class).cloned(),
+                low: None,
             };
             un.insert(number.clone(), entry);
         }
@@ -273,6 +301,48 @@ pub fn apply(out: &mut Classification, mentions: &[Mention], annexes: &'static A
         }
         explain(out, m);
         warn_on_conflict(out, m);
+        never_green_beside_a_hazardous_entry(out, m);
+    }
+}
+
+/// An asterisked List of Waste entry is hazardous in the EU list: the
+/// answer needs PIC and is never Green. A Green answer without an A-code
+/// becomes the precautionary one: Annex I when an Annex I category is
+/// listed, otherwise Amber with no entry decided; the Annex IX entries the
+/// words pointed to are set aside (named in `questions`).
+fn never_green_beside_a_hazardous_entry(out: &mut Classification, m: &Mention) {
+    let e = m.entry;
+    if e.kind != Kind::Ewc || !e.hazardous {
+        return;
+    }
+    out.pic_required = true;
+    if out.list_type != ListType::Green {
+        return;
+    }
+    if !out.a_codes.is_empty() {
+        out.list_type = ListType::Amber;
+        return;
+    }
+    let set_aside: Vec<String> = out.b_codes.drain(..).map(|c| c.code.to_string()).collect();
+    out.explanation
+        .retain(|x| !set_aside.iter().any(|b| *b == x.code));
+    let annex_i = out.y_codes.first().is_some_and(|y| {
+        y.code[1..]
+            .parse::<u32>()
+            .is_ok_and(|n| (1..=45).contains(&n))
+    });
+    out.list_type = if annex_i {
+        ListType::AnnexI
+    } else {
+        ListType::Amber
+    };
+    if !set_aside.is_empty() {
+        out.questions.push(format!(
+            "The words point to the Annex IX (Green) entry {}, but the code '{}' marks the waste \
+hazardous: is the code right, and if so, which Annex VIII entry describes the waste?",
+            set_aside.join(" or "),
+            m.written
+        ));
     }
 }
 
