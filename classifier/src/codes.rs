@@ -306,44 +306,15 @@ pub fn apply(out: &mut Classification, mentions: &[Mention], annexes: &'static A
 }
 
 /// An asterisked List of Waste entry is hazardous in the EU list: the
-/// answer needs PIC and is never Green. A Green answer without an A-code
-/// becomes the precautionary one: Annex I when an Annex I category is
-/// listed, otherwise Amber with no entry decided; the Annex IX entries the
-/// words pointed to are set aside (named in `questions`).
+/// answer needs PIC and is never Green (`advice::set_green_aside`).
 fn never_green_beside_a_hazardous_entry(out: &mut Classification, m: &Mention) {
     let e = m.entry;
     if e.kind != Kind::Ewc || !e.hazardous {
         return;
     }
     out.pic_required = true;
-    if out.list_type != ListType::Green {
-        return;
-    }
-    if !out.a_codes.is_empty() {
-        out.list_type = ListType::Amber;
-        return;
-    }
-    let set_aside: Vec<String> = out.b_codes.drain(..).map(|c| c.code.to_string()).collect();
-    out.explanation
-        .retain(|x| !set_aside.iter().any(|b| *b == x.code));
-    let annex_i = out.y_codes.first().is_some_and(|y| {
-        y.code[1..]
-            .parse::<u32>()
-            .is_ok_and(|n| (1..=45).contains(&n))
-    });
-    out.list_type = if annex_i {
-        ListType::AnnexI
-    } else {
-        ListType::Amber
-    };
-    if !set_aside.is_empty() {
-        out.questions.push(format!(
-            "The words point to the Annex IX (Green) entry {}, but the code '{}' marks the waste \
-hazardous: is the code right, and if so, which Annex VIII entry describes the waste?",
-            set_aside.join(" or "),
-            m.written
-        ));
-    }
+    let why = format!("the code '{}' marks the waste hazardous", m.written);
+    super::advice::set_green_aside(out, &why);
 }
 
 fn own(c: Cow<'_, str>) -> Cow<'static, str> {
