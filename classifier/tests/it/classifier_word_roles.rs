@@ -153,8 +153,9 @@ fn a_hazard_word_beside_a_green_material_is_never_green_in_six_languages() {
         ("Koperschroot, bijtend", "H8"),
         (
             "Aluminium dross, reacts with water releasing flammable gas",
-            "H3",
+            "H4.3",
         ),
+        ("Copper scrap, self-heating", "H4.2"),
     ] {
         let r = classifier().classify(text);
         assert_ne!(r.list_type, ListType::Green, "{text}: {:?}", r.b_codes);
