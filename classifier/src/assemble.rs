@@ -299,6 +299,7 @@ fn empty(version: &'static str, warnings: Vec<String>) -> Classification {
         classifier_version: Cow::Borrowed(version),
         warning_codes: Vec::new(),
         languages: Vec::new(),
+        questions: Vec::new(),
     }
 }
 

@@ -18,6 +18,7 @@ use serde::Deserialize;
 
 use super::annexes::Annexes;
 use super::error::KnowledgeBaseError;
+use super::low::{self, LowEntry};
 use super::normalize::{phrase_tokens, Token, NO_BREAK};
 use super::result::{Classification, CodeMatch, ListType, WarningCode};
 use super::vocab::Vocab;
@@ -82,6 +83,8 @@ pub struct CodeEntry {
     pub hazardous: bool,
     /// The Annex III characteristic of a UN number's class, if one.
     pub h: Option<String>,
+    /// The List of Waste entry itself (kind, mirror partners, texts).
+    pub low: Option<LowEntry>,
 }
 
 /// A code found in a description: the text as written and its entry.
@@ -130,8 +133,32 @@ impl Codes {
                 basel: e.basel.clone(),
                 hazardous: label.ends_with('*'),
                 h: None,
+                low: None,
             };
             ewc.insert(digits(label), entry);
+        }
+        for l in low::entries()? {
+            let key = l.digits();
+            if let Some(curated) = ewc.get_mut(&key) {
+                curated.hazardous |= l.hazardous();
+                curated.low = Some(l);
+                continue;
+            }
+            let reading = l.reading();
+            let (words, ids) = read(&reading);
+            let entry = CodeEntry {
+                read: reading,
+                label: l.label.clone(),
+                kind: Kind::Ewc,
+                title: l.en.clone(),
+                words,
+                ids,
+                basel: Vec::new(),
+                hazardous: l.hazardous(),
+                h: None,
+                low: Some(l),
+            };
+            ewc.insert(key, entry);
         }
         let mut un = FxHashMap::default();
         for (number, e) in &file.un {
@@ -146,6 +173,7 @@ impl Codes {
                 basel: e.basel.clone(),
                 hazardous: true,
                 h: file.un_class_h.get(&e.class).cloned(),
+                low: None,
             };
             un.insert(number.clone(), entry);
         }
@@ -273,7 +301,20 @@ pub fn apply(out: &mut Classification, mentions: &[Mention], annexes: &'static A
         }
         explain(out, m);
         warn_on_conflict(out, m);
+        never_green_beside_a_hazardous_entry(out, m);
     }
+}
+
+/// An asterisked List of Waste entry is hazardous in the EU list: the
+/// answer needs PIC and is never Green (`advice::set_green_aside`).
+fn never_green_beside_a_hazardous_entry(out: &mut Classification, m: &Mention) {
+    let e = m.entry;
+    if e.kind != Kind::Ewc || !e.hazardous {
+        return;
+    }
+    out.pic_required = true;
+    let why = format!("the code '{}' marks the waste hazardous", m.written);
+    super::advice::set_green_aside(out, &why);
 }
 
 fn own(c: Cow<'_, str>) -> Cow<'static, str> {

@@ -58,8 +58,10 @@ mod facets;
 mod fuzzy;
 mod kb;
 mod lexicon;
+mod low;
 mod matcher;
 mod normalize;
+mod questions;
 mod result;
 mod rules;
 mod scope;
@@ -129,6 +131,7 @@ impl Classifier {
         };
         let found = signals::read(&index, &self.kb.warning_lists, description, unknown_share);
         advice::add(&mut out, &found, &reading.corrections);
+        questions::ask(&mut out, &reading.codes);
         out.languages = reading.languages;
         if description.chars().nth(normalize::MAX_CHARS).is_some() {
             out.warning_codes.push(WarningCode::Truncated);

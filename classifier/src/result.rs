@@ -119,6 +119,12 @@ pub struct Classification {
     /// `"Spanish"`).
     #[serde(default)]
     pub languages: Vec<String>,
+    /// What the user or the steward must answer to settle a precautionary
+    /// answer (`pic_required`), each tied to an entry's own words, e.g.
+    /// "Is PCB below 50 mg/kg?". Never empty when PIC is required; empty
+    /// for a Green answer without PIC.
+    #[serde(default)]
+    pub questions: Vec<String>,
 }
 
 /// What a warning is about, as a stable machine code.

@@ -103,9 +103,11 @@ fn check(r: &Classification) -> Result<(), TestCaseError> {
     }
     match r.list_type {
         ListType::Amber => {
-            let vague = r.a_codes.is_empty() && r.b_codes.is_empty() && r.y_codes.is_empty();
+            // No entry decided: vague, or a hazardous List of Waste code set
+            // the Green entry aside (no B-code left).
+            let undecided = r.a_codes.is_empty() && r.b_codes.is_empty();
             prop_assert!(
-                vague || !r.a_codes.is_empty(),
+                undecided || !r.a_codes.is_empty(),
                 "Amber without an A-code: {r:?}"
             );
             prop_assert!(r.pic_required);
@@ -129,6 +131,11 @@ fn check(r: &Classification) -> Result<(), TestCaseError> {
         }
     }
     prop_assert!((0.0..=1.0).contains(&r.overall_confidence));
+    if r.pic_required {
+        prop_assert!(!r.questions.is_empty(), "PIC without questions: {r:?}");
+    } else {
+        prop_assert!(r.questions.is_empty(), "questions without PIC: {r:?}");
+    }
     Ok(())
 }
 

@@ -7,4 +7,5 @@ mod classifier_explanations;
 mod classifier_golden;
 mod classifier_properties;
 mod classifier_roles;
+mod classifier_word_roles;
 mod trade_cases;
