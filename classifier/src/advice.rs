@@ -7,7 +7,7 @@
 //!   never rides in a Green answer).
 
 use super::assemble::{push_quoted, quoted_len};
-use super::result::{Classification, ListType, WarningCode};
+use super::result::{set_green_aside, Classification, ListType, WarningCode};
 use super::signals::Signals;
 
 /// `'a', 'b'`: each word quoted, joined with ", ", in one allocation.
@@ -117,43 +117,5 @@ pub fn enforce(out: &mut Classification, lab_needed: bool) {
             out,
             "words of hazard or a claim only a lab can settle stand beside it",
         );
-    }
-}
-
-/// Green only on positive identification with nothing signalling a hazard:
-/// a Green answer that needs PIC becomes the precautionary one. With an
-/// A-code, Amber; otherwise Annex I when an Annex I category is listed, or
-/// Amber with no entry decided. The Annex IX entries the words pointed to
-/// are set aside and named in a question (`why` says what set them aside).
-pub fn set_green_aside(out: &mut Classification, why: &str) {
-    out.pic_required = true;
-    if out.list_type != ListType::Green {
-        return;
-    }
-    if !out.a_codes.is_empty() {
-        out.list_type = ListType::Amber;
-        return;
-    }
-    let set_aside: Vec<String> = out.b_codes.drain(..).map(|c| c.code.to_string()).collect();
-    out.explanation
-        .retain(|x| !set_aside.iter().any(|b| *b == x.code));
-    let annex_i = out.y_codes.first().is_some_and(|y| {
-        y.code
-            .get(1..)
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| (1..=45).contains(&n))
-    });
-    out.list_type = if annex_i {
-        ListType::AnnexI
-    } else {
-        ListType::Amber
-    };
-    if !set_aside.is_empty() {
-        out.questions.push(format!(
-            "The words point to the Annex IX (Green) entry {}, but {why}: is the waste free of \
-that hazard (no residues, below the entry's threshold, not the excluded form), and if not, which \
-Annex VIII entry describes it?",
-            set_aside.join(" or "),
-        ));
     }
 }

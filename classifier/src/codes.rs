@@ -306,7 +306,7 @@ pub fn apply(out: &mut Classification, mentions: &[Mention], annexes: &'static A
 }
 
 /// An asterisked List of Waste entry is hazardous in the EU list: the
-/// answer needs PIC and is never Green (`advice::set_green_aside`).
+/// answer needs PIC and is never Green (`result::set_green_aside`).
 fn never_green_beside_a_hazardous_entry(out: &mut Classification, m: &Mention) {
     let e = m.entry;
     if e.kind != Kind::Ewc || !e.hazardous {
@@ -314,7 +314,7 @@ fn never_green_beside_a_hazardous_entry(out: &mut Classification, m: &Mention) {
     }
     out.pic_required = true;
     let why = format!("the code '{}' marks the waste hazardous", m.written);
-    super::advice::set_green_aside(out, &why);
+    super::result::set_green_aside(out, &why);
 }
 
 fn own(c: Cow<'_, str>) -> Cow<'static, str> {

@@ -177,3 +177,41 @@ impl Classification {
         self.deciding().first().map(|c| c.code.as_ref())
     }
 }
+
+/// Green only on positive identification with nothing signalling a hazard:
+/// a Green answer that needs PIC becomes the precautionary one. With an
+/// A-code, Amber; otherwise Annex I when an Annex I category is listed, or
+/// Amber with no entry decided. The Annex IX entries the words pointed to
+/// are set aside and named in a question (`why` says what set them aside).
+pub(crate) fn set_green_aside(out: &mut Classification, why: &str) {
+    out.pic_required = true;
+    if out.list_type != ListType::Green {
+        return;
+    }
+    if !out.a_codes.is_empty() {
+        out.list_type = ListType::Amber;
+        return;
+    }
+    let set_aside: Vec<String> = out.b_codes.drain(..).map(|c| c.code.to_string()).collect();
+    out.explanation
+        .retain(|x| !set_aside.iter().any(|b| *b == x.code));
+    let annex_i = out.y_codes.first().is_some_and(|y| {
+        y.code
+            .get(1..)
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| (1..=45).contains(&n))
+    });
+    out.list_type = if annex_i {
+        ListType::AnnexI
+    } else {
+        ListType::Amber
+    };
+    if !set_aside.is_empty() {
+        out.questions.push(format!(
+            "The words point to the Annex IX (Green) entry {}, but {why}: is the waste free of \
+that hazard (no residues, below the entry's threshold, not the excluded form), and if not, which \
+Annex VIII entry describes it?",
+            set_aside.join(" or "),
+        ));
+    }
+}

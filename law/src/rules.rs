@@ -3,8 +3,8 @@
 //! order; every rule in force on the day asked (`data/rules.json`: its
 //! `in_force_from`, `in_force_until`, article and source) that applies adds
 //! a [`Finding`]. The prohibitions and the regime follow from the findings
-//! (see `super::decide`). The EU rules are in [`super::eu`], the import
-//! restrictions in [`super::bans`].
+//! (see `super::decide`). The EU rules are in `eu.rs`, the import
+//! restrictions in `bans.rs`.
 //!
 //! Texts quoted or paraphrased: the Basel Convention (Articles 1, 4, 4A, 6,
 //! 7, 11), OECD Council Decision C(2001)107/FINAL (as the Article 11
