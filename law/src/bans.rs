@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::rules::{Case, Effect, Outcome};
+use super::case::{Case, Effect, Outcome};
 use super::{Operation, StateFacts, WasteKind};
 
 const JSON: &str = include_str!("../data/import_restrictions.json");

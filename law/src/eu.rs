@@ -1,7 +1,7 @@
 //! The rules of Regulation (EU) 2024/1157 on shipments of waste that the
 //! planner answers: shipments within the Union (Title II), exports (Title
 //! IV: Articles 37, 39, 40, 41, 44, 48), imports (Title V), and the EEA
-//! States that apply it. Each is one entry of `super::rules::RULES`; the
+//! States that apply it. Each is one entry of the rules table (`rules.rs`); the
 //! days each is in force are in `data/rules.json` (Article 39(1)(d) from
 //! 2026-11-21, Articles 40 and 41 from 2027-05-21, …).
 //!
@@ -9,7 +9,7 @@
 //! member States and, through the EEA Agreement, Iceland, Liechtenstein and
 //! Norway ([`StateFacts::wsr`]).
 
-use super::rules::{say, Case, Effect, Outcome};
+use super::case::{say, Case, Effect, Outcome};
 use super::{Operation, StateFacts, WasteKind};
 
 /// Plastic waste B3011 (Annex IX, as amended from 2021).

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::rules::Effect;
+use super::case::Effect;
 
 const JSON: &str = include_str!("../data/eu_1418_2007.json");
 

@@ -51,6 +51,7 @@ macro_rules! string_enum_schema {
 
 pub mod agreements;
 pub mod bans;
+pub mod case;
 pub mod eu;
 pub mod eu1418;
 pub mod facts;

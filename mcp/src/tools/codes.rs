@@ -38,12 +38,10 @@ pub(crate) struct LookupCode {
 
 #[tool_router(router = code_tools, vis = "pub(crate)")]
 impl Basel {
-    /// Turns a plain-language waste description (English, Spanish, Portuguese, French,
-    /// German, Italian, Dutch, common Chinese and Vietnamese trade terms) into Basel
-    /// Convention signals: Y, A, B and H codes, UN numbers, list type, whether Prior Informed
-    /// Consent applies, explanations, warnings. With origin and destination it also names the
-    /// control procedure; for 'who do I notify?' on a route use plan_shipment. Informational
-    /// only.
+    /// A plain-language waste description (en, es, pt, fr, de, it, nl; Chinese and
+    /// Vietnamese trade terms) read as Basel codes (Y, A, B, H), UN numbers, list type,
+    /// whether Prior Informed Consent applies, questions, warnings. With origin and
+    /// destination, also the procedure; for a route use plan_shipment. Informational only.
     #[tool(title = "Classify a waste")]
     async fn classify_waste(
         &self,

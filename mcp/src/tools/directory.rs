@@ -120,13 +120,12 @@ pub(crate) struct SearchResult {
 
 #[tool_router(router = directory_tools, vis = "pub(crate)")]
 impl Basel {
-    /// The Basel Convention record of one Party: its competent authorities and focal point,
-    /// each with scope, sources, age and whether a steward verified it; and the Party itself
-    /// (accession, Annex VII, Ban Amendment). By ISO code or country name; a State that is
-    /// not a Party gets not_a_party. With area and/or movement, `competent` names the
-    /// authorities for them. Most contacts come from historic public sources (2002-2009) and
-    /// none is verified until a steward's check reaches the authority: tell the user when a
-    /// record is unverified, historic or stale (`stale`, each contact's `age`).
+    /// One Party's record: competent authorities and focal point, each with scope, sources,
+    /// age and whether a steward verified it; the Party (accession, Annex VII, Ban
+    /// Amendment). By ISO code or name; a non-Party gets not_a_party. With area and/or
+    /// movement, `competent` names the authorities for them. Most contacts are historic
+    /// (2002-2009) and unverified: tell the user when a record is unverified or stale
+    /// (`stale`, each contact's `age`).
     #[tool(title = "Get a competent authority")]
     async fn get_competent_authority(
         &self,

@@ -72,10 +72,9 @@ impl PlanShipment {
 #[tool_router(router = shipment_tools, vis = "pub(crate)")]
 impl Basel {
     /// 'May I move this waste from A to B (through C), and who does what?': prohibited (true,
-    /// false or unknown) with each deciding rule and article (Basel, Ban Amendment, Article 11
-    /// agreements, OECD Decision, EU Regulation, import bans); the steps in order; each
-    /// State's consent and competent authorities. No operation: both are answered. as_of:
-    /// the day's law. Informational only.
+    /// false or unknown) with each deciding rule and article; the steps in order; each
+    /// State's consent and authorities. No operation: both answered. as_of: the day's law.
+    /// Informational only.
     #[tool(title = "Plan a shipment")]
     async fn plan_shipment(
         &self,
