@@ -85,6 +85,14 @@ fn deciding(p: &RoutePlan) -> Vec<RuleId> {
         .collect()
 }
 
+/// The finding of `rule` in a plan (the test fails when there is none).
+fn finding(p: &RoutePlan, rule: RuleId) -> &law::rules::Finding {
+    p.rules
+        .iter()
+        .find(|f| f.rule == rule)
+        .unwrap_or_else(|| panic!("no {rule:?} finding: {}", p.summary))
+}
+
 fn check(row: &Row, p: &RoutePlan) -> Vec<String> {
     let mut wrong = Vec::new();
     let answer = serde_json::to_value(p).expect("JSON");
@@ -266,11 +274,7 @@ fn a_destination_with_no_data_says_its_import_restrictions_were_not_checked_and_
         "{}",
         p.summary
     );
-    let ban = p
-        .rules
-        .iter()
-        .find(|f| f.rule == RuleId::ImportBan)
-        .expect("import_ban");
+    let ban = finding(&p, RuleId::ImportBan);
     assert!(
         ban.text.contains("were not checked") && ban.text.contains("Article"),
         "{}",
@@ -292,11 +296,7 @@ fn a_ban_known_only_from_a_treaty_or_a_secondary_source_is_unknown_with_the_reas
             &simple(if to == "CN" { "B1010" } else { "A1160" }, "JP", to),
         );
         assert_eq!(p.prohibited, Prohibited::Unknown, "{to}: {}", p.summary);
-        let ban = p
-            .rules
-            .iter()
-            .find(|f| f.rule == RuleId::ImportBan)
-            .expect("import_ban");
+        let ban = finding(&p, RuleId::ImportBan);
         assert_eq!(ban.effect, Effect::MayProhibit);
         assert!(ban.text.contains(reason), "{to}: {}", ban.text);
         assert!(ban.evidence.is_some(), "{to}");
@@ -304,11 +304,7 @@ fn a_ban_known_only_from_a_treaty_or_a_secondary_source_is_unknown_with_the_reas
     // A ban read in an official source prohibits, naming its instrument.
     let p = ask(&classifier, &simple("A1160", "JP", "EG"));
     assert_eq!(p.prohibited, Prohibited::Yes);
-    let ban = p
-        .rules
-        .iter()
-        .find(|f| f.rule == RuleId::ImportBan)
-        .expect("import_ban");
+    let ban = finding(&p, RuleId::ImportBan);
     assert!(ban.text.contains("Law No. 4 of 1994"), "{}", ban.text);
     assert!(ban.article.contains("4(1)(b)") && ban.article.contains("4(2)(e)"));
 }
@@ -333,11 +329,7 @@ fn the_canada_us_agreement_is_applied_with_its_terms() {
     let mut row = simple("A1160", "CA", "US");
     row.operation = Some(Operation::Disposal);
     let p = ask(&classifier, &row);
-    let agreement = p
-        .rules
-        .iter()
-        .find(|f| f.rule == RuleId::Agreement)
-        .expect("agreement");
+    let agreement = finding(&p, RuleId::Agreement);
     assert!(
         agreement.text.contains("30 days") && agreement.text.contains("12 months"),
         "{}",

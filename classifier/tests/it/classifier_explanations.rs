@@ -3,13 +3,8 @@
 //! thresholds the entries state; situations get their warning codes; other
 //! languages are read.
 
+use crate::common::classifier;
 use classifier::{Classification, Classifier, ListType, WarningCode};
-use std::sync::OnceLock;
-
-fn classifier() -> &'static Classifier {
-    static C: OnceLock<Classifier> = OnceLock::new();
-    C.get_or_init(|| Classifier::bundled().expect("the embedded knowledge base builds"))
-}
 
 fn classify(text: &str) -> Classification {
     classifier().classify(text)

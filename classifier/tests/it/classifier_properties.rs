@@ -7,14 +7,9 @@
 //!   A-code; Annex I: Y1–Y45 first; Annex II: Y46–Y49 first);
 //! - Green without PIC only with no A-code and no hazard warning.
 
-use classifier::{Classification, Classifier, ListType, WarningCode};
+use crate::common::classifier;
+use classifier::{Classification, ListType, WarningCode};
 use proptest::prelude::*;
-use std::sync::OnceLock;
-
-fn classifier() -> &'static Classifier {
-    static C: OnceLock<Classifier> = OnceLock::new();
-    C.get_or_init(|| Classifier::bundled().expect("the embedded knowledge base builds"))
-}
 
 /// Words that reach the interesting paths: entries, qualifiers, amounts,
 /// other languages, scripts, misspellings.

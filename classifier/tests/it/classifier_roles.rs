@@ -4,25 +4,11 @@
 //! split against the word lists; each in several languages. Explanations
 //! say why the list and which other entries were considered.
 
-use classifier::{Classification, Classifier, ListType};
-use std::sync::OnceLock;
-
-fn classifier() -> &'static Classifier {
-    static C: OnceLock<Classifier> = OnceLock::new();
-    C.get_or_init(|| Classifier::bundled().expect("the embedded knowledge base builds"))
-}
+use crate::common::{all_codes, classifier};
+use classifier::{Classification, ListType};
 
 fn classify(text: &str) -> Classification {
     classifier().classify(text)
-}
-
-fn all_codes(r: &Classification) -> Vec<&str> {
-    r.a_codes
-        .iter()
-        .chain(&r.b_codes)
-        .chain(&r.y_codes)
-        .map(|c| c.code.as_ref())
-        .collect()
 }
 
 #[test]

@@ -4,27 +4,13 @@
 //! decides, absence removes a hazard; hazard words are never Green and
 //! every precautionary answer carries `questions`.
 
-use classifier::{Classification, Classifier, ListType};
-use std::sync::OnceLock;
-
-fn classifier() -> &'static Classifier {
-    static C: OnceLock<Classifier> = OnceLock::new();
-    C.get_or_init(|| Classifier::bundled().expect("the embedded knowledge base builds"))
-}
-
-fn codes(r: &Classification) -> Vec<&str> {
-    r.a_codes
-        .iter()
-        .chain(&r.b_codes)
-        .chain(&r.y_codes)
-        .map(|c| c.code.as_ref())
-        .collect()
-}
+use crate::common::{all_codes, classifier};
+use classifier::ListType;
 
 fn check_all(cases: &[&str], want: &str, list: ListType) {
     for text in cases {
         let r = classifier().classify(text);
-        assert_eq!(r.best_code(), Some(want), "{text}: {:?}", codes(&r));
+        assert_eq!(r.best_code(), Some(want), "{text}: {:?}", all_codes(&r));
         assert_eq!(r.list_type, list, "{text}");
         assert_eq!(r.pic_required, list != ListType::Green, "{text}");
         assert_eq!(
@@ -119,9 +105,11 @@ fn a_container_that_held_a_hazardous_content_needs_pic_in_six_languages() {
         assert_eq!(r.list_type, ListType::Amber, "{text}");
         assert!(r.pic_required && !r.questions.is_empty(), "{text}");
         assert!(
-            codes(&r).iter().any(|c| matches!(*c, "A4130" | "A3140")),
+            all_codes(&r)
+                .iter()
+                .any(|c| matches!(*c, "A4130" | "A3140")),
             "{text}: {:?}",
-            codes(&r)
+            all_codes(&r)
         );
     }
 }

@@ -1,4 +1,4 @@
-//! Integration tests of the domain crate (one test binary).
+//! Integration tests of the classifier crate (one test binary).
 
 mod classifier;
 mod classifier_codes;
@@ -8,4 +8,5 @@ mod classifier_golden;
 mod classifier_properties;
 mod classifier_roles;
 mod classifier_word_roles;
+mod common;
 mod trade_cases;
